@@ -1,0 +1,214 @@
+"""The passport document (SozoGraph passport format 2.x): models, migration, canonical bytes."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.domain.ids import canonical_bytes
+
+PASSPORT_FORMAT = "2.1"
+ENTITY_TYPES = (
+    "person",
+    "organization",
+    "project",
+    "product",
+    "place",
+    "tool",
+    "skill",
+    "concept",
+    "other",
+)
+EntityType = Literal[
+    "person", "organization", "project", "product", "place", "tool", "skill", "concept", "other"
+]
+SECTIONS = (
+    "facts",
+    "prefs",
+    "entities",
+    "open_loops",
+    "contradictions",
+    "observations",
+    "episodes",
+    "sources",
+)
+
+
+class PassportError(ValueError):
+    """A document that cannot be read as a passport."""
+
+
+class _Item(BaseModel):
+    # extra="allow" keeps keys we do not know, so an import/export round trip loses nothing.
+    model_config = ConfigDict(extra="allow", validate_assignment=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Only the fields that were given, plus unknown ones: what came in goes out."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class Belief(_Item):
+    """A keyed belief: a fact or a preference. The newest ``ts`` wins."""
+
+    key: str = Field(min_length=1, max_length=512)
+    value: Any = None
+    ts: str | None = None
+    confidence: float | None = None
+    source: str | None = None
+
+
+Fact = Belief
+Pref = Belief
+
+
+class Entity(_Item):
+    """A named thing the user talks about."""
+
+    name: str = Field(min_length=1, max_length=512)
+    type: EntityType = "other"
+    aliases: list[str] = Field(default_factory=list)
+
+
+class OpenLoop(_Item):
+    """A plan, promise or to-do that is not closed yet."""
+
+    item: str = Field(min_length=1)
+    ts: str | None = None
+    source: str | None = None
+
+
+class Contradiction(_Item):
+    """A keyed belief that changed: the old value, the new one, and when each was said."""
+
+    key: str
+    old: Any = None
+    new: Any = None
+    ts_old: str | None = None
+    ts_new: str | None = None
+    source_old: str | None = None
+    source_new: str | None = None
+
+
+class Observation(_Item):
+    """Something that happened, in the third person, with its absolute date."""
+
+    text: str = Field(min_length=1)
+    when: str | None = None
+    ts: str | None = None
+    source: str | None = None
+    participants: list[str] = Field(default_factory=list)
+
+
+class Episode(_Item):
+    """A summary of one segment of conversation."""
+
+    id: str = Field(min_length=1)
+    ts: str | None = None
+    summary: str = ""
+    salience: float | None = None
+    source: str | None = None
+    participants: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+
+
+class Source(_Item):
+    """Where memory came from; ``turn_ids`` trace it back to the client's own message ids."""
+
+    id: str = Field(min_length=1)
+    kind: str = "chat"
+    ts: str | None = None
+    hash: str | None = None
+    turn_ids: list[str] = Field(default_factory=list)
+
+
+class Passport(_Item):
+    """One end user's memory document."""
+
+    version: str = PASSPORT_FORMAT
+    updated_at: str | None = None
+    user_key: str | None = None
+    facts: list[Belief] = Field(default_factory=list)
+    prefs: list[Belief] = Field(default_factory=list)
+    entities: list[Entity] = Field(default_factory=list)
+    open_loops: list[OpenLoop] = Field(default_factory=list)
+    contradictions: list[Contradiction] = Field(default_factory=list)
+    observations: list[Observation] = Field(default_factory=list)
+    episodes: list[Episode] = Field(default_factory=list)
+    sources: list[Source] = Field(default_factory=list)
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def empty(cls, user_key: str) -> Passport:
+        """A new passport with every section present and empty."""
+        return cls(
+            version=PASSPORT_FORMAT,
+            updated_at=None,
+            user_key=user_key,
+            facts=[],
+            prefs=[],
+            entities=[],
+            open_loops=[],
+            contradictions=[],
+            observations=[],
+            episodes=[],
+            sources=[],
+            meta={},
+        )
+
+    @classmethod
+    def from_dict(cls, doc: Any) -> Passport:
+        """Read a passport of format 1.x or 2.x; a 1.x document is migrated to 2.1."""
+        if not isinstance(doc, dict):
+            raise PassportError("a passport must be a JSON object")
+        fmt = str(doc.get("version", PASSPORT_FORMAT))
+        major = fmt.split(".", 1)[0]
+        if major == "1":
+            doc = _migrate_1_to_2(doc)
+        elif major != "2":
+            raise PassportError(f"unsupported passport format version {fmt!r} (1.x and 2.x load)")
+        try:
+            return cls.model_validate(doc)
+        except ValueError as exc:
+            raise PassportError(str(exc)) from exc
+
+    def to_dict(self) -> dict[str, Any]:
+        """What came in goes out; sections filled after loading are always written."""
+        out = super().to_dict()
+        for section in (*SECTIONS, "meta"):
+            if section not in out and getattr(self, section):
+                self.model_fields_set.add(section)
+                out[section] = self.model_dump(mode="json", exclude_unset=True, include={section})[
+                    section
+                ]
+        return out
+
+    def known_keys(self) -> list[str]:
+        """Every fact and preference key, for the extractor to reuse (dedupe tier 0)."""
+        return [b.key for b in self.facts] + [b.key for b in self.prefs]
+
+    def to_bytes(self) -> bytes:
+        """Canonical serialisation: sorted keys, so the same passport gives the same bytes."""
+        return canonical_bytes(self.to_dict())
+
+
+def _migrate_1_to_2(doc: dict[str, Any]) -> dict[str, Any]:
+    """1.x had no episodes or observations; some writers kept beliefs as a key->value map."""
+    out = dict(doc)
+    for section in ("facts", "prefs"):
+        value = out.get(section)
+        if isinstance(value, dict):
+            out[section] = [{"key": k, "value": v} for k, v in value.items()]
+    for section in SECTIONS:
+        out.setdefault(section, [])
+    out.setdefault("meta", {})
+    meta = dict(out["meta"]) if isinstance(out["meta"], dict) else {"legacy_meta": out["meta"]}
+    meta.setdefault("migrated_from", str(doc.get("version")))
+    out["meta"] = meta
+    out["version"] = PASSPORT_FORMAT
+    return out
+
+
+def canonical_passport_bytes(doc: dict[str, Any]) -> bytes:
+    """Canonical bytes of an already-dumped passport dict."""
+    return canonical_bytes(doc)
