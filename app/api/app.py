@@ -1,0 +1,56 @@
+"""The FastAPI application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
+
+from app.api.limits import BodySizeLimit
+from app.api.problems import install_handlers
+from app.api.routes import admin, health, ingest, users
+from app.db.engine import create_engine, session_factory
+from app.db.queue import enqueuer, open_pool
+from app.settings import Settings
+
+
+def _operation_id(route: APIRoute) -> str:
+    # "{tag}-{name}" so the generated SDK reads well: users-get_passport, admin-create_tenant.
+    tag = route.tags[0] if route.tags else "default"
+    return f"{tag}-{route.name}"
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """Build the app; connections open in the lifespan, not at import."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = create_engine(settings.require_database_url(), pool_size=settings.db_pool_size)
+        redis = await open_pool(settings.require_redis_url())
+        app.state.engine = engine
+        app.state.sessions = session_factory(engine)
+        app.state.redis = redis
+        app.state.enqueue = enqueuer(redis, settings.queue_name)
+        try:
+            yield
+        finally:
+            await redis.aclose()
+            await engine.dispose()
+
+    app = FastAPI(
+        title="Tessera",
+        version="0.1.0",
+        summary="Memory for LLM agents: a JSON passport per user, BM25 context, durable ingest.",
+        lifespan=lifespan,
+        generate_unique_id_function=_operation_id,
+    )
+    app.state.settings = settings
+    install_handlers(app)
+    app.include_router(health.router)
+    app.include_router(users.router)
+    app.include_router(ingest.router)
+    app.include_router(admin.router)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    return app

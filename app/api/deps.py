@@ -1,0 +1,80 @@
+"""Dependencies shared by the routers, as Annotated aliases."""
+
+from __future__ import annotations
+
+import hmac
+import uuid
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import Depends, Header, Path, Request
+
+from app.db.uow import UnitOfWork
+from app.services import tenants
+from app.services.errors import Forbidden, Unauthorized
+from app.settings import Settings
+
+# No control characters; at most 256 characters (the column width).
+USER_KEY_PATTERN = r"^[^\x00-\x1f\x7f]+$"
+
+
+def get_settings(request: Request) -> Settings:
+    """The Settings the app was built with."""
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+async def get_uow(request: Request) -> AsyncIterator[UnitOfWork]:
+    """A unit of work for this request; rolled back unless the service commits."""
+    state = request.app.state
+    async with UnitOfWork(state.sessions, state.enqueue) as uow:
+        yield uow
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+UowDep = Annotated[UnitOfWork, Depends(get_uow)]
+
+
+def _bearer(authorization: str | None) -> str:
+    if not authorization:
+        raise Unauthorized("send the API key as 'Authorization: Bearer <key>'")
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("the Authorization header must be 'Bearer <key>'")
+    return token.strip()
+
+
+async def get_tenant(
+    uow: UowDep, authorization: Annotated[str | None, Header()] = None
+) -> uuid.UUID:
+    """The tenant whose API key is presented; 401 for a missing, unknown or revoked key."""
+    tenant_id = await tenants.authenticate(uow, _bearer(authorization))
+    if tenant_id is None:
+        raise Unauthorized("unknown or revoked API key")
+    return tenant_id
+
+
+def require_admin(
+    settings: SettingsDep, authorization: Annotated[str | None, Header()] = None
+) -> None:
+    """Only the admin token opens /admin; tenant keys never do."""
+    if settings.admin_token is None:
+        raise Forbidden("the admin API is disabled: set TESSERA_ADMIN_TOKEN to enable it")
+    token = _bearer(authorization)
+    if not hmac.compare_digest(
+        token.encode("utf-8"), settings.admin_token.get_secret_value().encode("utf-8")
+    ):
+        raise Unauthorized("invalid admin token")
+
+
+TenantDep = Annotated[uuid.UUID, Depends(get_tenant)]
+AdminDep = Annotated[None, Depends(require_admin)]
+UserKey = Annotated[
+    str,
+    Path(
+        min_length=1,
+        max_length=256,
+        pattern=USER_KEY_PATTERN,
+        description="Your identifier for the end user (1-256 characters, no control characters).",
+    ),
+]

@@ -1,0 +1,155 @@
+"""RFC 9457 problem+json: the one error shape, declared in the OpenAPI spec."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.services.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+PROBLEM_TYPE = "application/problem+json"
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem document."""
+
+    type: str = Field(default="about:blank", description="A URI identifying the problem type.")
+    title: str
+    status: int
+    detail: str | None = None
+    instance: str | None = None
+    errors: list[dict[str, Any]] | None = Field(
+        default=None, description="For validation problems: where and what."
+    )
+
+
+def problem_response(
+    status: int,
+    title: str,
+    detail: str | None = None,
+    *,
+    instance: str | None = None,
+    errors: list[dict[str, Any]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    """A problem+json response."""
+    body = Problem(title=title, status=status, detail=detail, instance=instance, errors=errors)
+    return JSONResponse(
+        body.model_dump(exclude_none=True),
+        status_code=status,
+        media_type=PROBLEM_TYPE,
+        headers=headers,
+    )
+
+
+def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    titles = {
+        400: "Malformed request",
+        401: "Missing or invalid API key",
+        403: "Not allowed",
+        404: "Not found",
+        409: "Conflict",
+        412: "Precondition failed",
+        413: "Request body too large",
+        422: "Validation error",
+        500: "Internal error",
+        503: "Not ready",
+    }
+    return {
+        code: {
+            "description": titles[code],
+            "content": {PROBLEM_TYPE: {"schema": Problem.model_json_schema()}},
+        }
+        for code in codes
+    }
+
+
+COMMON = _responses(400, 401, 413, 422, 500)
+NOT_FOUND = _responses(404)
+PRECONDITION = _responses(412)
+ADMIN = _responses(400, 401, 403, 404, 413, 422, 500)
+READY = _responses(503)
+
+
+_HTTP_TITLES = {
+    400: "Bad request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    406: "Not acceptable",
+    409: "Conflict",
+    412: "Precondition failed",
+    413: "Content too large",
+    415: "Unsupported media type",
+    422: "Unprocessable content",
+    429: "Too many requests",
+    503: "Service unavailable",
+}
+
+
+def _clean_errors(exc: RequestValidationError) -> tuple[int, str, list[dict[str, Any]]]:
+    errors = []
+    status = 422
+    for err in exc.errors():
+        if err.get("type") == "json_invalid":
+            status = 400
+        errors.append(
+            {
+                "loc": [str(part) for part in err.get("loc", ())],
+                "msg": str(err.get("msg", "")),
+                "type": str(err.get("type", "")),
+            }
+        )
+    if status == 400:
+        detail = "the body is not valid JSON: " + "; ".join(
+            f"{e['msg']} at {'/'.join(e['loc'][1:]) or 'start'}" for e in errors
+        )
+    else:
+        detail = "; ".join(f"{'.'.join(e['loc'])}: {e['msg']}" for e in errors[:5]) + (
+            f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+        )
+    return status, detail, errors[:50]
+
+
+def install_handlers(app: FastAPI) -> None:
+    """Map every error (validation, HTTP, service, unexpected) to problem+json."""
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        status, detail, errors = _clean_errors(exc)
+        title = "Malformed JSON" if status == 400 else "Validation error"
+        return problem_response(status, title, detail, errors=errors, instance=request.url.path)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return problem_response(
+            exc.status_code,
+            _HTTP_TITLES.get(exc.status_code, "Error"),
+            str(exc.detail) if exc.detail else None,
+            instance=request.url.path,
+            headers=dict(exc.headers) if exc.headers else None,
+        )
+
+    @app.exception_handler(ServiceError)
+    async def _service(request: Request, exc: ServiceError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return problem_response(
+            exc.status, exc.title, exc.detail, instance=request.url.path, headers=headers
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # Never a stack trace to the client; the log has it.
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return problem_response(
+            500, "Internal error", "an unexpected error occurred", instance=request.url.path
+        )

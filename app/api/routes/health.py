@@ -1,0 +1,52 @@
+"""Liveness and readiness probes."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Request, Response
+from pydantic import BaseModel
+from sqlalchemy import text
+
+from app.api.problems import READY, problem_response
+
+router = APIRouter(tags=["health"])
+
+
+class Health(BaseModel):
+    """Probe result."""
+
+    status: str
+    checks: dict[str, str] = {}
+
+
+@router.get("/livez", name="live")
+async def live() -> Health:
+    """The process is up."""
+    return Health(status="ok")
+
+
+@router.get("/readyz", name="ready", response_model=Health, responses=READY)
+async def ready(request: Request) -> Response:
+    """Postgres and Redis both answer; 503 otherwise."""
+    state = request.app.state
+    checks: dict[str, str] = {}
+    try:
+        async with asyncio.timeout(2):
+            async with state.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+        checks["postgres"] = "ok"
+    except Exception as exc:
+        checks["postgres"] = f"error: {type(exc).__name__}"
+    try:
+        async with asyncio.timeout(2):
+            await state.redis.ping()
+        checks["redis"] = "ok"
+    except Exception as exc:
+        checks["redis"] = f"error: {type(exc).__name__}"
+    if all(v == "ok" for v in checks.values()):
+        return Response(
+            Health(status="ok", checks=checks).model_dump_json(), media_type="application/json"
+        )
+    failing = ", ".join(f"{k} ({v})" for k, v in checks.items() if v != "ok")
+    return problem_response(503, "Not ready", f"not answering: {failing}")

@@ -1,0 +1,132 @@
+"""Passport routes: read, import/replace, delete, list users."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Header, Query, Response, status
+from pydantic import BaseModel
+
+from app.api.deps import SettingsDep, TenantDep, UowDep, UserKey
+from app.api.problems import COMMON, NOT_FOUND, PRECONDITION
+from app.domain.passport import Passport
+from app.services import passports
+
+router = APIRouter(tags=["users"], responses={**COMMON, **NOT_FOUND})
+
+
+class UserOut(BaseModel):
+    """A user of the tenant and where their passport stands."""
+
+    user_key: str
+    version: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class UserPage(BaseModel):
+    """One page of users; pass next_cursor back as cursor for the next page."""
+
+    items: list[UserOut]
+    next_cursor: str | None
+
+
+class PassportWritten(BaseModel):
+    """Where the passport stands after a write."""
+
+    user_key: str
+    version: int
+    created: bool
+    changed: bool
+
+
+@router.get(
+    "/users/{key}/passport",
+    name="get_passport",
+    response_class=Response,
+    responses={
+        200: {"model": Passport, "description": "The passport (ETag: its version)."},
+        304: {"description": "Not modified (If-None-Match matched)."},
+    },
+)
+async def get_passport(
+    key: UserKey,
+    tenant: TenantDep,
+    uow: UowDep,
+    version: Annotated[int | None, Query(ge=0, description="A past version to rebuild.")] = None,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> Response:
+    """The user's passport as JSON, now or as it was at ``version``."""
+    if version is None and if_none_match is not None:
+        current = await passports.current_version(uow, tenant, key)
+        if passports.etag_matches(if_none_match, current):
+            return Response(status_code=304, headers={"ETag": passports.etag(current)})
+    found = await passports.read_passport(uow, tenant, key, version)
+    return Response(
+        found.body, media_type="application/json", headers={"ETag": passports.etag(found.version)}
+    )
+
+
+@router.put(
+    "/users/{key}/passport",
+    name="put_passport",
+    responses={**PRECONDITION, 201: {"model": PassportWritten, "description": "Created."}},
+)
+async def put_passport(
+    key: UserKey,
+    tenant: TenantDep,
+    uow: UowDep,
+    settings: SettingsDep,
+    response: Response,
+    doc: Annotated[dict[str, Any], Body(description="A passport document (format 1.x or 2.x).")],
+    if_match: Annotated[str | None, Header()] = None,
+) -> PassportWritten:
+    """Import or replace the whole passport; ``If-Match`` guards against lost updates."""
+    result = await passports.put_passport(
+        uow,
+        tenant,
+        key,
+        doc,
+        if_match=if_match,
+        snapshot_every=settings.version_snapshot_every,
+    )
+    response.headers["ETag"] = passports.etag(result.version)
+    if result.created:
+        response.status_code = status.HTTP_201_CREATED
+    return PassportWritten(
+        user_key=result.user_key,
+        version=result.version,
+        created=result.created,
+        changed=result.changed,
+    )
+
+
+@router.delete("/users/{key}", status_code=status.HTTP_204_NO_CONTENT, name="delete_user")
+async def delete_user(key: UserKey, tenant: TenantDep, uow: UowDep) -> Response:
+    """Hard-delete the user: passport, versions, jobs and their stored payloads."""
+    await passports.delete_user(uow, tenant, key)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.get("/users", name="list_users")
+async def list_users(
+    tenant: TenantDep,
+    uow: UowDep,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    cursor: Annotated[str | None, Query(max_length=2048)] = None,
+) -> UserPage:
+    """The tenant's users in key order, a page at a time."""
+    items, next_cursor = await passports.list_users(uow, tenant, limit, cursor)
+    return UserPage(
+        items=[
+            UserOut(
+                user_key=i.user_key,
+                version=i.version,
+                created_at=i.created_at,
+                updated_at=i.updated_at,
+            )
+            for i in items
+        ],
+        next_cursor=next_cursor,
+    )

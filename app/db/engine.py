@@ -1,0 +1,72 @@
+"""Engine and session factory, built from Settings at start-up (never at import)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic.config import Config
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+import migrations
+
+
+def async_url(url: str) -> str:
+    """The URL with the asyncpg driver, whatever driver the user wrote."""
+    return make_url(url).set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+
+
+def sync_url(url: str) -> str:
+    """The URL with the psycopg (v3) driver, for Alembic and admin scripts."""
+    return make_url(url).set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
+
+
+def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
+    """An asyncpg engine; JSON is (de)serialised by orjson."""
+    import orjson
+
+    return create_async_engine(
+        async_url(url),
+        pool_size=pool_size,
+        max_overflow=pool_size,
+        pool_pre_ping=True,
+        json_serializer=lambda v: orjson.dumps(v).decode(),
+        json_deserializer=orjson.loads,
+    )
+
+
+def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    """Sessions that do not expire objects on commit (we read them after)."""
+    return async_sessionmaker(engine, expire_on_commit=False)
+
+
+def migrations_dir() -> Path:
+    """Where the Alembic scripts live, installed or in a checkout."""
+    return Path(migrations.__file__).parent
+
+
+def alembic_config(url: str) -> Config:
+    """An Alembic Config pointing at our scripts and the given database."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Run Alembic migrations up to revision."""
+    from alembic import command
+
+    command.upgrade(alembic_config(url), revision)
+
+
+def downgrade(url: str, revision: str = "base") -> None:
+    """Run Alembic migrations down to revision."""
+    from alembic import command
+
+    command.downgrade(alembic_config(url), revision)

@@ -1,0 +1,165 @@
+"""SQLAlchemy 2 typed models of DESIGN §2. Per-tenant primary keys start with tenant_id."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    func,
+)
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+
+# A Python None in these columns means SQL NULL, not the JSON value null.
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Named constraints, so migrations can refer to them and downgrades are exact.
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+JOB_STATUSES = ("queued", "running", "done", "failed")
+
+
+class Base(DeclarativeBase):
+    """Declarative base with the naming convention."""
+
+    metadata = MetaData(naming_convention=NAMING)
+
+
+def _now() -> Any:
+    return func.now()
+
+
+class Tenant(Base):
+    """An app that holds API keys and keeps passports."""
+
+    __tablename__ = "tenant"
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=_now()
+    )
+    limits: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default="{}")
+
+
+class ApiKey(Base):
+    """A tenant's API key: only its SHA-256 is stored."""
+
+    __tablename__ = "api_key"
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    tenant_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("tenant.id", ondelete="CASCADE"), nullable=False
+    )
+    prefix: Mapped[str] = mapped_column(String(32), nullable=False, unique=True)
+    key_sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    name: Mapped[str] = mapped_column(String(200), nullable=False, server_default="")
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=_now()
+    )
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    __table_args__ = (Index(None, "tenant_id"),)
+
+
+class PassportRow(Base):
+    """One user's passport document and its current version."""
+
+    __tablename__ = "passport"
+    tenant_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("tenant.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_key: Mapped[str] = mapped_column(String(256), primary_key=True)
+    doc: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=_now()
+    )
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=_now()
+    )
+    __table_args__ = (CheckConstraint("version >= 0", name="version_nonnegative"),)
+
+
+class PassportVersion(Base):
+    """What one version changed: a forward delta, and every so often a full snapshot."""
+
+    __tablename__ = "passport_version"
+    tenant_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    user_key: Mapped[str] = mapped_column(String(256), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    delta: Mapped[Any] = mapped_column(JSONB(none_as_null=True), nullable=True)
+    snapshot: Mapped[dict[str, Any] | None] = mapped_column(JSONB(none_as_null=True), nullable=True)
+    summary: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default="{}")
+    cause: Mapped[str] = mapped_column(String(32), nullable=False)
+    job_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=_now()
+    )
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["tenant_id", "user_key"],
+            ["passport.tenant_id", "passport.user_key"],
+            ondelete="CASCADE",
+        ),
+    )
+
+
+class IngestJob(Base):
+    """The outbox: an accepted ingest request and its processing state."""
+
+    __tablename__ = "ingest_job"
+    tenant_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    user_key: Mapped[str] = mapped_column(String(256), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, server_default="queued")
+    idempotency_key: Mapped[str | None] = mapped_column(String(256))
+    request_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    payload: Mapped[dict[str, Any] | None] = mapped_column(JSONB(none_as_null=True))
+    progress_done: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
+    progress_total: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
+    usage: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default="{}")
+    result: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default="{}")
+    error: Mapped[str | None] = mapped_column(Text)
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
+    version_after: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=_now()
+    )
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=_now()
+    )
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["tenant_id", "user_key"],
+            ["passport.tenant_id", "passport.user_key"],
+            ondelete="CASCADE",
+        ),
+        UniqueConstraint("tenant_id", "idempotency_key"),
+        CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status_known"),
+        Index(None, "tenant_id", "user_key", "created_at"),
+        # The sweeper scans unfinished jobs only.
+        Index(
+            "ix_ingest_job_unfinished",
+            "status",
+            "updated_at",
+            postgresql_where="status IN ('queued', 'running')",
+        ),
+    )

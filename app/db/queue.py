@@ -1,0 +1,35 @@
+"""The work queue: arq on Redis. Redis only carries work; Postgres holds the truth."""
+
+from __future__ import annotations
+
+import uuid
+
+from arq.connections import ArqRedis, RedisSettings, create_pool
+
+from app.db.uow import Enqueue
+
+PROCESS_JOB = "process_ingest_job"
+
+
+def redis_settings(url: str) -> RedisSettings:
+    """arq settings from a redis:// or unix:// URL."""
+    settings = RedisSettings.from_dsn(url)
+    settings.conn_timeout = 2
+    settings.conn_retries = 2
+    return settings
+
+
+async def open_pool(url: str) -> ArqRedis:
+    """Connect an arq pool."""
+    return await create_pool(redis_settings(url))
+
+
+def enqueuer(pool: ArqRedis, queue_name: str) -> Enqueue:
+    """An enqueue function for the unit of work. Job ids carry only (tenant, job) ids."""
+
+    async def enqueue(tenant_id: uuid.UUID, job_id: uuid.UUID) -> None:
+        # No fixed arq job id: a re-enqueue (sweeper, retry) must never be refused; the
+        # worker's claim on the job row makes duplicates harmless.
+        await pool.enqueue_job(PROCESS_JOB, str(tenant_id), str(job_id), _queue_name=queue_name)
+
+    return enqueue

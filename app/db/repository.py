@@ -1,0 +1,297 @@
+"""The one place that knows SQL. Tenant-scoped queries add the tenant filter here, once."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import ApiKey, IngestJob, PassportRow, PassportVersion, Tenant
+
+
+class SystemRepository:
+    """Queries that are not scoped to one tenant: tenants, key lookup, the job sweeper."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def add_tenant(self, tenant: Tenant) -> None:
+        """Insert a tenant."""
+        self.session.add(tenant)
+        await self.session.flush()
+
+    async def get_tenant(self, tenant_id: uuid.UUID) -> Tenant | None:
+        """A tenant by id."""
+        return await self.session.get(Tenant, tenant_id)
+
+    async def find_tenant(self, id_or_name: str) -> Tenant | None:
+        """A tenant by id or, failing that, by its (first-created) name."""
+        try:
+            found = await self.get_tenant(uuid.UUID(id_or_name))
+            if found is not None:
+                return found
+        except ValueError:
+            pass
+        result = await self.session.execute(
+            select(Tenant).where(Tenant.name == id_or_name).order_by(Tenant.created_at).limit(1)
+        )
+        return result.scalar_one_or_none()
+
+    async def list_tenants(self) -> Sequence[Tenant]:
+        """All tenants, oldest first."""
+        result = await self.session.execute(select(Tenant).order_by(Tenant.created_at, Tenant.id))
+        return result.scalars().all()
+
+    async def add_key(self, key: ApiKey) -> None:
+        """Insert an API key row (hash only)."""
+        self.session.add(key)
+        await self.session.flush()
+
+    async def key_by_prefix(self, prefix: str) -> ApiKey | None:
+        """The key row with this public prefix."""
+        result = await self.session.execute(select(ApiKey).where(ApiKey.prefix == prefix))
+        return result.scalar_one_or_none()
+
+    async def count_keys(self, tenant_id: uuid.UUID) -> int:
+        """How many live keys a tenant has."""
+        result = await self.session.execute(
+            select(func.count())
+            .select_from(ApiKey)
+            .where(ApiKey.tenant_id == tenant_id, ApiKey.revoked_at.is_(None))
+        )
+        return int(result.scalar_one())
+
+    async def touch_key(self, key_id: uuid.UUID, now: datetime) -> None:
+        """Record that a key was used."""
+        await self.session.execute(
+            update(ApiKey).where(ApiKey.id == key_id).values(last_used_at=now)
+        )
+
+    async def stale_jobs(self, older_than: datetime, limit: int = 500) -> Sequence[IngestJob]:
+        """Jobs left queued or running without progress since older_than (for the sweeper)."""
+        result = await self.session.execute(
+            select(IngestJob)
+            .where(IngestJob.status.in_(("queued", "running")), IngestJob.updated_at < older_than)
+            .order_by(IngestJob.updated_at)
+            .limit(limit)
+        )
+        return result.scalars().all()
+
+    async def requeue_jobs(self, ids: Sequence[tuple[uuid.UUID, uuid.UUID]], now: datetime) -> None:
+        """Put stale jobs back to queued, so the next worker can claim them."""
+        for tenant_id, job_id in ids:
+            await self.session.execute(
+                update(IngestJob)
+                .where(IngestJob.tenant_id == tenant_id, IngestJob.id == job_id)
+                .values(status="queued", updated_at=now)
+            )
+
+
+class TenantRepository:
+    """Every query here is scoped to one tenant."""
+
+    def __init__(self, session: AsyncSession, tenant_id: uuid.UUID) -> None:
+        self.session = session
+        self.tenant_id = tenant_id
+
+    # -- passports -------------------------------------------------------------------------
+
+    async def passport(self, user_key: str, *, lock: bool = False) -> PassportRow | None:
+        """The passport row; with lock=True it is held FOR UPDATE until commit."""
+        stmt = select(PassportRow).where(
+            PassportRow.tenant_id == self.tenant_id, PassportRow.user_key == user_key
+        )
+        if lock:
+            stmt = stmt.with_for_update()
+        result = await self.session.execute(stmt)
+        return result.scalar_one_or_none()
+
+    async def passport_version(self, user_key: str) -> int | None:
+        """Only the current version number: the cheap read behind ETags."""
+        result = await self.session.execute(
+            select(PassportRow.version).where(
+                PassportRow.tenant_id == self.tenant_id, PassportRow.user_key == user_key
+            )
+        )
+        return result.scalar_one_or_none()
+
+    async def create_passport_if_missing(
+        self, user_key: str, doc: dict[str, Any], now: datetime
+    ) -> bool:
+        """Insert a version-0 passport unless one exists; True when this call created it."""
+        result = await self.session.execute(
+            insert(PassportRow)
+            .values(
+                tenant_id=self.tenant_id,
+                user_key=user_key,
+                doc=doc,
+                version=0,
+                created_at=now,
+                updated_at=now,
+            )
+            .on_conflict_do_nothing(index_elements=["tenant_id", "user_key"])
+            .returning(PassportRow.version)
+        )
+        return result.first() is not None
+
+    async def save_passport(
+        self, user_key: str, doc: dict[str, Any], version: int, now: datetime
+    ) -> None:
+        """Write a new document and version (the caller holds the row lock)."""
+        await self.session.execute(
+            update(PassportRow)
+            .where(PassportRow.tenant_id == self.tenant_id, PassportRow.user_key == user_key)
+            .values(doc=doc, version=version, updated_at=now)
+        )
+
+    async def delete_user(self, user_key: str) -> bool:
+        """Hard-delete a passport; versions and jobs go with it (ON DELETE CASCADE)."""
+        result = await self.session.execute(
+            delete(PassportRow)
+            .where(PassportRow.tenant_id == self.tenant_id, PassportRow.user_key == user_key)
+            .returning(PassportRow.user_key)
+        )
+        return result.first() is not None
+
+    async def list_users(
+        self, limit: int, after: str | None
+    ) -> Sequence[tuple[str, int, datetime, datetime]]:
+        """Users in key order after a cursor: (user_key, version, created_at, updated_at)."""
+        stmt = (
+            select(
+                PassportRow.user_key,
+                PassportRow.version,
+                PassportRow.created_at,
+                PassportRow.updated_at,
+            )
+            .where(PassportRow.tenant_id == self.tenant_id)
+            .order_by(PassportRow.user_key)
+            .limit(limit)
+        )
+        if after is not None:
+            stmt = stmt.where(PassportRow.user_key > after)
+        result = await self.session.execute(stmt)
+        return [tuple(row) for row in result.all()]  # type: ignore[misc]
+
+    # -- versions --------------------------------------------------------------------------
+
+    async def add_version(self, row: PassportVersion) -> None:
+        """Append a version row (tenant id forced to this repository's)."""
+        row.tenant_id = self.tenant_id
+        self.session.add(row)
+        await self.session.flush()
+
+    async def list_versions(
+        self, user_key: str, limit: int, before: int | None
+    ) -> Sequence[PassportVersion]:
+        """Version rows newest first, below an optional cursor."""
+        stmt = (
+            select(PassportVersion)
+            .where(
+                PassportVersion.tenant_id == self.tenant_id, PassportVersion.user_key == user_key
+            )
+            .order_by(PassportVersion.version.desc())
+            .limit(limit)
+        )
+        if before is not None:
+            stmt = stmt.where(PassportVersion.version < before)
+        result = await self.session.execute(stmt)
+        return result.scalars().all()
+
+    async def versions_to_rebuild(self, user_key: str, version: int) -> Sequence[PassportVersion]:
+        """The rows from the newest snapshot at or below version up to version, in order."""
+        scope = (
+            PassportVersion.tenant_id == self.tenant_id,
+            PassportVersion.user_key == user_key,
+        )
+        base = await self.session.execute(
+            select(func.max(PassportVersion.version)).where(
+                *scope, PassportVersion.version <= version, PassportVersion.snapshot.is_not(None)
+            )
+        )
+        start = base.scalar_one_or_none()
+        if start is None:
+            return []
+        result = await self.session.execute(
+            select(PassportVersion)
+            .where(*scope, PassportVersion.version >= start, PassportVersion.version <= version)
+            .order_by(PassportVersion.version)
+        )
+        return result.scalars().all()
+
+    # -- jobs ------------------------------------------------------------------------------
+
+    async def add_job(self, job: IngestJob) -> None:
+        """Insert a job row (tenant id forced to this repository's)."""
+        job.tenant_id = self.tenant_id
+        self.session.add(job)
+        await self.session.flush()
+
+    async def job(self, job_id: uuid.UUID, *, lock: bool = False) -> IngestJob | None:
+        """A job by id."""
+        stmt = select(IngestJob).where(
+            IngestJob.tenant_id == self.tenant_id, IngestJob.id == job_id
+        )
+        if lock:
+            stmt = stmt.with_for_update()
+        result = await self.session.execute(stmt)
+        return result.scalar_one_or_none()
+
+    async def job_by_idempotency_key(self, key: str) -> IngestJob | None:
+        """The job accepted earlier under this Idempotency-Key."""
+        result = await self.session.execute(
+            select(IngestJob).where(
+                IngestJob.tenant_id == self.tenant_id, IngestJob.idempotency_key == key
+            )
+        )
+        return result.scalar_one_or_none()
+
+    async def list_jobs(
+        self, user_key: str, limit: int, before: datetime | None
+    ) -> Sequence[IngestJob]:
+        """A user's jobs, newest first."""
+        stmt = (
+            select(IngestJob)
+            .where(IngestJob.tenant_id == self.tenant_id, IngestJob.user_key == user_key)
+            .order_by(IngestJob.created_at.desc(), IngestJob.id.desc())
+            .limit(limit)
+        )
+        if before is not None:
+            stmt = stmt.where(IngestJob.created_at < before)
+        result = await self.session.execute(stmt)
+        return result.scalars().all()
+
+    async def claim_job(
+        self, job_id: uuid.UUID, now: datetime, stale_before: datetime
+    ) -> IngestJob | None:
+        """Take a queued job, or a running one whose worker went silent; None if not ours."""
+        result = await self.session.execute(
+            update(IngestJob)
+            .where(
+                IngestJob.tenant_id == self.tenant_id,
+                IngestJob.id == job_id,
+                (IngestJob.status == "queued")
+                | ((IngestJob.status == "running") & (IngestJob.updated_at < stale_before)),
+            )
+            .values(
+                status="running",
+                attempts=IngestJob.attempts + 1,
+                started_at=func.coalesce(IngestJob.started_at, now),
+                updated_at=now,
+            )
+            .returning(IngestJob)
+        )
+        return result.scalar_one_or_none()
+
+    async def update_job(self, job_id: uuid.UUID, **values: Any) -> None:
+        """Set columns of a job row."""
+        await self.session.execute(
+            update(IngestJob)
+            .where(IngestJob.tenant_id == self.tenant_id, IngestJob.id == job_id)
+            .values(**values)
+        )

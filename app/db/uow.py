@@ -1,0 +1,67 @@
+"""Unit of work: one session, an explicit commit, and jobs enqueued only after the commit."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from types import TracebackType
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.db.repository import SystemRepository, TenantRepository
+
+log = logging.getLogger(__name__)
+
+Enqueue = Callable[[uuid.UUID, uuid.UUID], Awaitable[None]]
+
+
+class UnitOfWork:
+    """Use as ``async with UnitOfWork(...) as uow: ...; await uow.commit()``."""
+
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], enqueue: Enqueue | None = None
+    ) -> None:
+        self._sessions = sessions
+        self._enqueue = enqueue
+        self._pending: list[tuple[uuid.UUID, uuid.UUID]] = []
+        self.session: AsyncSession
+
+    async def __aenter__(self) -> UnitOfWork:
+        self.session = self._sessions()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        # Anything not committed explicitly is rolled back.
+        await self.session.rollback()
+        await self.session.close()
+
+    def tenant(self, tenant_id: uuid.UUID) -> TenantRepository:
+        """The repository scoped to one tenant."""
+        return TenantRepository(self.session, tenant_id)
+
+    @property
+    def system(self) -> SystemRepository:
+        """The repository for cross-tenant queries."""
+        return SystemRepository(self.session)
+
+    def enqueue_after_commit(self, tenant_id: uuid.UUID, job_id: uuid.UUID) -> None:
+        """Queue a job once the row that describes it is committed."""
+        self._pending.append((tenant_id, job_id))
+
+    async def commit(self) -> None:
+        """Commit, then enqueue; a failed enqueue is left to the sweeper, never lost."""
+        await self.session.commit()
+        pending, self._pending = self._pending, []
+        if self._enqueue is None:
+            return
+        for tenant_id, job_id in pending:
+            try:
+                await self._enqueue(tenant_id, job_id)
+            except Exception:
+                log.warning("enqueue of job %s failed; the sweeper will retry it", job_id)

@@ -1,0 +1,455 @@
+"""Key deduplication, tiers 1 and 2: exact match on the normalised key, then a guarded fuzzy match.
+
+Tier 0 (the extractor reusing known keys) happens before this module; tier 3 (an offline LLM pass
+over the whole key list) after it. Tier 2 auto-merges only on strong evidence, refuses outright
+when two keys differ in polarity (``budget_min``/``budget_max``), and defers the uncertain band to
+review. Refusing or reviewing keeps the incoming key as its own, so a wrong call costs a duplicate
+key, never an overwritten belief.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+Action = Literal["new", "exact", "merge", "refuse", "review"]
+
+# --- thresholds -------------------------------------------------------------------------------
+# score = JW_WEIGHT * Jaro-Winkler + (1 - JW_WEIGHT) * token overlap,
+# where the overlap is a Dice coefficient over tokens that counts typo-close words as equal.
+JW_WEIGHT = 0.6
+# Strong evidence is the same token multiset after spelling/plural/order folding, the same letters
+# split differently (user_name/username), or a near-identical string with near-identical tokens.
+MERGE_MIN_JW = 0.95
+MERGE_MIN_OVERLAP = 0.8
+# Pairs scoring in [REVIEW_MIN_SCORE, merge) are uncertain: kept apart and queued for review.
+REVIEW_MIN_SCORE = 0.78
+# Two tokens count as the same word in the overlap when this close (typos: adress/address) ...
+TOKEN_FUZZY_MIN_JW = 0.92
+# ... and both are at least this long (short words are too easy to confuse: age/page).
+TOKEN_FUZZY_MIN_LEN = 4
+# Jaro-Winkler: common-prefix bonus per character, the longest prefix counted, and the Jaro score
+# below which no bonus is given (Winkler's original boost threshold).
+JW_PREFIX_SCALE = 0.1
+JW_MAX_PREFIX = 4
+JW_BOOST_THRESHOLD = 0.7
+
+# --- vocabulary -------------------------------------------------------------------------------
+# British -> American; applied per token after plural folding, on both sides of a comparison.
+SPELLING: dict[str, str] = {
+    "favourite": "favorite",
+    "colour": "color",
+    "behaviour": "behavior",
+    "flavour": "flavor",
+    "honour": "honor",
+    "humour": "humor",
+    "labour": "labor",
+    "neighbour": "neighbor",
+    "neighbourhood": "neighborhood",
+    "harbour": "harbor",
+    "organisation": "organization",
+    "organise": "organize",
+    "organised": "organized",
+    "centre": "center",
+    "theatre": "theater",
+    "metre": "meter",
+    "kilometre": "kilometer",
+    "litre": "liter",
+    "fibre": "fiber",
+    "licence": "license",
+    "defence": "defense",
+    "offence": "offense",
+    "catalogue": "catalog",
+    "dialogue": "dialog",
+    "programme": "program",
+    "travelling": "traveling",
+    "traveller": "traveler",
+    "travelled": "traveled",
+    "cancelled": "canceled",
+    "cancelling": "canceling",
+    "modelling": "modeling",
+    "jewellery": "jewelry",
+    "grey": "gray",
+    "tyre": "tire",
+    "aluminium": "aluminum",
+    "pyjama": "pajama",
+    "mum": "mom",
+    "realise": "realize",
+    "recognise": "recognize",
+    "analyse": "analyze",
+    "customise": "customize",
+    "personalise": "personalize",
+    "prioritise": "prioritize",
+    "summarise": "summarize",
+    "authorise": "authorize",
+    "authorised": "authorized",
+    "optimise": "optimize",
+    "enrolment": "enrollment",
+    "judgement": "judgment",
+    "ageing": "aging",
+    "practise": "practice",
+}
+# Tokens dropped before comparing, so date_of_birth and birth_date have the same tokens.
+STOPWORDS = frozenset({"a", "an", "the", "of"})
+# Pairs of tokens with opposite (or mutually exclusive) meaning: keys differing by one never merge.
+_ANTONYM_LIST = (
+    ("min", "max"),
+    ("minimum", "maximum"),
+    ("lower", "upper"),
+    ("low", "high"),
+    ("enabled", "disabled"),
+    ("enable", "disable"),
+    ("on", "off"),
+    ("true", "false"),
+    ("yes", "no"),
+    ("allow", "deny"),
+    ("allowed", "denied"),
+    ("allowed", "blocked"),
+    ("allow", "block"),
+    ("whitelist", "blacklist"),
+    ("like", "dislike"),
+    ("love", "hate"),
+    ("include", "exclude"),
+    ("included", "excluded"),
+    ("start", "end"),
+    ("begin", "end"),
+    ("from", "to"),
+    ("before", "after"),
+    ("first", "last"),
+    ("first", "second"),
+    ("primary", "secondary"),
+    ("open", "closed"),
+    ("open", "close"),
+    ("in", "out"),
+    ("input", "output"),
+    ("inbound", "outbound"),
+    ("up", "down"),
+    ("left", "right"),
+    ("add", "remove"),
+    ("buy", "sell"),
+    ("sender", "recipient"),
+    ("source", "target"),
+    ("income", "expense"),
+    ("credit", "debit"),
+    ("gain", "loss"),
+    ("win", "loss"),
+    ("positive", "negative"),
+    ("plus", "minus"),
+    ("old", "new"),
+    ("current", "previous"),
+    ("current", "former"),
+    ("past", "future"),
+    ("home", "work"),
+    ("personal", "work"),
+    ("personal", "business"),
+    ("public", "private"),
+    ("mother", "father"),
+    ("brother", "sister"),
+    ("son", "daughter"),
+    ("husband", "wife"),
+    ("boyfriend", "girlfriend"),
+    ("male", "female"),
+    ("success", "failure"),
+    ("valid", "invalid"),
+    ("accept", "reject"),
+    ("accepted", "rejected"),
+    ("online", "offline"),
+    ("active", "inactive"),
+)
+ANTONYMS = frozenset(frozenset(pair) for pair in _ANTONYM_LIST)
+# A token like this in one key but not the other flips its meaning (has_access / has_no_access).
+NEGATIONS = frozenset(
+    {"no", "not", "non", "never", "without", "none", "un", "cannot", "cant", "dont", "doesnt"}
+    | {"didnt", "isnt", "wont", "nor", "neither", "nobody", "nothing"}
+)
+# word vs prefix+word (likes/dislikes, able/unable, active/inactive) is a polarity flip too.
+NEGATION_PREFIXES = frozenset({"un", "dis", "non", "in", "im", "ir", "il", "de"})
+
+_CAMEL_UPPER_RUN = re.compile(r"([A-Z]+)([A-Z][a-z])")
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_APOSTROPHES = re.compile(r"['\u2019]")
+_SEPARATORS = re.compile(r"[^\w.]+")
+_UNDERSCORES = re.compile(r"_+")
+_TOKEN = re.compile(r"\d+|[^\W\d_]+")
+
+
+@lru_cache(maxsize=8192)  # resolve_key normalises every known key for every incoming one
+def normalize_key(key: str) -> str:
+    """Lowercase, NFKC, camelCase/space/hyphen -> "_", collapsed; keeps the namespace dot."""
+    s = unicodedata.normalize("NFKC", key).strip()
+    s = _CAMEL_UPPER_RUN.sub(r"\1_\2", s)  # HTTPServer -> HTTP_Server
+    s = _CAMEL.sub(r"\1_\2", s)  # favoriteColor -> favorite_Color
+    s = _APOSTROPHES.sub("", s.casefold())  # "don't" -> "dont", so negations stay one token
+    s = _SEPARATORS.sub("_", s)
+    parts = (_UNDERSCORES.sub("_", part).strip("_") for part in s.split("."))
+    return ".".join(part for part in parts if part)
+
+
+def split_namespace(normalized: str) -> tuple[str, str]:
+    """("caroline", "location") for "caroline.location"; ("", key) for the subject's own key."""
+    namespace, dot, local = normalized.partition(".")
+    return (namespace, local) if dot else ("", normalized)
+
+
+@dataclass(frozen=True)
+class KeyDecision:
+    """How one incoming key was resolved against the known keys."""
+
+    incoming: str
+    resolved: str  # the key to use
+    existing: str | None  # the known key it was matched (or compared) with
+    tier: int  # 0 verbatim, 1 normalised, 2 fuzzy
+    action: Action
+    score: float
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain JSON-ready dict."""
+        return asdict(self)
+
+
+def jaro(a: str, b: str) -> float:
+    """Jaro similarity in [0, 1]."""
+    if a == b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    window = max(max(len(a), len(b)) // 2 - 1, 0)
+    matched_b = [False] * len(b)
+    a_matches: list[str] = []
+    for i, ch in enumerate(a):
+        for j in range(max(0, i - window), min(len(b), i + window + 1)):
+            if not matched_b[j] and b[j] == ch:
+                matched_b[j] = True
+                a_matches.append(ch)
+                break
+    m = len(a_matches)
+    if m == 0:
+        return 0.0
+    b_matches = [ch for ch, hit in zip(b, matched_b, strict=True) if hit]
+    transpositions = sum(x != y for x, y in zip(a_matches, b_matches, strict=True)) / 2
+    return (m / len(a) + m / len(b) + (m - transpositions) / m) / 3
+
+
+def jaro_winkler(a: str, b: str) -> float:
+    """Jaro-Winkler similarity in [0, 1] (prefix scale 0.1, prefix up to 4, boost above 0.7)."""
+    sim = jaro(a, b)
+    if sim <= JW_BOOST_THRESHOLD:
+        return sim
+    prefix = 0
+    for x, y in zip(a[:JW_MAX_PREFIX], b[:JW_MAX_PREFIX], strict=False):
+        if x != y:
+            break
+        prefix += 1
+    return sim + prefix * JW_PREFIX_SCALE * (1 - sim)
+
+
+def _fold(token: str) -> str:
+    """Plural to singular (roughly) and British to American spelling, for comparison only."""
+    if token.isdigit():
+        return str(int(token))  # line_01 and line_1 are the same number
+    if len(token) > 4 and token.endswith("ies"):
+        token = token[:-3] + "y"
+    elif len(token) >= 4 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        token = token[:-1]
+    return SPELLING.get(token, token)
+
+
+def key_tokens(local: str) -> list[str]:
+    """Comparison tokens of a key's local part: words and numbers, folded, stopwords dropped."""
+    return [t for t in (_fold(raw) for raw in _TOKEN.findall(local)) if t not in STOPWORDS]
+
+
+@lru_cache(maxsize=65536)  # key vocabularies are small, so word pairs repeat across keys
+def _words_close(a: str, b: str) -> bool:
+    """Two words close enough to be one word misspelt (adress/address); numbers never are."""
+    return (
+        not a.isdigit()
+        and not b.isdigit()
+        and min(len(a), len(b)) >= TOKEN_FUZZY_MIN_LEN
+        and jaro_winkler(a, b) >= TOKEN_FUZZY_MIN_JW
+    )
+
+
+def _soft_overlap(a: Sequence[str], b: Sequence[str]) -> float:
+    """Dice coefficient over tokens, counting near-identical words (typos) as matches."""
+    if not a or not b:
+        return 0.0
+    left = list(b)
+    unmatched: list[str] = []
+    matches = 0
+    for token in a:
+        if token in left:
+            left.remove(token)
+            matches += 1
+        else:
+            unmatched.append(token)
+    for token in unmatched:
+        for other in left:
+            if _words_close(token, other):
+                left.remove(other)
+                matches += 1
+                break
+    return 2 * matches / (len(a) + len(b))
+
+
+def _negated(x: str, y: str) -> bool:
+    """True when one word is the other with a negating prefix (likes/dislikes, able/unable)."""
+    short, long = (x, y) if len(x) < len(y) else (y, x)
+    return long.endswith(short) and long[: len(long) - len(short)] in NEGATION_PREFIXES
+
+
+def _cancels(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Every word of ``a`` is a number, a negation, or the opposite of some word of ``b``."""
+    for x in a:
+        if x.isdigit() or x in NEGATIONS:
+            continue
+        if not any(frozenset((x, y)) in ANTONYMS or _negated(x, y) for y in b):
+            return False
+    return True
+
+
+def polarity_conflict(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], bool]:
+    """Why two token lists differ in polarity (empty if they do not), and whether the rest matches.
+
+    "The rest" is what is left once the conflicting tokens and all numbers are taken out: when it
+    is the same, the keys name the same thing with opposite polarity (budget_min/budget_max).
+    """
+    only_a = sorted(set(a) - set(b))
+    only_b = sorted(set(b) - set(a))
+    reasons: list[str] = []
+    drop: set[str] = set()
+    for x in only_a:
+        for y in only_b:
+            if frozenset((x, y)) in ANTONYMS:
+                reasons.append(f"antonyms {x}/{y}")
+                drop.update((x, y))
+            elif _negated(x, y):
+                reasons.append(f"negated {x}/{y}")
+                drop.update((x, y))
+    neg_a = NEGATIONS.intersection(a)
+    neg_b = NEGATIONS.intersection(b)
+    if bool(neg_a) != bool(neg_b):
+        reasons.append(f"negation {'/'.join(sorted(neg_a | neg_b))} on one side only")
+    drop.update(neg_a | neg_b)
+    nums_a = sorted(t for t in a if t.isdigit())
+    nums_b = sorted(t for t in b if t.isdigit())
+    if nums_a != nums_b:
+        reasons.append(f"numbers {'_'.join(nums_a) or '-'} vs {'_'.join(nums_b) or '-'}")
+    if not reasons:
+        return [], False
+    rest_a = Counter(t for t in a if t not in drop and not t.isdigit())
+    rest_b = Counter(t for t in b if t not in drop and not t.isdigit())
+    return reasons, rest_a == rest_b
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What tier 2 needs of one key, computed once per key string."""
+
+    namespace: str
+    local: str
+    tokens: tuple[str, ...]
+    joined: str
+    sorted_joined: str
+    letters: str
+
+
+@lru_cache(maxsize=8192)  # the same known keys are compared with every incoming key
+def _prepare(normalized: str) -> _Prepared:
+    namespace, local = split_namespace(normalized)
+    tokens = tuple(key_tokens(local))
+    return _Prepared(
+        namespace, local, tokens, "_".join(tokens), "_".join(sorted(tokens)), "".join(tokens)
+    )
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    known: str
+    action: Action  # "merge", "refuse", "review" or "new"
+    score: float
+    reason: str
+
+
+def _compare(a: _Prepared, b: _Prepared, known: str) -> _Comparison | None:
+    """Tier 2 verdict for one pair in the same namespace; None when they share nothing."""
+    same_letters = bool(a.tokens) and a.letters == b.letters
+    # user_name and username share every word, just split differently.
+    overlap = 1.0 if same_letters else _soft_overlap(a.tokens, b.tokens)
+    # Most pairs share no word; a polarity refusal between them needs every word to cancel out
+    # (on/off), which is cheap to rule out first.
+    if overlap == 0 and not (_cancels(a.tokens, b.tokens) and _cancels(b.tokens, a.tokens)):
+        return None
+    reasons, rest_same = polarity_conflict(a.tokens, b.tokens)
+    refusable = bool(reasons) and rest_same
+    if JW_WEIGHT + (1 - JW_WEIGHT) * overlap < REVIEW_MIN_SCORE and not refusable:
+        # Even a perfect Jaro-Winkler could not lift this pair to review (and every merge rule
+        # needs overlap >= MERGE_MIN_OVERLAP), so skip the Jaro-Winkler work.
+        return None
+    jw = max(
+        jaro_winkler(a.local, b.local),
+        jaro_winkler(a.joined, b.joined),
+        jaro_winkler(a.sorted_joined, b.sorted_joined),
+    )
+    score = round(JW_WEIGHT * jw + (1 - JW_WEIGHT) * overlap, 4)
+    detail = f"jw={jw:.4f} overlap={overlap:.4f}"
+    if reasons:
+        # A polarity difference only matters between keys that would otherwise be alike.
+        if refusable or score >= REVIEW_MIN_SCORE:
+            return _Comparison(known, "refuse", score, "polarity: " + "; ".join(reasons))
+        return _Comparison(known, "new", score, detail)
+    if a.tokens and a.sorted_joined == b.sorted_joined:
+        return _Comparison(known, "merge", score, "same tokens after spelling/plural/order folding")
+    if same_letters:
+        return _Comparison(known, "merge", score, "same words, split differently")
+    if jw >= MERGE_MIN_JW and overlap >= MERGE_MIN_OVERLAP:
+        return _Comparison(known, "merge", score, f"near-identical spelling ({detail})")
+    if score >= REVIEW_MIN_SCORE:
+        return _Comparison(known, "review", score, f"uncertain ({detail})")
+    return _Comparison(known, "new", score, detail)
+
+
+# When several known keys are candidates, the strongest verdict wins: a merge, then a pair worth a
+# human look (review), then a refusal; ties go to the higher score, then to the earlier known key.
+_PRIORITY: dict[str, int] = {"merge": 0, "review": 1, "refuse": 2, "new": 3}
+
+
+def resolve_key(key: str, known: Sequence[str]) -> KeyDecision:
+    """Resolve an incoming key against known keys: tier 1 exact, then tier 2 guarded fuzzy."""
+    own = key.strip() or key
+    if key in known:
+        return KeyDecision(key, key, key, 0, "exact", 1.0, "known key")
+    norm = normalize_key(key)
+    if not norm:
+        return KeyDecision(key, own, None, 1, "new", 0.0, "nothing left after normalisation")
+    for candidate in known:
+        if normalize_key(candidate) == norm:
+            return KeyDecision(key, candidate, candidate, 1, "exact", 1.0, f"normalised: {norm}")
+    incoming = _prepare(norm)
+    comparisons: list[_Comparison] = []
+    compared = False
+    for candidate in known:
+        other = _prepare(normalize_key(candidate))
+        if other.namespace != incoming.namespace or not other.local:
+            continue  # caroline.location is never compared with the subject's location
+        compared = True
+        comparison = _compare(incoming, other, candidate)
+        if comparison is not None:
+            comparisons.append(comparison)
+    if not compared:
+        return KeyDecision(key, own, None, 1, "new", 0.0, "no known key in this namespace")
+    if not comparisons:
+        return KeyDecision(key, own, None, 2, "new", 0.0, "no known key is close")
+    best = min(comparisons, key=lambda c: (_PRIORITY[c.action], -c.score))
+    if best.action == "merge":
+        return KeyDecision(key, best.known, best.known, 2, "merge", best.score, best.reason)
+    if best.action == "new":
+        reason = f"closest {best.known!r}: {best.reason}"
+        return KeyDecision(key, own, None, 2, "new", best.score, reason)
+    return KeyDecision(key, own, best.known, 2, best.action, best.score, best.reason)

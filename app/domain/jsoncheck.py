@@ -1,0 +1,38 @@
+"""Checks that a JSON value can be stored in Postgres JSONB and serialised back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_DEPTH = 64
+
+
+def json_problem(value: Any, path: str = "$", depth: int = 0) -> str | None:
+    """The first thing JSONB cannot hold (NUL, lone surrogate, deep nesting), or None."""
+    if depth > MAX_DEPTH:
+        return f"{path}: nested deeper than {MAX_DEPTH} levels"
+    if isinstance(value, str):
+        return _string_problem(value, path)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            problem = _string_problem(key, f"{path} (a key)") or json_problem(
+                item, f"{path}.{key}", depth + 1
+            )
+            if problem:
+                return problem
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            problem = json_problem(item, f"{path}[{index}]", depth + 1)
+            if problem:
+                return problem
+    return None
+
+
+def _string_problem(text: str, path: str) -> str | None:
+    if "\x00" in text:
+        return f"{path}: strings may not contain the NUL character (\\u0000)"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"{path}: strings may not contain unpaired UTF-16 surrogates"
+    return None

@@ -1,0 +1,505 @@
+"""The offline rule extractor: deterministic, no model, no clock.
+
+One segment in, one episode out, plus the entities it can name with confidence. Every extracted
+string is copied from the input (or is a fixed template word), so the rules never invent facts.
+
+The work is split into pattern families: each is a plain function that reads a ``_View`` of the
+segment and fills part of an ``Extraction``. New families (facts, preferences, open loops,
+observations) are added by writing one function and listing it in ``FAMILIES``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from app.domain.extract import Extraction, ExtractionInput
+from app.domain.passport import Entity, EntityType, Episode
+from app.domain.turns import Segment
+
+SUMMARY_MAX_CHARS = 300
+MAX_KEYWORDS = 8
+GENERIC_SPEAKERS = frozenset({"user", "assistant", "system", "bot", "ai", "human", "tool"})
+
+# A plain English stopword list plus conversational filler: keywords should say what a segment
+# is about, not how people chat.
+_STOPWORD_TEXT = """
+    a about above after again against ago all almost also although always am among an and any
+    anyone anything are aren't around as at away back be because been before being below between
+    both but by can can't cannot could couldn't did didn't do does doesn't doing don't done down
+    during each either else enough even ever every everyone everything few for from further get
+    gets getting go goes going gone got gotta had hadn't has hasn't have haven't having he he'd
+    he'll he's her here here's hers herself him himself his how how's however i i'd i'll i'm i've
+    if in into is isn't it it's its itself just keep know knew let let's like likely lot lots
+    made make makes many may maybe me might mine more most much must mustn't my myself near need
+    needs never new next no nor not nothing now of off often oh ok okay old on once one only or
+    other others otherwise our ours ourselves out over own per perhaps please pretty quite rather
+    really right said same say says see seem seems shall shan't she she'd she'll she's should
+    shouldn't since so some someone something sometimes soon still such sure take than that
+    that's the their theirs them themselves then there there's these they they'd they'll they're
+    they've thing things think this those though through thus to too took under until up upon us
+    very via want wants was wasn't way we we'd we'll we're we've well went were weren't what
+    what's whatever when when's where where's whether which while who who's whom whose why why's
+    will with within without won't would wouldn't yeah yes yet you you'd you'll you're you've
+    your yours yourself yourselves
+    hi hello hey hiya bye goodbye thanks thank thx cheers lol lmao haha hahaha hehe wow omg cool
+    nice great awesome amazing good bad fine glad sorry guess mean means feel feels felt gonna
+    wanna kinda sorta actually definitely totally literally basically anyway anyways
+    today yesterday tomorrow tonight morning evening afternoon day days week weeks month months
+    year years time times recently lately earlier later last first ago
+    happen happens happened come comes came tell told ask asked hear heard look looking try tried
+    trying talk talked talking thought use used congratulations congrats
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_NAME_STARTERS = frozenset({"new", "old", "great", "good", "first", "little", "big"})
+
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_CALENDAR_WORDS = frozenset(w.lower() for w in (*_MONTHS, *_WEEKDAYS))
+
+_WORD_RE = re.compile(r"[^\W\d_]\w*(?:['-]\w+)*|\d+(?:[.,:/-]\d+)*")
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?…])\s+|\n+")
+_DATE_OR_NUMBER_RE = re.compile(
+    r"\d|\b(?:yesterday|today|tomorrow|tonight|last|next|ago)\b|\b(?:"
+    + "|".join(_CALENDAR_WORDS)
+    + r")\b",
+    re.IGNORECASE,
+)
+# First-person statements of change: the events a memory should keep ("I moved", "we got").
+_CHANGE_RE = re.compile(
+    r"\b(?:i|we|i've|we've|i'm|we're|i just|we just|i finally|we finally)\s+(?:\w+\s+)?"
+    r"(?:moved|started|starting|got|lost|quit|joined|left|bought|sold|married|divorced|"
+    r"graduated|finished|adopted|began|changed|switched|signed|launched|hired|fired|retired|"
+    r"broke|won|passed|failed|became|applied|accepted|enrolled|decided|visited|went)\b",
+    re.IGNORECASE,
+)
+# Greetings and small talk carry no memory: they are stripped before sentences are scored.
+# Greetings go whatever follows; words like "great" or "no" only when punctuation follows, so
+# "Great Barrier Reef" and "No one came" survive.
+_GREETING = (
+    r"(?:hi|hey|hello|hiya|heya|yo|good (?:morning|afternoon|evening|night)|bye|goodbye|"
+    r"see (?:you|ya)(?: later| soon)?|take care|thanks(?: a lot| so much)?|"
+    r"thank you(?: so much)?|thx|cheers|lol|lmao|haha+|hehe|omg|"
+    r"how are you(?: doing)?|how's it going|what's up|how have you been|"
+    r"how (?:are|have) things(?: been)?|nice to (?:meet|see|hear from) you)\b"
+)
+_FILLER = (
+    r"(?:wow|oh|ah|aw+|ok|okay|cool|nice|great|awesome|amazing|sure|yes|yeah|yep|no|nope|same|"
+    r"i'm (?:good|fine|great|doing well)|not much|you too|me too|glad to hear(?: that)?|"
+    r"sounds good|that's (?:great|cool|nice|awesome|amazing))(?=\s*(?:[,!.?~:;]|$))"
+)
+_SMALL_TALK_RE = re.compile(rf"^(?:(?:{_GREETING}|{_FILLER})[\s,!.?:;~-]*)+", re.IGNORECASE)
+_TRAILING_FILLER_RE = re.compile(r"(?:[\s,]+(?:lol|lmao|haha+|hehe|xd|:\)|:d))+\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    """One sentence of one turn, with the display name of who said it."""
+
+    speaker: str
+    text: str
+    words: tuple[str, ...]  # lowercased tokens
+    small_talk: bool
+
+
+@dataclass(slots=True)
+class _View:
+    """What every pattern family reads: the segment, cut into sentences, with its time."""
+
+    segment: Segment
+    subject: str | None
+    known_keys: tuple[str, ...]
+    when: datetime | None
+    participants: list[str]
+    sentences: list[_Sentence]
+    word_counts: Counter[str] = field(default_factory=Counter)
+
+
+PatternFamily = Callable[[_View, Extraction], None]
+
+
+class RuleExtractor:
+    """The default extractor: offline rules, deterministic, no model calls."""
+
+    name = "rules"
+
+    async def extract(self, request: ExtractionInput) -> Extraction:
+        """Extract an episode and entities from one segment."""
+        return extract_rules(request)
+
+
+def extract_rules(request: ExtractionInput) -> Extraction:
+    """The synchronous body of ``RuleExtractor.extract``."""
+    view = _build_view(request)
+    out = Extraction()
+    for family in FAMILIES:
+        family(view, out)
+    return out
+
+
+# --- the view -------------------------------------------------------------------------------
+
+
+def _build_view(request: ExtractionInput) -> _View:
+    segment = request.segment
+    speakers = [_speaker_name(t.kind, t.speaker, t.table, request.subject) for t in segment.turns]
+    participants = list(dict.fromkeys(speakers))
+    names = {w.lower() for p in participants for w in _WORD_RE.findall(p)}
+    sentences = [
+        sentence
+        for who, turn in zip(speakers, segment.turns, strict=True)
+        for raw in _SENTENCE_SPLIT_RE.split(turn.text.replace("’", "'"))
+        if (sentence := _make_sentence(who, " ".join(raw.split()), names)) is not None
+    ]
+    view = _View(
+        segment=segment,
+        subject=request.subject,
+        known_keys=request.known_keys,
+        when=_segment_time(segment, request.reference_ts),
+        participants=participants,
+        sentences=sentences,
+    )
+    for sentence in sentences:
+        if not sentence.small_talk:
+            view.word_counts.update(w for w in sentence.words if _is_keyword(w, names))
+    return view
+
+
+def _make_sentence(who: str, text: str, names: set[str]) -> _Sentence | None:
+    if not text:
+        return None
+    cleaned = _TRAILING_FILLER_RE.sub("", _SMALL_TALK_RE.sub("", text)).strip(" ,;:-")
+    tokens = _WORD_RE.findall(cleaned)
+    content = [t for t in tokens if t.lower() not in STOPWORDS and t.lower() not in names]
+    # "Hey Mel!" leaves only a name behind: still a greeting.
+    stripped = cleaned != text
+    small_talk = not content or (
+        stripped and len(content) <= 2 and all(t[0].isupper() for t in content)
+    )
+    words = tuple(t.lower().removesuffix("'s") for t in tokens)
+    if stripped:
+        cleaned = cleaned[:1].upper() + cleaned[1:]
+    return _Sentence(who, cleaned if cleaned else text, words, small_talk)
+
+
+def _speaker_name(kind: str, speaker: str, table: str | None, subject: str | None) -> str:
+    if kind == "row":
+        return table or speaker or "rows"
+    # The passport is about its subject, so the default "user" author is that person.
+    if subject and speaker.strip().lower() == "user":
+        return subject
+    return speaker.strip() or "user"
+
+
+def _segment_time(segment: Segment, reference: datetime | None) -> datetime | None:
+    if segment.end_ts or segment.start_ts:
+        return segment.end_ts or segment.start_ts
+    turn_times = [t.ts for t in segment.turns if t.ts is not None]
+    return max(turn_times) if turn_times else reference
+
+
+def _is_keyword(word: str, names: set[str]) -> bool:
+    # Numbers, two-letter words and the speakers' own names say little about the topic.
+    return (
+        len(word) > 2
+        and word not in STOPWORDS
+        and word not in names
+        and word not in _CALENDAR_WORDS
+        and not word[0].isdigit()
+    )
+
+
+# --- the families ---------------------------------------------------------------------------
+
+
+def episode_family(view: _View, out: Extraction) -> None:
+    """One episode per segment: when, who, a short extractive summary, keywords, salience."""
+    keywords = [w for w, _ in sorted(view.word_counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    keywords = keywords[:MAX_KEYWORDS]
+    segment_id = view.segment.id
+    out.episode = Episode(
+        id=segment_id,
+        ts=iso_utc(view.when),
+        summary=_summary(view, keywords),
+        salience=_salience(view),
+        source=segment_id,
+        participants=list(view.participants),
+        keywords=keywords,
+    )
+
+
+def entity_family(view: _View, out: Extraction) -> None:
+    """Named speakers as people, and capitalised multi-word names as ``other``; conservative."""
+    seen = {e.name.lower() for e in out.entities}
+
+    def add(name: str, kind: EntityType) -> None:
+        if name.lower() not in seen:
+            seen.add(name.lower())
+            out.entities.append(Entity(name=name, type=kind, aliases=[]))
+
+    if view.segment.kind != "row":  # a row segment's participants are table names
+        for who in view.participants:
+            if _looks_like_person(who):
+                add(who, "person")
+    for sentence in view.sentences:
+        if not sentence.small_talk:
+            for phrase in _proper_phrases(sentence.text):
+                add(phrase, "other")
+
+
+FAMILIES: tuple[PatternFamily, ...] = (entity_family, episode_family)
+
+
+# --- summary --------------------------------------------------------------------------------
+
+
+def iso_utc(when: datetime | None) -> str | None:
+    """``YYYY-MM-DDTHH:MM:SSZ`` in UTC; a naive datetime is taken to be UTC already."""
+    if when is None:
+        return None
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def human_date(when: datetime) -> str:
+    """``8 May 2023``, in UTC, without depending on the process locale."""
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return f"{when.day} {_MONTHS[when.month - 1]} {when.year}"
+
+
+def _display(name: str) -> str:
+    return f"the {name.lower()}" if name.lower() in GENERIC_SPEAKERS else name
+
+
+def _quote_name(name: str) -> str:
+    return name.capitalize() if name.lower() in GENERIC_SPEAKERS else name
+
+
+def _join(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _summary(view: _View, keywords: list[str]) -> str:
+    kind = view.segment.kind
+    content = [s for s in view.sentences if not s.small_talk]
+    if kind == "row":
+        # "key: value" rows have no prose to draw topics from: the quoted rows speak for themselves.
+        rows, tables = len(view.segment.turns), view.participants
+        lead = (
+            f"{rows} {'row' if rows == 1 else 'rows'} from "
+            f"{'table' if len(tables) == 1 else 'tables'} {_join(tables)}."
+        )
+    else:
+        who = _join([_display(p) for p in view.participants]) or "someone"
+        topics = _topics(content, keywords, view.word_counts)
+        if topics:
+            verb = "wrote about" if kind == "text" else "talked about"
+            lead = f"{who} {verb} {_join(topics)}."
+        elif content:
+            lead = f"{who} said:"
+        elif view.sentences:
+            lead = f"{who} only made small talk."
+        else:
+            lead = "nothing was said."
+    if view.when is not None:
+        lead = f"On {human_date(view.when)}, {lead}"
+    lead = lead[:1].upper() + lead[1:]
+    if len(lead) > SUMMARY_MAX_CHARS:
+        return _truncate(lead, SUMMARY_MAX_CHARS)
+    return _add_quotes(lead, content, set(keywords))
+
+
+def _add_quotes(lead: str, content: list[_Sentence], keywords: set[str]) -> str:
+    """Append the best few sentences, in the order they were said, while they fit."""
+    ranked = sorted(range(len(content)), key=lambda i: (-_sentence_score(content[i], keywords), i))
+    quotes = {
+        i: f" {_quote_name(content[i].speaker)}: {_closed(content[i].text)}" for i in ranked[:3]
+    }
+    chosen: list[int] = []
+    used = len(lead)
+    for i in ranked[:3]:
+        if used + len(quotes[i]) <= SUMMARY_MAX_CHARS:
+            chosen.append(i)
+            used += len(quotes[i])
+        elif not chosen:
+            # The best sentence is too long: keep its opening rather than nothing.
+            prefix = f" {_quote_name(content[i].speaker)}: "
+            room = SUMMARY_MAX_CHARS - used - len(prefix)
+            if room < 20:
+                return lead
+            return lead + prefix + _truncate(content[i].text, room)
+    return lead + "".join(quotes[i] for i in sorted(chosen))
+
+
+def _sentence_score(sentence: _Sentence, keywords: set[str]) -> float:
+    """Keyword density, names, numbers and dates, and first-person change statements."""
+    words = sentence.words
+    if not words:
+        return 0.0
+    score = sum(1 for w in words if w in keywords) / math.sqrt(len(words))
+    score += 0.5 * min(len(_proper_names(sentence.text)), 3)
+    score += 0.5 * min(len(_DATE_OR_NUMBER_RE.findall(sentence.text)), 2)
+    score += 1.0 if _CHANGE_RE.search(sentence.text) else 0.0
+    return score
+
+
+def _topics(
+    content: list[_Sentence], keywords: list[str], counts: Counter[str], limit: int = 2
+) -> list[str]:
+    """Up to ``limit`` runs of adjacent keywords ("charity race"), best first, as written."""
+    wanted = set(keywords)
+    proper = {n.lower() for s in content for n in _proper_names(s.text)}
+    found: dict[str, tuple[int, int, str]] = {}  # lowercased run -> (score, order, surface)
+    for sentence in content:
+        tokens = _WORD_RE.findall(sentence.text)
+        run: list[str] = []
+        for index, token in enumerate([*tokens, ""]):
+            word = token.lower().removesuffix("'s")
+            if token and word in wanted and len(run) < 4:
+                # A sentence-initial capital is not part of the name: "Support group" -> lower.
+                is_common = index == 0 and word not in proper and not token.isupper()
+                run.append(token.lower() if is_common else token)
+                continue
+            # A lone past-tense verb ("moved") is an event, not a topic; the quotes carry it.
+            if run and not (len(run) == 1 and run[0].islower() and run[0].endswith("ed")):
+                key = " ".join(run).lower()
+                score = sum(counts[w.lower().removesuffix("'s")] for w in run)
+                found.setdefault(key, (score, len(found), " ".join(run)))
+            run = [token] if token and word in wanted else []
+    chosen: list[str] = []
+    used: set[str] = set()
+    for key, (_, _, surface) in sorted(found.items(), key=lambda kv: (-kv[1][0], kv[1][1])):
+        words = set(key.split())
+        if not words & used:
+            chosen.append(surface)
+            used |= words
+            if len(chosen) == limit:
+                break
+    return chosen
+
+
+def _closed(text: str) -> str:
+    # Quotes run on one line, so each needs an end mark to read apart from the next speaker.
+    return text if text[-1:] in ".!?…" else text + "."
+
+
+def _truncate(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "…"
+
+
+# --- salience -------------------------------------------------------------------------------
+
+
+def _salience(view: _View) -> float:
+    """Salience in [0, 1], the rounded sum of capped signals.
+
+    base 0.1; length up to 0.25 (150 words); names up to 0.2 (three distinct proper names);
+    numbers and dates up to 0.15 (two mentions); first-person changes ("I moved", "we got")
+    up to 0.3 (two statements). A small-talk-only segment stays at the base.
+    """
+    content = [s for s in view.sentences if not s.small_talk]
+    if not content:
+        return 0.1
+    n_words = sum(len(s.words) for s in content)
+    names = {n.lower() for s in content for n in _proper_names(s.text)}
+    dates = sum(len(_DATE_OR_NUMBER_RE.findall(s.text)) for s in content)
+    changes = sum(1 for s in content if _CHANGE_RE.search(s.text))
+    score = (
+        0.1
+        + 0.25 * min(n_words / 150, 1.0)
+        + 0.2 * min(len(names) / 3, 1.0)
+        + 0.15 * min(dates / 2, 1.0)
+        + 0.3 * min(changes / 2, 1.0)
+    )
+    return round(min(max(score, 0.0), 1.0), 2)
+
+
+# --- names ----------------------------------------------------------------------------------
+
+
+def _looks_like_person(name: str) -> bool:
+    # Handles like "bot_1" or "u_123" are not names; keep only word-like ones.
+    return (
+        name.lower() not in GENERIC_SPEAKERS
+        and re.fullmatch(r"[^\W\d_]+(?:[ '.-]+[^\W\d_]+)*\.?", name) is not None
+    )
+
+
+def _proper_names(text: str) -> list[str]:
+    """Capitalised words after the first one, except "I" and month or day names."""
+    return [
+        w
+        for w in _WORD_RE.findall(text)[1:]
+        if w[0].isupper()
+        and w != "I"
+        and not w.startswith("I'")
+        and w.lower() not in _CALENDAR_WORDS
+    ]
+
+
+def _proper_phrases(text: str) -> list[str]:
+    """Runs of two or more capitalised words ("Hope Street", "New York City").
+
+    Words must be separated by one space, so "Paris. London" is no phrase. A leading common word
+    ("The", "Last") is dropped, "I" ends a run, and runs of only month and day names are skipped.
+    """
+    phrases: list[str] = []
+    run: list[str] = []
+    run_start = 0
+    prev_end = -1
+    for match in _WORD_RE.finditer(text):
+        word = match.group(0)
+        capital = word[0].isupper() and word != "I" and not word.startswith("I'")
+        if run and not (capital and text[prev_end : match.start()] == " "):
+            phrases.extend(_clean_phrase(run, _at_start(text, run_start)))
+            run = []
+        if capital:
+            if not run:
+                run_start = match.start()
+            run.append(word)
+        prev_end = match.end()
+    if run:
+        phrases.extend(_clean_phrase(run, _at_start(text, run_start)))
+    return phrases
+
+
+def _at_start(text: str, offset: int) -> bool:
+    return text[:offset].strip(" \"'([") == ""
+
+
+def _clean_phrase(words: list[str], sentence_initial: bool) -> list[str]:
+    # A leading function word ("The", "Last", "My") is not part of the name, except the few
+    # adjectives names often start with ("New York", "Great Barrier Reef").
+    while words and words[0].lower() in STOPWORDS and words[0].lower() not in _NAME_STARTERS:
+        words = words[1:]
+    if sentence_initial and words and words[0].lower() in _CALENDAR_WORDS:
+        words = words[1:]
+    if len(words) < 2 or all(w.lower() in _CALENDAR_WORDS for w in words):
+        return []
+    return [" ".join(words)]

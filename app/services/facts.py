@@ -1,0 +1,73 @@
+"""Facts and preferences written by the client: the same merge and versioning, no extraction."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from app.db.uow import UnitOfWork
+from app.domain.ids import content_hash, content_id
+from app.domain.jsoncheck import json_problem
+from app.domain.merge import merge_beliefs
+from app.domain.passport import Belief, Passport, Source
+from app.services import passports
+from app.services.errors import Unprocessable
+
+
+@dataclass(frozen=True)
+class FactsResult:
+    """The version after the write, whether it changed, and the counts of what changed."""
+
+    version: int
+    changed: bool
+    summary: dict[str, int]
+
+
+async def write_facts(
+    uow: UnitOfWork,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    facts: list[Belief],
+    prefs: list[Belief],
+    *,
+    snapshot_every: int,
+) -> FactsResult:
+    """Merge client facts/prefs under the row lock; beliefs without ts are stamped now."""
+    now = datetime.now(UTC)
+    stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    body = {
+        "facts": [b.to_dict() for b in facts],
+        "prefs": [b.to_dict() for b in prefs],
+    }
+    problem = json_problem(body)
+    if problem:
+        raise Unprocessable(problem)
+    source = Source(
+        id=content_id("api", body), kind="api", ts=stamp, hash=content_hash(body), turn_ids=[]
+    )
+    for belief in (*facts, *prefs):
+        if belief.ts is None:
+            belief.ts = stamp
+        if belief.source is None:
+            belief.source = source.id
+    repo = uow.tenant(tenant_id)
+    await passports.create_if_missing(repo, user_key, now)
+    row = await repo.passport(user_key, lock=True)
+    assert row is not None  # created above or already there; we hold its lock now
+    passport = Passport.from_dict(row.doc)
+    report = merge_beliefs(passport, facts, prefs, source, now=stamp)
+    version = row.version
+    if report.changed:
+        version = await passports.record_version(
+            repo,
+            user_key,
+            old_doc=row.doc,
+            new_doc=passport.to_dict(),
+            old_version=row.version,
+            cause="facts",
+            now=now,
+            snapshot_every=snapshot_every,
+        )
+    await uow.commit()
+    return FactsResult(version=version, changed=report.changed, summary=report.summary())

@@ -1,0 +1,67 @@
+"""Service settings: one pydantic-settings object, built once at start-up and passed down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every knob of the service; each is documented in docs/configuration.md."""
+
+    model_config = SettingsConfigDict(env_prefix="TESSERA_", env_file=None, extra="ignore")
+
+    database_url: str | None = Field(
+        default=None,
+        description="postgresql+asyncpg:// URL. Unset: the embedded Postgres under data_dir.",
+    )
+    redis_url: str | None = Field(
+        default=None, description="redis:// or unix:// URL. Unset: the embedded Redis."
+    )
+    data_dir: Path = Field(
+        default=Path(".tessera"), description="Where the embedded servers keep their data."
+    )
+    admin_token: SecretStr | None = Field(
+        default=None, description="Bearer token for /admin. Unset: the admin API is disabled."
+    )
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_body_bytes: int = Field(default=5_000_000, description="Largest request body accepted.")
+    db_pool_size: int = 10
+    log_level: str = "info"
+
+    # ingestion
+    segment_max_tokens: int = Field(default=1500, description="Token budget of one segment.")
+    segment_max_gap_seconds: int = Field(
+        default=3 * 3600, description="A longer silence between turns closes a segment."
+    )
+    max_items: int = Field(default=10_000, description="Most turns/rows/items in one ingest.")
+    max_turn_chars: int = Field(default=200_000, description="Longest single turn or text.")
+    ingest_wait_max_seconds: float = Field(default=60.0, description="Cap of ?wait=N.")
+    job_stale_seconds: int = Field(
+        default=120,
+        description="A job queued or running this long without progress is re-enqueued.",
+    )
+    sweep_interval_seconds: int = Field(default=30, description="How often the sweeper runs.")
+    worker_max_jobs: int = Field(default=8, description="Concurrent jobs per worker process.")
+    job_max_attempts: int = Field(
+        default=5, description="A job that crashed this many times is marked failed."
+    )
+    version_snapshot_every: int = Field(
+        default=50, description="Store a full passport snapshot every N versions."
+    )
+    queue_name: str = Field(default="tessera:queue", description="arq queue name in Redis.")
+
+    def require_database_url(self) -> str:
+        """The database URL, which the embedded-server launcher fills in when it was unset."""
+        if not self.database_url:
+            raise RuntimeError("TESSERA_DATABASE_URL is not set and no embedded Postgres runs")
+        return self.database_url
+
+    def require_redis_url(self) -> str:
+        """The Redis URL, which the embedded-server launcher fills in when it was unset."""
+        if not self.redis_url:
+            raise RuntimeError("TESSERA_REDIS_URL is not set and no embedded Redis runs")
+        return self.redis_url

@@ -1,0 +1,111 @@
+"""Bad input gets a clear problem+json 4xx, never a 500."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+PROBLEM = "application/problem+json"
+
+
+async def test_malformed_json_is_400(client, tenant):
+    resp = await client.put(
+        "/users/u/passport",
+        content=b'{"version": "2.1", ',
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert resp.status_code == 400
+    assert resp.headers["content-type"] == PROBLEM
+    assert "not valid JSON" in resp.json()["detail"]
+
+
+async def test_wrong_types_are_422(client, tenant):
+    resp = await client.put(
+        "/users/u/passport", json={"version": "2.1", "facts": "nope"}, headers=tenant.headers
+    )
+    assert resp.status_code == 422
+    assert "facts" in resp.json()["detail"]
+    resp = await client.put("/users/u/passport", json=[1, 2], headers=tenant.headers)
+    assert resp.status_code == 422
+
+
+async def test_unsupported_format_version_is_422(client, tenant):
+    resp = await client.put("/users/u/passport", json={"version": "9.0"}, headers=tenant.headers)
+    assert resp.status_code == 422
+    assert "format" in resp.json()["detail"]
+
+
+async def test_nul_and_lone_surrogates_are_422(client, tenant):
+    for raw in (
+        b'{"version":"2.1","facts":[{"key":"a","value":"x\\u0000y"}]}',
+        b'{"version":"2.1","facts":[{"key":"a","value":"\\ud800"}]}',
+    ):
+        resp = await client.put(
+            "/users/u/passport",
+            content=raw,
+            headers={**tenant.headers, "Content-Type": "application/json"},
+        )
+        assert resp.status_code == 422, resp.text
+        assert resp.headers["content-type"] == PROBLEM
+
+
+async def test_user_key_limits(client, tenant):
+    long_key = "k" * 257
+    resp = await client.get(f"/users/{long_key}/passport", headers=tenant.headers)
+    assert resp.status_code == 422
+    assert resp.headers["content-type"] == PROBLEM
+    resp = await client.get("/users/bad%01key/passport", headers=tenant.headers)
+    assert resp.status_code == 422
+    ok = await client.get("/users/" + "k" * 256 + "/passport", headers=tenant.headers)
+    assert ok.status_code == 404
+
+
+async def test_body_over_limit_is_413_before_reading(client, tenant, settings):
+    big = b'{"version":"2.1","x":"' + b"a" * (settings.max_body_bytes + 10) + b'"}'
+    resp = await client.put(
+        "/users/u/passport",
+        content=big,
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert resp.status_code == 413
+    assert resp.headers["content-type"] == PROBLEM
+
+    async def chunks():  # no Content-Length: the limit applies while streaming
+        for _ in range(settings.max_body_bytes // 65536 + 2):
+            yield b"a" * 65536
+
+    resp = await client.put(
+        "/users/u/passport",
+        content=chunks(),
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert resp.status_code == 413
+
+
+async def test_missing_and_malformed_keys_are_401(client):
+    for headers in (
+        {},
+        {"Authorization": "Basic abc"},
+        {"Authorization": "Bearer tsr_nope"},
+        {"Authorization": "Bearer tsr_abcdefgh_" + "x" * 40},
+    ):
+        resp = await client.get("/users", headers=headers)
+        assert resp.status_code == 401
+        assert resp.headers["content-type"] == PROBLEM
+
+
+async def test_every_error_response_is_declared_in_openapi(app):
+    spec = app.openapi()
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            codes = set(op["responses"])
+            if path.startswith(("/users", "/jobs", "/admin")):
+                assert {"401", "422", "500"} <= codes, (method, path)
+                for code in codes - {"200", "201", "202", "204", "304"}:
+                    assert "application/problem+json" in op["responses"][code].get("content", {}), (
+                        method,
+                        path,
+                        code,
+                    )
+            assert op["operationId"].count("-") == 1
