@@ -37,8 +37,8 @@ class UnitOfWork:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        # Anything not committed explicitly is rolled back.
-        await self.session.rollback()
+        # close() rolls back anything not committed explicitly; unlike rollback() it leaves the
+        # loaded objects readable (detached), which the API uses to shape its replies.
         await self.session.close()
 
     def tenant(self, tenant_id: uuid.UUID) -> TenantRepository:

@@ -36,3 +36,14 @@ def _string_problem(text: str, path: str) -> str | None:
     except UnicodeEncodeError:
         return f"{path}: strings may not contain unpaired UTF-16 surrogates"
     return None
+
+
+def without_nul(value: Any) -> Any:
+    """The value with NUL characters removed from every string (JSONB cannot store them)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {without_nul(k): without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_nul(v) for v in value]
+    return value

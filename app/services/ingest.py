@@ -17,6 +17,7 @@ from app.db.uow import Enqueue, UnitOfWork
 from app.domain.extract import Extraction, ExtractionInput, Extractor
 from app.domain.ids import sha256_hex
 from app.domain.ingest_input import IngestLimits, IngestPayload, InputError
+from app.domain.jsoncheck import json_problem, without_nul
 from app.domain.merge import MergeReport, merge_extraction
 from app.domain.passport import Passport, Source
 from app.domain.segment import Plan, plan_segments, prepare
@@ -62,7 +63,12 @@ def plan(payload: IngestPayload, settings: Settings) -> Plan:
 
 def stored_payload(payload: IngestPayload) -> dict[str, Any]:
     """The payload as stored in the job row (and hashed for Idempotency-Key)."""
-    return payload.model_dump(mode="json", exclude_unset=True)
+    # NUL is dropped by normalisation anyway, and JSONB cannot store it.
+    body: dict[str, Any] = without_nul(payload.model_dump(mode="json", exclude_unset=True))
+    problem = json_problem(body)
+    if problem:
+        raise Unprocessable(problem)
+    return body
 
 
 async def accept(
@@ -75,9 +81,9 @@ async def accept(
     idempotency_key: str | None = None,
 ) -> Accepted:
     """Write the job row (the outbox) in one transaction, then enqueue it after commit."""
+    body = stored_payload(payload)
     segments = segments_of(payload, settings)
     job_plan = plan_segments(segments)
-    body = stored_payload(payload)
     request_hash = sha256_hex(body)
     repo = uow.tenant(tenant_id)
     if idempotency_key is not None:

@@ -1,0 +1,200 @@
+"""Ingestion over HTTP with a real worker: jobs, idempotency, plan, facts, versions."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import make_tenant
+
+pytestmark = pytest.mark.integration
+
+SESSION_1 = {
+    "subject": "Melanie",
+    "session_ts": "1:56 pm on 8 May, 2023",
+    "turns": [
+        {"speaker": "Caroline", "text": "Hey Mel! How was your week?", "id": "d1:1"},
+        {
+            "speaker": "Melanie",
+            "text": "I ran a charity race for mental health last Saturday.",
+            "id": "d1:2",
+        },
+        {
+            "speaker": "Caroline",
+            "text": "I went to the LGBTQ support group yesterday.",
+            "id": "d1:3",
+        },
+    ],
+}
+SESSION_2 = {
+    "subject": "Melanie",
+    "turns": [
+        {
+            "speaker": "Melanie",
+            "text": "We finally took the kids camping at Lake Tahoe.",
+            "ts": "2023-07-02T18:00:00Z",
+            "id": "d2:1",
+        },
+        {
+            "speaker": "Caroline",
+            "text": "That sounds amazing, I love camping.",
+            "ts": "2023-07-02T18:01:00Z",
+            "id": "d2:2",
+        },
+    ],
+}
+
+
+async def ingest(client, headers, body, **params):
+    params.setdefault("wait", 20)
+    return await client.post("/users/mel/ingest", json=body, headers=headers, params=params)
+
+
+async def test_multi_session_chat_becomes_versions(client, tenant, worker):
+    first = await ingest(client, tenant.headers, SESSION_1)
+    assert first.status_code == 200, first.text  # finished within ?wait
+    body = first.json()
+    assert body["status"] == "done"
+    assert body["status_url"] == f"/jobs/{body['job_id']}"
+    assert body["plan"]["segments"] == 1 and body["plan"]["interactions"] == 3
+    second = await ingest(client, tenant.headers, SESSION_2)
+    assert second.json()["status"] == "done"
+    assert second.json()["job"]["version_after"] == 2
+
+    passport = (await client.get("/users/mel/passport", headers=tenant.headers)).json()
+    episodes = passport["episodes"]
+    assert len(episodes) == 2
+    # Event time, not ingest time: the 2023 backfill keeps its dates.
+    assert episodes[0]["ts"].startswith("2023-05-08")
+    assert "8 May 2023" in episodes[0]["summary"]
+    assert "Melanie" in episodes[0]["participants"] and "Caroline" in episodes[0]["participants"]
+    assert episodes[1]["ts"].startswith("2023-07-02")
+    turn_ids = [s["turn_ids"] for s in passport["sources"]]
+    assert turn_ids == [["d1:1", "d1:2", "d1:3"], ["d2:1", "d2:2"]]
+
+    versions = (await client.get("/users/mel/versions", headers=tenant.headers)).json()["items"]
+    assert [v["version"] for v in versions] == [2, 1, 0]
+    assert versions[0]["cause"] == "ingest"
+    assert versions[0]["changes"]["episodes"]["added"] == 1
+    v1 = (await client.get("/users/mel/passport?version=1", headers=tenant.headers)).json()
+    assert len(v1["episodes"]) == 1 and v1["episodes"][0] == episodes[0]
+
+    job = (await client.get(body["status_url"], headers=tenant.headers)).json()
+    assert job["status"] == "done" and job["progress"] == {"done": 1, "total": 1}
+    assert job["version_after"] == 1 and job["finished_at"] is not None
+    jobs = (await client.get("/users/mel/jobs", headers=tenant.headers)).json()["items"]
+    assert len(jobs) == 2 and jobs[0]["job_id"] == second.json()["job_id"]
+
+
+async def test_same_content_again_is_accepted_and_changes_nothing(client, worker):
+    t = await make_tenant(client, "again")
+    await ingest(client, t.headers, SESSION_1)
+    again = await ingest(client, t.headers, SESSION_1)
+    assert again.json()["status"] == "done"
+    assert again.json()["job"]["version_after"] == 1
+    assert again.json()["job"]["result"]["changed"] is False
+
+
+async def test_idempotency_key(client, worker):
+    t = await make_tenant(client, "idem")
+    headers = {**t.headers, "Idempotency-Key": "req-1"}
+    a = await client.post("/users/mel/ingest", json=SESSION_1, headers=headers)
+    b = await client.post("/users/mel/ingest", json=SESSION_1, headers=headers)
+    assert a.status_code in (200, 202) and b.status_code in (200, 202)
+    assert a.json()["job_id"] == b.json()["job_id"]
+    other = await client.post("/users/mel/ingest", json=SESSION_2, headers=headers)
+    assert other.status_code == 422
+    assert "Idempotency-Key" in other.json()["detail"]
+    jobs = (await client.get("/users/mel/jobs", headers=t.headers)).json()["items"]
+    assert len(jobs) == 1
+    # Keys are per tenant: another tenant may use the same key for its own job.
+    u = await make_tenant(client, "idem2")
+    c = await client.post(
+        "/users/mel/ingest", json=SESSION_1, headers={**u.headers, "Idempotency-Key": "req-1"}
+    )
+    assert c.json()["job_id"] != a.json()["job_id"]
+
+
+async def test_plan_stores_nothing(client, tenant):
+    turns = [{"speaker": "a", "text": "word " * 400} for _ in range(10)]
+    resp = await client.post("/users/planned/plan", json={"turns": turns}, headers=tenant.headers)
+    assert resp.status_code == 200
+    plan = resp.json()
+    assert plan["interactions"] == 10
+    assert plan["segments"] == plan["extraction_calls"] >= 2
+    assert plan["max_segment_tokens"] <= 1500
+    assert plan["estimated_input_tokens"] > 0
+    assert (await client.get("/users/planned/passport", headers=tenant.headers)).status_code == 404
+
+
+async def test_client_facts_merge_with_contradictions(client, tenant):
+    old = {"facts": [{"key": "location", "value": "Harare", "ts": "2023-01-01T00:00:00Z"}]}
+    new = {
+        "facts": [{"key": "location", "value": "Kwekwe", "ts": "2024-01-01T00:00:00Z"}],
+        "prefs": [{"key": "tone", "value": "direct"}],
+    }
+    r1 = await client.post("/users/f/facts", json=old, headers=tenant.headers)
+    assert r1.status_code == 200 and r1.json()["version"] == 1
+    r2 = await client.post("/users/f/facts", json=new, headers=tenant.headers)
+    assert r2.json()["version"] == 2 and r2.json()["changed"]
+    doc = (await client.get("/users/f/passport", headers=tenant.headers)).json()
+    assert [f["value"] for f in doc["facts"]] == ["Kwekwe"]
+    assert doc["contradictions"][0]["old"] == "Harare"
+    assert doc["prefs"][0]["value"] == "direct"
+    # An older value sent later loses, and is recorded.
+    r3 = await client.post(
+        "/users/f/facts",
+        json={"facts": [{"key": "location", "value": "Bulawayo", "ts": "2022-01-01T00:00:00Z"}]},
+        headers=tenant.headers,
+    )
+    doc = (await client.get("/users/f/passport", headers=tenant.headers)).json()
+    assert [f["value"] for f in doc["facts"]] == ["Kwekwe"]
+    assert any(c["old"] == "Bulawayo" for c in doc["contradictions"])
+    assert r3.json()["version"] == 3
+
+
+@pytest.mark.parametrize(
+    ("body", "expect"),
+    [
+        ({}, "nothing to ingest"),
+        ({"turns": []}, "nothing to ingest"),
+        ({"turns": [{"speaker": "a", "text": ""}] * 10_000}, "no non-empty text"),
+        ({"turns": [{"speaker": "a", "text": "hi", "ts": "not a date"}]}, "turns[0].ts"),
+        ({"turns": [{"speaker": "a", "text": "hi", "ts": "2023-13-45"}]}, "turns[0].ts"),
+        ({"turns": [{"speaker": "a", "text": "hi"}], "colour": "red"}, "colour"),
+        ({"turns": [{"speaker": "a", "text": 5}]}, "text"),
+        ({"rows": [{"table": "orders"}]}, "row"),
+    ],
+)
+async def test_bad_input_is_a_clear_4xx(client, tenant, body, expect):
+    resp = await client.post("/users/bad/ingest", json=body, headers=tenant.headers)
+    assert 400 <= resp.status_code < 500, resp.text
+    assert resp.headers["content-type"] == "application/problem+json"
+    assert expect in resp.text
+
+
+async def test_oversized_turn_and_escapes(client, tenant, worker, settings):
+    big = {"turns": [{"speaker": "a", "text": "x" * (settings.max_turn_chars + 1)}]}
+    resp = await client.post("/users/bad/ingest", json=big, headers=tenant.headers)
+    assert resp.status_code in (413, 422)
+    raw = b'{"turns":[{"speaker":"a","text":"caf\\u00e9 \\ud83d\\ude00 ok \\u0000 done"}]}'
+    resp = await client.post(
+        "/users/esc/ingest?wait=20",
+        content=raw,
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["status"] == "done"
+    bad_utf8 = b'{"turns":[{"speaker":"a","text":"\xff\xfe"}]}'
+    resp = await client.post(
+        "/users/esc/ingest",
+        content=bad_utf8,
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert resp.status_code in (400, 422)
+    lone = b'{"turns":[{"speaker":"a","text":"\\ud800 alone"}]}'
+    resp = await client.post(
+        "/users/esc/ingest",
+        content=lone,
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert 400 <= resp.status_code < 500, resp.text
