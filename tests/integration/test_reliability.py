@@ -1,0 +1,190 @@
+"""Reliability with real worker processes: concurrency, SIGKILL mid-job, Redis emptied."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+import redis
+
+from tests.conftest import _libpq, make_tenant
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+@pytest.fixture
+def rel_settings(settings):
+    """Settings with a queue of this test's own, so only its worker processes take the jobs."""
+    return settings.model_copy(update={"queue_name": f"tessera-rel:{uuid.uuid4().hex[:8]}"})
+
+
+@pytest.fixture
+async def rel_client(rel_settings) -> AsyncIterator[httpx.AsyncClient]:
+    from app.api.app import create_app
+
+    app = create_app(rel_settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://rel.test") as c:
+            yield c
+
+
+@pytest.fixture
+def start_worker(rel_settings) -> Iterator[Callable[[], subprocess.Popen]]:
+    """Start `tessera worker` processes on the test's queue; all are stopped at the end."""
+    procs: list[subprocess.Popen] = []
+    logs = Path(tempfile.mkdtemp(prefix="tsr-w-"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
+    env.update(
+        {
+            "TESSERA_DATABASE_URL": rel_settings.database_url,
+            "TESSERA_REDIS_URL": rel_settings.redis_url,
+            "TESSERA_QUEUE_NAME": rel_settings.queue_name,
+            "TESSERA_JOB_STALE_SECONDS": "3",
+            "TESSERA_SWEEP_INTERVAL_SECONDS": "1",
+            "TESSERA_LOG_LEVEL": "warning",
+        }
+    )
+
+    def start() -> subprocess.Popen:
+        log = open(logs / f"worker-{len(procs)}.log", "wb")  # noqa: SIM115
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app.cli.main", "worker"], env=env, stdout=log, stderr=log
+        )
+        procs.append(proc)
+        return proc
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def session_turns(n: int, i: int) -> list[dict]:
+    return [
+        {
+            "speaker": "Maya" if j % 2 == 0 else "Jon",
+            "text": f"Session {i} line {j}: we talked about trip {i} to town {j % 7} "
+            f"and the budget of {100 + i} dollars for it.",
+            "ts": f"2023-{1 + i % 12:02d}-{1 + i % 28:02d}T10:{j % 60:02d}:00Z",
+            "id": f"s{i}:{j}",
+        }
+        for j in range(n)
+    ]
+
+
+async def wait_jobs(client, headers, job_ids, seconds: float) -> list[dict]:
+    deadline = time.monotonic() + seconds
+    while True:
+        jobs = [(await client.get(f"/jobs/{j}", headers=headers)).json() for j in job_ids]
+        if all(j["status"] in ("done", "failed") for j in jobs) or time.monotonic() > deadline:
+            return jobs
+        await asyncio.sleep(0.3)
+
+
+async def test_fifty_concurrent_ingests_lose_nothing(rel_client, start_worker):
+    start_worker()
+    start_worker()
+    t = await make_tenant(rel_client, "concurrent")
+    bodies = [{"turns": session_turns(4, i)} for i in range(45)]
+    bodies += [{"turns": session_turns(4, i)} for i in range(5)]  # repeats change nothing
+
+    async def post(body: dict) -> str:
+        async with httpx.AsyncClient(
+            transport=rel_client._transport, base_url="http://rel.test"
+        ) as own:  # a client of its own, as parallel callers would have
+            resp = await own.post("/users/shared/ingest", json=body, headers=t.headers)
+            assert resp.status_code == 202, resp.text
+            return resp.json()["job_id"]
+
+    job_ids = await asyncio.gather(*(post(b) for b in bodies))
+    jobs = await wait_jobs(rel_client, t.headers, job_ids, 120)
+    assert [j["status"] for j in jobs] == ["done"] * 50
+    changed = sum(1 for j in jobs if j["result"]["changed"])
+    assert changed == 45
+    passport = (await rel_client.get("/users/shared/passport", headers=t.headers)).json()
+    versions = (await rel_client.get("/users/shared/versions?limit=500", headers=t.headers)).json()[
+        "items"
+    ]
+    assert passport["sources"] and len(passport["sources"]) == 45
+    assert len({s["hash"] for s in passport["sources"]}) == 45
+    assert max(v["version"] for v in versions) == changed
+    assert len(versions) == changed + 1  # plus version 0
+    ids = {tid for s in passport["sources"] for tid in s["turn_ids"]}
+    assert ids == {f"s{i}:{j}" for i in range(45) for j in range(4)}
+
+
+def _job_status(database_url: str, job_id: str) -> tuple[str, int]:
+    with psycopg.connect(_libpq(database_url)) as conn:
+        row = conn.execute(
+            "SELECT status, progress_done FROM ingest_job WHERE id = %s", (job_id,)
+        ).fetchone()
+    assert row is not None
+    return row[0], row[1]
+
+
+async def test_worker_killed_mid_job_is_finished_once_by_another(
+    rel_client, start_worker, settings
+):
+    t = await make_tenant(rel_client, "killed")
+    turns = session_turns(9_000, 1)
+    for n, turn in enumerate(turns):
+        turn["ts"] = f"2023-03-{1 + (n // 600) % 28:02d}T{(n // 60) % 24:02d}:{n % 60:02d}:00Z"
+        turn["id"] = f"k{n}"
+    resp = await rel_client.post("/users/victim/ingest", json={"turns": turns}, headers=t.headers)
+    assert resp.status_code == 202, resp.text
+    job_id = resp.json()["job_id"]
+    total = resp.json()["plan"]["segments"]
+    assert total > 100
+    first = start_worker()
+    deadline = time.monotonic() + 60
+    while _job_status(settings.database_url, job_id)[0] != "running":
+        assert time.monotonic() < deadline, "the job never started"
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.3)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    status, _ = _job_status(settings.database_url, job_id)
+    assert status == "running", "the job finished before the kill; make it bigger"
+    start_worker()
+    (job,) = await wait_jobs(rel_client, t.headers, [job_id], 120)
+    assert job["status"] == "done", job
+    assert job["attempts"] == 2
+    passport = (await rel_client.get("/users/victim/passport", headers=t.headers)).json()
+    assert len(passport["sources"]) == total
+    assert len({e["id"] for e in passport["episodes"]}) == len(passport["episodes"]) == total
+    versions = (await rel_client.get("/users/victim/versions", headers=t.headers)).json()["items"]
+    assert [v["version"] for v in versions] == [1, 0]
+
+
+async def test_jobs_survive_redis_flushall(rel_client, start_worker, rel_settings):
+    t = await make_tenant(rel_client, "flushed")
+    job_ids = []
+    for i in range(5):
+        resp = await rel_client.post(
+            f"/users/u{i}/ingest", json={"turns": session_turns(3, i)}, headers=t.headers
+        )
+        job_ids.append(resp.json()["job_id"])
+    redis.Redis.from_url(rel_settings.redis_url).flushall()
+    start_worker()
+    jobs = await wait_jobs(rel_client, t.headers, job_ids, 60)
+    assert [j["status"] for j in jobs] == ["done"] * 5
+    for i in range(5):
+        doc = (await rel_client.get(f"/users/u{i}/passport", headers=t.headers)).json()
+        assert len(doc["episodes"]) == 1
