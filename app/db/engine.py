@@ -70,3 +70,11 @@ def downgrade(url: str, revision: str = "base") -> None:
     from alembic import command
 
     command.downgrade(alembic_config(url), revision)
+
+
+async def ping(engine: AsyncEngine) -> None:
+    """Raise unless the database answers a trivial query."""
+    from sqlalchemy import text
+
+    async with engine.connect() as conn:
+        await conn.execute(text("SELECT 1"))

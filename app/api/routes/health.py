@@ -6,9 +6,9 @@ import asyncio
 
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel
-from sqlalchemy import text
 
 from app.api.problems import READY, problem_response
+from app.db.engine import ping
 
 router = APIRouter(tags=["health"])
 
@@ -33,8 +33,7 @@ async def ready(request: Request) -> Response:
     checks: dict[str, str] = {}
     try:
         async with asyncio.timeout(2):
-            async with state.engine.connect() as conn:
-                await conn.execute(text("SELECT 1"))
+            await ping(state.engine)
         checks["postgres"] = "ok"
     except Exception as exc:
         checks["postgres"] = f"error: {type(exc).__name__}"

@@ -1,0 +1,1 @@
+"""Benchmarks: run by hand (``make bench``), never part of the test suite."""

@@ -1,0 +1,66 @@
+"""The layer contract of DESIGN §1: imports point inward only."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# package -> prefixes it must never import
+FORBIDDEN = {
+    "app/domain": (
+        "fastapi",
+        "starlette",
+        "sqlalchemy",
+        "arq",
+        "redis",
+        "httpx",
+        "asyncpg",
+        "psycopg",
+        "app.api",
+        "app.db",
+        "app.services",
+        "app.llm",
+        "app.cli",
+        "app.settings",
+        "workers",
+    ),
+    "app/db": ("fastapi", "app.api", "app.services", "app.cli", "workers"),
+    "app/services": ("fastapi", "starlette", "app.api", "app.cli", "workers"),
+    "app/api": ("workers", "app.cli"),
+    "workers": ("fastapi", "app.api", "app.cli"),
+}
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_imports_point_inward():
+    violations = []
+    for package, forbidden in FORBIDDEN.items():
+        for path in (ROOT / package).rglob("*.py"):
+            for name in _imports(path):
+                if any(name == f or name.startswith(f + ".") for f in forbidden):
+                    violations.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert violations == []
+
+
+def test_sql_lives_only_in_app_db():
+    offenders = []
+    for path in (ROOT / "app").rglob("*.py"):
+        if path.is_relative_to(ROOT / "app" / "db"):
+            continue
+        if any(n.startswith("sqlalchemy") for n in _imports(path)):
+            offenders.append(str(path.relative_to(ROOT)))
+    # The ingest service uses SQLAlchemy types only for sessions and IntegrityError, never to
+    # build queries.
+    allowed = {"app/services/ingest.py"}
+    assert set(offenders) <= allowed, set(offenders) - allowed
