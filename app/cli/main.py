@@ -15,7 +15,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from sqlalchemy.exc import DBAPIError
+
 from app.cli.embedded import EmbeddedServers
+from app.services.errors import ServiceError
 from app.settings import Settings
 
 T = TypeVar("T")
@@ -294,6 +297,15 @@ def main(argv: list[str] | None = None) -> int:
         needs_redis = name in ("dev", "api", "worker")
         settings = _resolve(settings, servers, redis=needs_redis)
         return _COMMANDS[name](settings, args)
+    except DBAPIError as exc:
+        print(
+            f"tessera: database error: {exc.orig}. Is the schema migrated? Run `tessera migrate`.",
+            file=sys.stderr,
+        )
+        return 1
+    except ServiceError as exc:
+        print(f"tessera: {exc.detail}", file=sys.stderr)
+        return 1
     except RuntimeError as exc:
         print(f"tessera: {exc}", file=sys.stderr)
         return 2

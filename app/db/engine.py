@@ -47,7 +47,8 @@ def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
 
 def migrations_dir() -> Path:
     """Where the Alembic scripts live, installed or in a checkout."""
-    return Path(migrations.__file__).parent
+    # __path__ works for a regular package and for an editable install's namespace mapping.
+    return Path(next(iter(migrations.__path__)))
 
 
 def alembic_config(url: str) -> Config:
