@@ -15,9 +15,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy.exc import DBAPIError
-
 from app.cli.embedded import EmbeddedServers
+from app.db.engine import DatabaseError
 from app.services.errors import ServiceError
 from app.settings import Settings
 
@@ -297,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         needs_redis = name in ("dev", "api", "worker")
         settings = _resolve(settings, servers, redis=needs_redis)
         return _COMMANDS[name](settings, args)
-    except DBAPIError as exc:
+    except DatabaseError as exc:
         print(
             f"tessera: database error: {exc.orig}. Is the schema migrated? Run `tessera migrate`.",
             file=sys.stderr,

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from alembic.config import Config
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -14,6 +15,9 @@ from sqlalchemy.ext.asyncio import (
 )
 
 import migrations
+
+# What callers outside app/db catch for "the database said no" (missing schema, lost server).
+DatabaseError = DBAPIError
 
 
 def async_url(url: str) -> str:

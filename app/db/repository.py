@@ -72,24 +72,29 @@ class SystemRepository:
             update(ApiKey).where(ApiKey.id == key_id).values(last_used_at=now)
         )
 
-    async def stale_jobs(self, older_than: datetime, limit: int = 500) -> Sequence[IngestJob]:
-        """Jobs left queued or running without progress since older_than (for the sweeper)."""
-        result = await self.session.execute(
-            select(IngestJob)
+    async def requeue_stale_jobs(
+        self, older_than: datetime, now: datetime, limit: int = 500
+    ) -> Sequence[tuple[uuid.UUID, uuid.UUID]]:
+        """Put jobs left queued or running since older_than back to queued; return their ids.
+
+        One UPDATE with the staleness test in its WHERE: a job that finishes meanwhile is never
+        put back, and SKIP LOCKED leaves rows a worker is merging right now alone.
+        """
+        stale = (
+            select(IngestJob.tenant_id, IngestJob.id)
             .where(IngestJob.status.in_(("queued", "running")), IngestJob.updated_at < older_than)
             .order_by(IngestJob.updated_at)
             .limit(limit)
+            .with_for_update(skip_locked=True)
+            .subquery()
         )
-        return result.scalars().all()
-
-    async def requeue_jobs(self, ids: Sequence[tuple[uuid.UUID, uuid.UUID]], now: datetime) -> None:
-        """Put stale jobs back to queued, so the next worker can claim them."""
-        for tenant_id, job_id in ids:
-            await self.session.execute(
-                update(IngestJob)
-                .where(IngestJob.tenant_id == tenant_id, IngestJob.id == job_id)
-                .values(status="queued", updated_at=now)
-            )
+        result = await self.session.execute(
+            update(IngestJob)
+            .where(IngestJob.tenant_id == stale.c.tenant_id, IngestJob.id == stale.c.id)
+            .values(status="queued", updated_at=now)
+            .returning(IngestJob.tenant_id, IngestJob.id)
+        )
+        return [(row[0], row[1]) for row in result.all()]
 
 
 class TenantRepository:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.domain.ids import canonical_bytes
@@ -161,6 +162,12 @@ class Passport(_Item):
         """Read a passport of format 1.x or 2.x; a 1.x document is migrated to 2.1."""
         if not isinstance(doc, dict):
             raise PassportError("a passport must be a JSON object")
+        # A private copy: nested values (meta, unknown keys) must never be shared with the caller,
+        # or a merge would also change the "old" document a version delta is computed from.
+        try:
+            doc = orjson.loads(orjson.dumps(doc))
+        except (TypeError, orjson.JSONEncodeError) as exc:
+            raise PassportError(f"not JSON-serialisable: {exc}") from exc
         fmt = str(doc.get("version", PASSPORT_FORMAT))
         major = fmt.split(".", 1)[0]
         if major == "1":

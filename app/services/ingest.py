@@ -227,6 +227,8 @@ async def process_job(
     extractions: list[tuple[Segment, Extraction]] = []
     failures: list[dict[str, str]] = []
     usage = {"calls": 0, "input_tokens": 0, "output_tokens": 0}
+    loop = asyncio.get_running_loop()
+    last_beat = loop.time()
     for index, segment in enumerate(segments):
         if segment.hash in seen:
             continue  # already merged by an earlier run: at-least-once made idempotent
@@ -246,8 +248,10 @@ async def process_job(
         usage["input_tokens"] += extraction.input_tokens
         usage["output_tokens"] += extraction.output_tokens
         extractions.append((segment, extraction))
-        if (index + 1) % 20 == 0:
+        # Heartbeat well inside the stale deadline, however slow each extraction is.
+        if loop.time() - last_beat > settings.job_stale_seconds / 3:
             await _progress(sessions, tenant_id, job_id, index + 1)
+            last_beat = loop.time()
     return await _merge(
         sessions, tenant_id, job, extractions, failures, usage, len(segments), settings
     )
@@ -377,9 +381,8 @@ async def sweep(
     """Re-enqueue jobs left queued or running past the deadline; returns how many."""
     now = datetime.now(UTC)
     async with UnitOfWork(sessions) as uow:
-        stale = await uow.system.stale_jobs(now - timedelta(seconds=settings.job_stale_seconds))
-        ids = [(job.tenant_id, job.id) for job in stale]
-        await uow.system.requeue_jobs(ids, now)
+        older_than = now - timedelta(seconds=settings.job_stale_seconds)
+        ids = await uow.system.requeue_stale_jobs(older_than, now)
         await uow.commit()
     for tenant_id, job_id in ids:
         await enqueue(tenant_id, job_id)

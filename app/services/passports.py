@@ -176,6 +176,8 @@ async def put_passport(
     new_doc = parse_document(doc)
     repo = uow.tenant(tenant_id)
     now = datetime.now(UTC)
+    if if_match is not None and await repo.passport_version(user_key) is None:
+        raise PreconditionFailed(f"If-Match {if_match} given, but user {user_key!r} does not exist")
     created = await create_if_missing(repo, user_key, now, cause="import")
     row = await repo.passport(user_key, lock=True)
     assert row is not None  # created above or already there; we hold its lock now

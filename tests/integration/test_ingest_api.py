@@ -198,3 +198,27 @@ async def test_oversized_turn_and_escapes(client, tenant, worker, settings):
         headers={**tenant.headers, "Content-Type": "application/json"},
     )
     assert 400 <= resp.status_code < 500, resp.text
+
+
+async def test_every_version_rebuilds_exactly(client, tenant):
+    """Writes that touch nested meta (dedupe decisions) still rebuild byte for byte."""
+    writes = [
+        {"facts": [{"key": "favorite_color", "value": "blue", "ts": "2023-01-01T00:00:00Z"}]},
+        {"facts": [{"key": "favourite_color", "value": "green", "ts": "2023-02-01T00:00:00Z"}]},
+        {"facts": [{"key": "favourite_colour", "value": "red", "ts": "2023-03-01T00:00:00Z"}]},
+        {"facts": [{"key": "budget_min", "value": 10, "ts": "2023-03-02T00:00:00Z"}]},
+        {"facts": [{"key": "budget_max", "value": 99, "ts": "2023-03-03T00:00:00Z"}]},
+        {"prefs": [{"key": "min_budget", "value": 12, "ts": "2023-04-01T00:00:00Z"}]},
+    ]
+    seen = {}
+    for body in writes:
+        resp = await client.post("/users/hist/facts", json=body, headers=tenant.headers)
+        version = resp.json()["version"]
+        seen[version] = (await client.get("/users/hist/passport", headers=tenant.headers)).content
+    assert len(seen) == len(writes)
+    doc = (await client.get("/users/hist/passport", headers=tenant.headers)).json()
+    assert doc["meta"]["dedupe"]["decisions"], "the fuzzy merges were recorded"
+    for version, body in seen.items():
+        old = await client.get(f"/users/hist/passport?version={version}", headers=tenant.headers)
+        assert old.status_code == 200
+        assert old.content == body, version

@@ -150,3 +150,11 @@ def test_ids_are_sha256_of_content():
         "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     )
     assert content_id("seg", {"b": 1, "a": 2}) == content_id("seg", {"a": 2, "b": 1})
+
+
+def test_loaded_passport_shares_nothing_with_its_input():
+    doc = {"version": "2.1", "meta": {"dedupe": {"decisions": []}}, "x": {"list": [1]}}
+    p = Passport.from_dict(doc)
+    p.meta["dedupe"]["decisions"].append({"a": 1})
+    p.to_dict()["x"]["list"].append(2)
+    assert doc == {"version": "2.1", "meta": {"dedupe": {"decisions": []}}, "x": {"list": [1]}}
