@@ -54,6 +54,17 @@ class Settings(BaseSettings):
     )
     queue_name: str = Field(default="tessera:queue", description="arq queue name in Redis.")
 
+    # reading
+    auth_cache_seconds: float = Field(
+        default=10.0,
+        description="How long a verified API key is remembered per process (0: every request "
+        "checks the database). A key revoked through another process stops working within this.",
+    )
+    context_cache_bytes: int = Field(
+        default=256 * 1024 * 1024,
+        description="Memory for parsed passports and their search index, per API process.",
+    )
+
     def require_database_url(self) -> str:
         """The database URL, which the embedded-server launcher fills in when it was unset."""
         if not self.database_url:

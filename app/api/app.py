@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
@@ -13,6 +14,7 @@ from app.api.problems import install_handlers
 from app.api.routes import admin, health, ingest, users
 from app.db.engine import create_engine, session_factory
 from app.db.queue import enqueuer, open_pool
+from app.services.cache import KeyCache, VersionedLRU
 from app.settings import Settings
 
 
@@ -47,6 +49,8 @@ def create_app(settings: Settings) -> FastAPI:
         generate_unique_id_function=_operation_id,
     )
     app.state.settings = settings
+    app.state.key_cache = KeyCache(settings.auth_cache_seconds)
+    app.state.context_cache = VersionedLRU[Any](settings.context_cache_bytes)
     install_handlers(app)
     app.include_router(health.router)
     app.include_router(users.router)

@@ -45,10 +45,11 @@ def _bearer(authorization: str | None) -> str:
 
 
 async def get_tenant(
-    uow: UowDep, authorization: Annotated[str | None, Header()] = None
+    request: Request, uow: UowDep, authorization: Annotated[str | None, Header()] = None
 ) -> uuid.UUID:
     """The tenant whose API key is presented; 401 for a missing, unknown or revoked key."""
-    tenant_id = await tenants.authenticate(uow, _bearer(authorization))
+    token = _bearer(authorization)
+    tenant_id = await tenants.authenticate(uow, token, request.app.state.key_cache)
     if tenant_id is None:
         raise Unauthorized("unknown or revoked API key")
     return tenant_id

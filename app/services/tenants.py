@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from app.db.models import ApiKey, Tenant
 from app.db.uow import UnitOfWork
 from app.domain.apikeys import format_key, hash_key, key_matches, key_prefix
+from app.services.cache import KeyCache
 from app.services.errors import NotFound
 
 _ALPHABET = string.ascii_lowercase + string.digits
@@ -75,23 +76,32 @@ async def create_key(uow: UnitOfWork, tenant: str, name: str = "") -> IssuedKey:
     return issued
 
 
-async def revoke_key(uow: UnitOfWork, prefix: str) -> None:
+async def revoke_key(uow: UnitOfWork, prefix: str, cache: KeyCache | None = None) -> None:
     """Revoke a key by its public prefix; requests with it get 401 from now on."""
     row = await uow.system.key_by_prefix(prefix)
     if row is None or row.revoked_at is not None:
         raise NotFound(f"no live key with prefix {prefix!r}")
     row.revoked_at = datetime.now(UTC)
     await uow.commit()
+    if cache is not None:
+        cache.forget_prefix(prefix)
 
 
-async def authenticate(uow: UnitOfWork, key: str) -> uuid.UUID | None:
+async def authenticate(
+    uow: UnitOfWork, key: str, cache: KeyCache | None = None
+) -> uuid.UUID | None:
     """The tenant a presented key belongs to, or None for unknown, malformed or revoked keys."""
     prefix = key_prefix(key)
     if prefix is None:
         return None
+    digest = hash_key(key)
+    if cache is not None and (cached := cache.get(digest)) is not None:
+        return cached
     row = await uow.system.key_by_prefix(prefix)
     if row is None or row.revoked_at is not None or not key_matches(key, row.key_sha256):
         return None
+    if cache is not None:
+        cache.put(digest, row.tenant_id, prefix)
     now = datetime.now(UTC)
     if row.last_used_at is None or now - row.last_used_at > _TOUCH_EVERY:
         await uow.system.touch_key(row.id, now)

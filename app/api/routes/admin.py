@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from fastapi import APIRouter, Response, status
+from fastapi import APIRouter, Request, Response, status
 from pydantic import BaseModel, Field
 
 from app.api.deps import AdminDep, UowDep
@@ -89,7 +89,7 @@ async def create_key(
 
 
 @router.delete("/keys/{prefix}", status_code=status.HTTP_204_NO_CONTENT, name="revoke_key")
-async def revoke_key(prefix: str, uow: UowDep, _: AdminDep) -> Response:
+async def revoke_key(prefix: str, uow: UowDep, _: AdminDep, request: Request) -> Response:
     """Revoke a key by its prefix; it gets 401 from then on."""
-    await tenants.revoke_key(uow, prefix)
+    await tenants.revoke_key(uow, prefix, request.app.state.key_cache)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

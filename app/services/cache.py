@@ -1,0 +1,111 @@
+"""In-process caches: parsed passports with their index (LRU by bytes) and API key lookups."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from threading import Lock
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
+
+
+@dataclass
+class _Entry(Generic[V]):
+    version: int
+    value: V
+    size: int
+
+
+class VersionedLRU(Generic[V]):
+    """Values per (tenant, user) at one version, evicted least-recently-used past max_bytes."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[tuple[uuid.UUID, str], _Entry[V]] = OrderedDict()
+        self._bytes = 0
+        self._lock = Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, tenant_id: uuid.UUID, user_key: str, version: int) -> V | None:
+        """The cached value if it is for exactly this version."""
+        key = (tenant_id, user_key)
+        with self._lock:
+            entry = self._items.get(key)
+            if entry is None or entry.version != version:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return entry.value
+
+    def put(self, tenant_id: uuid.UUID, user_key: str, version: int, value: V, size: int) -> None:
+        """Remember a value; an entry larger than the whole cache is not kept."""
+        key = (tenant_id, user_key)
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= old.size
+            if size > self.max_bytes:
+                return
+            self._items[key] = _Entry(version, value, size)
+            self._bytes += size
+            while self._bytes > self.max_bytes and self._items:
+                _, evicted = self._items.popitem(last=False)
+                self._bytes -= evicted.size
+
+    def drop(self, tenant_id: uuid.UUID, user_key: str) -> None:
+        """Forget a user (after a delete)."""
+        with self._lock:
+            old = self._items.pop((tenant_id, user_key), None)
+            if old is not None:
+                self._bytes -= old.size
+
+    @property
+    def bytes(self) -> int:
+        """Bytes held now (as estimated by the callers)."""
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class KeyCache:
+    """Recently verified API keys (by their SHA-256) -> tenant, for a few seconds."""
+
+    def __init__(self, ttl_seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ttl = ttl_seconds
+        self._clock = clock
+        self._items: dict[str, tuple[uuid.UUID, str, float]] = {}
+        self._lock = Lock()
+
+    def get(self, key_sha256: str) -> uuid.UUID | None:
+        """The tenant of a key verified less than ttl seconds ago."""
+        with self._lock:
+            found = self._items.get(key_sha256)
+            if found is None:
+                return None
+            tenant_id, _, expires = found
+            if self._clock() >= expires:
+                del self._items[key_sha256]
+                return None
+            return tenant_id
+
+    def put(self, key_sha256: str, tenant_id: uuid.UUID, prefix: str) -> None:
+        """Remember a verified key."""
+        if self.ttl <= 0:
+            return
+        with self._lock:
+            if len(self._items) > 10_000:  # bounded: stale entries go first
+                now = self._clock()
+                self._items = {k: v for k, v in self._items.items() if v[2] > now}
+            self._items[key_sha256] = (tenant_id, prefix, self._clock() + self.ttl)
+
+    def forget_prefix(self, prefix: str) -> None:
+        """Drop a revoked key at once (in this process)."""
+        with self._lock:
+            self._items = {k: v for k, v in self._items.items() if v[1] != prefix}

@@ -1,0 +1,41 @@
+"""The in-process caches: LRU by bytes per version, and the short-lived key cache."""
+
+from __future__ import annotations
+
+import uuid
+
+from app.services.cache import KeyCache, VersionedLRU
+
+T = uuid.uuid4()
+
+
+def test_lru_serves_only_the_cached_version_and_evicts_by_bytes():
+    cache: VersionedLRU[str] = VersionedLRU(max_bytes=100)
+    cache.put(T, "a", 1, "a@1", 60)
+    assert cache.get(T, "a", 1) == "a@1"
+    assert cache.get(T, "a", 2) is None  # a new version is never served stale
+    cache.put(T, "b", 1, "b@1", 30)
+    cache.get(T, "a", 1)  # a is now the most recent
+    cache.put(T, "c", 1, "c@1", 30)  # over 100 bytes: b, the least recent, goes
+    assert cache.get(T, "b", 1) is None
+    assert cache.get(T, "a", 1) == "a@1" and cache.get(T, "c", 1) == "c@1"
+    assert cache.bytes == 90
+    cache.put(T, "huge", 1, "x", 1000)  # larger than the whole cache: not kept
+    assert cache.get(T, "huge", 1) is None and cache.bytes == 90
+    cache.drop(T, "a")
+    assert cache.get(T, "a", 1) is None and cache.bytes == 30
+
+
+def test_key_cache_expires_and_forgets_revoked_prefixes():
+    now = [0.0]
+    cache = KeyCache(ttl_seconds=10, clock=lambda: now[0])
+    cache.put("sha-1", T, "prefix1")
+    assert cache.get("sha-1") == T
+    now[0] = 10.5
+    assert cache.get("sha-1") is None
+    cache.put("sha-1", T, "prefix1")
+    cache.forget_prefix("prefix1")
+    assert cache.get("sha-1") is None
+    off = KeyCache(ttl_seconds=0)
+    off.put("sha-2", T, "p")
+    assert off.get("sha-2") is None
