@@ -1,0 +1,120 @@
+"""Tokenising text for search: Unicode-aware words, CJK bigrams, stemming and exact values.
+
+Why ``snowballstemmer`` and not hand-written suffix stripping: Snowball English (Porter2) is a
+published, widely used stemming algorithm whose rules were tuned on real vocabularies over decades.
+A few ad-hoc suffix rules get the ordinary cases right and the rest wrong (``studies``/``studying``,
+doubled consonants as in ``running``, ``-ational``, ``'s``), and each fix is another guess of ours
+that nobody else has checked. The package is pure Python (no native build, nothing to download),
+is generated from the algorithms' own source by the Snowball project, and switches to PyStemmer's
+C implementation of the same algorithms by itself when that optional package is installed.
+Stems are cached (``lru_cache``), so each distinct word pays the Python cost once.
+
+What a token is:
+
+- text is NFKC-normalised and case-folded, so full-width forms, ligatures and case all meet;
+- a word is a run of Unicode letters, digits and combining marks (``café``, ``москва``, ``हिन्दी``);
+  Latin-script words lose English stopwords and are stemmed, other scripts are kept as they are;
+- a run of Han, Hiragana, Katakana or Hangul becomes overlapping character bigrams (one lone
+  character stays a unigram), because these scripts do not separate words with spaces;
+- a value joined by ``. : / @ _ # ? = %`` or containing a digit (``ord-12345``, ``10.0.0.1``,
+  ``2.4.1``, ``jane@example.com``, a URL, a UUID) is also emitted whole, before its parts, so a
+  query that names the value matches it exactly while its parts still match on their own.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from functools import cache, lru_cache
+
+import snowballstemmer
+
+_STOPWORD_TEXT = """
+    a about above after again against all am an and any are aren't as at be because been before
+    being below between both but by can can't cannot could couldn't did didn't do does doesn't
+    doing don't down during each few for from further had hadn't has hasn't have haven't having
+    he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm
+    i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor not
+    of off on once only or other ought our ours ourselves out over own same shan't she she'd
+    she'll she's should shouldn't so some such than that that's the their theirs them themselves
+    then there there's these they they'd they'll they're they've this those through to too under
+    until up very was wasn't we we'd we'll we're we've were weren't what what's when when's where
+    where's which while who who's whom why why's will with won't would wouldn't you you'd you'll
+    you're you've your yours yourself yourselves
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+# Han (with extensions and compatibility forms), iteration marks, Hiragana, Katakana, Hangul.
+_CJK = (
+    "\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0003134f"
+)
+_CJK_RUN_RE = re.compile(f"([{_CJK}]+)")
+# Characters that join the parts of one exact value. An apostrophe joins too, but only inside
+# a word ("caroline's"), and a hyphen or plus alone does not make a value ("well-known").
+_JOINERS = "-._@:/#?=%+&~"
+_VALUE_JOINERS = frozenset("._@:/#?=%~")
+_SPLIT_RE = re.compile(f"[{re.escape(_JOINERS)}]+")
+_LATIN_RE = re.compile(r"[a-z\u00df-\u024f']+")
+_DIGIT_RE = re.compile(r"\d")
+
+_stem_lock = threading.Lock()
+_stemmer = snowballstemmer.stemmer("english")
+
+
+@cache
+def _token_re() -> re.Pattern[str]:
+    """The chunk pattern; built on first use because listing the combining marks takes ~25 ms."""
+    # Python's \w does not match combining marks (Devanagari vowel signs, for one), which would
+    # split words apart; the Basic Multilingual Plane holds all marks in common use.
+    marks = "".join(
+        re.escape(chr(c)) for c in range(0x300, 0x10000) if unicodedata.category(chr(c))[0] == "M"
+    )
+    word = f"(?:[^\\W_]|[{marks}])+"
+    return re.compile(f"{word}(?:(?:[{re.escape(_JOINERS)}]+|['’]){word})*")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball English stem of a case-folded Latin-script word."""
+    # Snowball stemmer objects keep state between calls, so one must not be shared by threads.
+    with _stem_lock:
+        return str(_stemmer.stemWord(word))
+
+
+def _is_value(chunk: str) -> bool:
+    return bool(_DIGIT_RE.search(chunk)) or any(c in _VALUE_JOINERS for c in chunk)
+
+
+def _emit_word(part: str, out: list[str]) -> None:
+    for i, run in enumerate(_CJK_RUN_RE.split(part)):
+        if not run:
+            continue
+        if i % 2:  # a CJK run (split() puts the captured runs at odd positions)
+            if len(run) == 1:
+                out.append(run)
+            else:
+                out.extend(run[j : j + 2] for j in range(len(run) - 1))
+        elif _LATIN_RE.fullmatch(run):
+            if run not in STOPWORDS:
+                word = stem(run).strip("'")
+                if word:
+                    out.append(word)
+        else:
+            out.extend(w for w in run.split("'") if w and w not in STOPWORDS)
+
+
+def tokenize(text: str) -> list[str]:
+    """Search tokens of ``text``: case-folded, stemmed words, CJK bigrams and whole exact values."""
+    text = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
+    out: list[str] = []
+    for match in _token_re().finditer(text):
+        chunk = match.group()
+        parts = _SPLIT_RE.split(chunk)
+        if len(parts) > 1 and _is_value(chunk):
+            out.append(chunk)
+        for part in parts:
+            _emit_word(part, out)
+    return out

@@ -1,0 +1,460 @@
+"""Context and search: ranking by query, budget, sections, order and provenance."""
+
+from __future__ import annotations
+
+import json
+import re
+from random import Random
+from typing import Any
+
+import pytest
+
+from app.domain.context import (
+    ContextIndex,
+    build_context,
+    key_label,
+    parse_when,
+    rank,
+    search,
+)
+from app.domain.passport import Passport
+
+BUDGETS = (0, 1, 10, 40, 100, 200, 400, 401, 555, 777, 1000, 1500, 2500, 4000, 10_000)
+QUERIES = (None, "Lisbon", "When did Melanie run the charity race?", "May 2023", "東京", "zzz")
+HEADERS = ("Facts:", "Preferences:", "Open loops:", "Changed:", "Memories (")
+
+
+def _passport(**sections: Any) -> Passport:
+    return Passport.from_dict({"version": "2.1", "user_key": "u_1", **sections})
+
+
+def _index(**sections: Any) -> ContextIndex:
+    return ContextIndex.from_passport(_passport(**sections))
+
+
+def _epoch(text: str) -> float:
+    when = parse_when(text)
+    assert when is not None
+    return when.epoch
+
+
+def _story() -> ContextIndex:
+    """A small life: a Lisbon trip long ago, a charity race, recent unrelated chatter."""
+    return _index(
+        facts=[
+            {"key": "location", "value": "Kwekwe", "ts": "2024-02-01T10:00:00Z"},
+            {"key": "caroline.location", "value": "Boston", "ts": "2023-06-01T10:00:00Z"},
+        ],
+        prefs=[{"key": "favorite_color", "value": "blue", "ts": "2023-05-08T13:56:00Z"}],
+        entities=[
+            {"name": "Caroline", "type": "person"},
+            {"name": "Melanie", "type": "person", "aliases": ["Mel"]},
+            {"name": "Lisbon", "type": "place"},
+        ],
+        open_loops=[{"item": "Book the flight home", "ts": "2024-01-20T00:00:00Z"}],
+        contradictions=[
+            {"key": "location", "old": "Harare", "new": "Kwekwe", "ts_new": "2024-02-01T10:00:00Z"}
+        ],
+        observations=[
+            {
+                "text": "Caroline spent a week in Lisbon with her sister.",
+                "when": "2022-08-14",
+                "ts": "2022-09-01T10:00:00Z",
+                "source": "seg_lisbon",
+                "participants": ["Caroline"],
+            },
+            {
+                "text": "Melanie ran a charity race for mental health.",
+                "when": "2023-05-06",
+                "ts": "2023-05-08T13:56:00Z",
+                "source": "seg_race",
+                "participants": ["Melanie"],
+            },
+            *(
+                {
+                    "text": f"Melanie baked bread and cleaned the garage, part {i}.",
+                    "ts": f"2024-01-{10 + i:02d}T09:00:00Z",
+                    "source": "seg_recent",
+                    "participants": ["Melanie"],
+                }
+                for i in range(8)
+            ),
+        ],
+        episodes=[
+            {
+                "id": "seg_race",
+                "ts": "2023-05-08T13:56:00Z",
+                "summary": "On 8 May 2023, Caroline and Melanie talked about the charity race.",
+                "salience": 0.7,
+                "source": "seg_race",
+                "participants": ["Caroline", "Melanie"],
+                "keywords": ["charity", "race"],
+            }
+        ],
+        sources=[
+            {"id": "seg_lisbon", "turn_ids": ["msg_11", "msg_12"]},
+            {"id": "seg_race", "turn_ids": ["msg_40", "msg_41", "msg_42"]},
+            {"id": "seg_recent", "turn_ids": ["msg_90"]},
+        ],
+    )
+
+
+_WORDS = [
+    "lisbon",
+    "camping",
+    "painting",
+    "charity",
+    "race",
+    "guitar",
+    "museum",
+    "hiking",
+    "school",
+    "adoption",
+    "pottery",
+    "support",
+    "group",
+    "kids",
+    "beach",
+    "concert",
+    "violin",
+    "garden",
+    "dog",
+    "novel",
+]
+
+
+def _random_index(rng: Random) -> ContextIndex:
+    """A passport of random size and shape, with long values, Unicode and missing fields."""
+
+    def words(k: int) -> str:
+        return " ".join(rng.choice(_WORDS) for _ in range(k))
+
+    def date() -> str:
+        return f"20{rng.randint(22, 24)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+
+    n_obs, n_eps = rng.randint(0, 60), rng.randint(0, 15)
+    return _index(
+        facts=[
+            {"key": f"fact_{i}", "value": words(rng.randint(1, 80)), "ts": date()}
+            for i in range(rng.randint(0, 30))
+        ],
+        prefs=[
+            {"key": f"likes_{rng.choice(_WORDS)}_{i}", "value": rng.choice([True, "yes", 3])}
+            for i in range(rng.randint(0, 12))
+        ],
+        entities=[
+            {"name": f"Person {i} 東京", "type": rng.choice(["person", "place", "other"])}
+            for i in range(rng.randint(0, 25))
+        ],
+        open_loops=[{"item": words(rng.randint(2, 30))} for _ in range(rng.randint(0, 8))],
+        contradictions=[
+            {"key": f"k{i}", "old": words(2), "new": words(3), "ts_new": date()}
+            for i in range(rng.randint(0, 9))
+        ],
+        observations=[
+            {
+                "text": words(rng.randint(3, 150))
+                + rng.choice(["", " in May 2023", " 東京タワー"]),
+                **({"when": date()} if rng.random() < 0.6 else {}),
+                **({"ts": date() + "T10:00:00Z"} if rng.random() < 0.8 else {}),
+                "source": f"s{i % 5}",
+                "participants": rng.sample(["Melanie", "Caroline", "Jon"], rng.randint(0, 2)),
+            }
+            for i in range(n_obs)
+        ],
+        episodes=[
+            {
+                "id": f"e{i}",
+                "ts": date() + "T12:00:00Z",
+                "summary": words(rng.randint(5, 120)),
+                "salience": rng.random(),
+            }
+            for i in range(n_eps)
+        ],
+        sources=[{"id": f"s{i}", "turn_ids": [f"m{i}"]} for i in range(5)],
+    )
+
+
+# --- budget ---------------------------------------------------------------------------------
+
+
+def test_budget_is_never_exceeded_and_headers_never_dangle() -> None:
+    rng = Random(20240201)
+    for _ in range(12):
+        index = _random_index(rng)
+        for budget in BUDGETS:
+            for q in QUERIES:
+                text = build_context(index, q, budget).render_text()
+                assert len(text) <= budget, (budget, q, len(text))
+                lines = text.split("\n") if text else []
+                for i, line in enumerate(lines):
+                    if line.startswith(HEADERS):  # a header is followed by one of its items
+                        assert i + 1 < len(lines) and lines[i + 1].startswith("- "), text
+
+
+def test_story_fits_every_budget_exactly() -> None:
+    index = _story()
+    for budget in range(0, 900, 7):
+        context = build_context(index, "Lisbon", budget)
+        assert len(context.render_text()) <= budget
+        assert context.to_json()["chars"] == len(context.render_text())
+
+
+def test_facts_are_always_present_when_they_fit() -> None:
+    text = build_context(_story(), "charity race", 2000).render_text()
+    assert text.startswith("Facts:\n- location: Kwekwe\n- Caroline's location: Boston\n")
+    assert "Preferences:\n- favorite color: blue" in text
+    tight = build_context(_story(), None, 120).render_text()
+    assert "- location: Kwekwe" in tight
+
+
+def test_under_pressure_the_oldest_facts_drop_and_the_text_says_how_many() -> None:
+    facts = [
+        {"key": f"fact_{i:02d}", "value": f"value {i}", "ts": f"2023-01-{i + 1:02d}"}
+        for i in range(30)
+    ]
+    context = build_context(_index(facts=facts), None, 400)
+    text = context.render_text()
+    shown = re.findall(r"^- fact (\d+):", text, re.MULTILINE)
+    assert 0 < len(shown) < 30
+    assert f"(+{30 - len(shown)} more facts not shown)" in text
+    # Newest first, and the ones left out are the oldest.
+    assert [int(s) for s in shown] == list(range(29, 29 - len(shown), -1))
+    assert context.to_json()["omitted"]["facts"] == 30 - len(shown)
+
+
+def test_budget_shared_between_facts_and_memories() -> None:
+    facts = [{"key": f"fact_{i}", "value": "x" * 60} for i in range(40)]
+    observations = [{"text": f"Trip number {i} to Lisbon.", "when": "2023-01-01"} for i in range(5)]
+    text = build_context(
+        _index(facts=facts, observations=observations), "Lisbon", 1500
+    ).render_text()
+    assert "more facts not shown" in text
+    assert "Memories (most relevant, in time order):" in text
+
+
+# --- ranking --------------------------------------------------------------------------------
+
+
+def test_query_surfaces_the_lisbon_memory_over_recent_unrelated_ones() -> None:
+    index = _story()
+    best = search(index, "What did Caroline do in Lisbon?", 3)
+    assert best[0].memory.text == "Caroline spent a week in Lisbon with her sister."
+    text = build_context(index, "Lisbon trip", 400).render_text()
+    assert "Lisbon with her sister" in text
+    assert "garage" not in text
+
+
+def test_when_question_prefers_the_dated_observation() -> None:
+    best = search(_story(), "When did Melanie run the charity race?", 2)
+    assert best[0].memory.kind == "observation"
+    assert best[0].memory.date_label == "2023-05-06"
+    assert best[1].memory.kind == "episode"
+    # Without "when", the episode that names both words twice can lead; the boost is temporal.
+    plain = search(_story(), "charity race charity", 2)
+    assert {m.memory.kind for m in plain} == {"observation", "episode"}
+
+
+def test_naming_a_participant_lifts_their_memories() -> None:
+    observations = [
+        {"text": "Went hiking twice, hiking all day.", "participants": ["Jon"]},
+        {"text": "Went hiking.", "participants": ["Caroline"]},
+        *({"text": f"Talked {i}.", "participants": ["Caroline", "Jon"]} for i in range(6)),
+    ]
+    index = _index(observations=observations, entities=[{"name": "Caroline", "type": "person"}])
+    assert search(index, "hiking", 1)[0].memory.participants == ("Jon",)
+    assert search(index, "Caroline hiking", 1)[0].memory.participants == ("Caroline",)
+
+
+def test_entity_alias_counts_as_naming_the_entity() -> None:
+    observations = [
+        {"text": "Bought new running shoes.", "participants": ["Melanie"]},
+        {"text": "Bought new running shoes.", "participants": ["Jon"]},
+    ]
+    entities = [{"name": "Melanie", "type": "person", "aliases": ["Mel"]}]
+    index = _index(observations=observations, entities=entities)
+    # "Mel" is in no memory's text: only the alias links the query to Melanie's memory.
+    assert search(index, "running shoes", 1)[0].memory.participants == ("Jon",)
+    assert search(index, "Mel running shoes", 1)[0].memory.participants == ("Melanie",)
+
+
+def test_query_naming_a_month_and_year_finds_memories_dated_then() -> None:
+    observations = [
+        {"text": "Adopted a dog named Max.", "when": "2023-05-20"},
+        {"text": "Adopted a cat.", "when": "2023-07-02"},
+        {"text": "Went to a concert.", "when": "2023-05-03"},
+    ]
+    found = [m.memory.text for m in search(_index(observations=observations), "May 2023", 10)]
+    assert set(found) == {"Adopted a dog named Max.", "Went to a concert."}
+
+
+def test_exact_value_and_cjk_memories_are_found() -> None:
+    observations = [
+        {"text": "Ticket 550e8400-e29b-41d4-a716-446655440000 was closed."},
+        {"text": "Ticket 550e8400-e29b-41d4-a716-446655440001 is open."},
+        {"text": "私は東京タワーに行きました。"},
+    ]
+    index = _index(observations=observations)
+    hit = search(index, "status of 550e8400-e29b-41d4-a716-446655440000", 1)[0]
+    assert hit.memory.text.endswith("was closed.")
+    assert search(index, "東京", 5)[0].memory.text.startswith("私は東京")
+
+
+def test_no_query_orders_by_recency_then_salience() -> None:
+    episodes = [
+        {"id": "old", "ts": "2023-01-01T00:00:00Z", "summary": "Old but vital.", "salience": 1.0},
+        {"id": "low", "ts": "2024-03-01T00:00:00Z", "summary": "New, minor.", "salience": 0.1},
+        {"id": "high", "ts": "2024-03-01T00:00:00Z", "summary": "New, major.", "salience": 0.9},
+        {"id": "mid", "ts": "2024-02-20T00:00:00Z", "summary": "Recent.", "salience": 0.5},
+    ]
+    order = [m.memory.text for m in search(_index(episodes=episodes), None, 10)]
+    assert order == ["New, major.", "New, minor.", "Recent.", "Old but vital."]
+
+
+def test_since_and_until_filter_by_date_and_drop_undated() -> None:
+    observations = [
+        {"text": "January thing.", "when": "2023-01-15"},
+        {"text": "March thing.", "when": "2023-03-15"},
+        {"text": "June thing.", "when": "2023-06-15"},
+        {"text": "Undated thing."},
+    ]
+    index = _index(observations=observations)
+    since, until = _epoch("2023-02-01"), _epoch("2023-04-01")
+    found = [m.memory.text for m in search(index, "thing", 10, since=since, until=until)]
+    assert found == ["March thing."]
+    assert {index.memories[i].text for i, _ in rank(index, None, since=since)} == {
+        "March thing.",
+        "June thing.",
+    }
+    text = build_context(index, "thing", 1000, until=until).render_text()
+    assert "January thing." in text and "March thing." in text
+    assert "June thing." not in text and "Undated thing." not in text
+
+
+# --- sections and format --------------------------------------------------------------------
+
+
+def test_chosen_memories_are_printed_in_time_order_with_dates() -> None:
+    rng = Random(7)
+    observations = [
+        {"text": f"Went to the museum, visit {i}.", "when": f"2023-{rng.randint(1, 12):02d}-10"}
+        for i in range(20)
+    ]
+    text = build_context(_index(observations=observations), "museum", 600).render_text()
+    dates = re.findall(r"^- (\d{4}-\d{2}-\d{2}): Went", text, re.MULTILINE)
+    assert len(dates) > 3
+    assert dates == sorted(dates)
+
+
+def test_sections_read_easily() -> None:
+    text = build_context(_story(), "Lisbon", 2000).render_text()
+    assert "People and things: Lisbon (place), Caroline (person), Melanie (person)" in text
+    assert "Open loops:\n- Book the flight home (2024-01-20)" in text
+    assert "Changed:\n- location: Harare → Kwekwe (2024-02-01)" in text
+    assert "- 2022-08-14: Caroline spent a week in Lisbon with her sister." in text
+    order = [text.index(h) for h in ("Facts:", "Preferences:", "People", "Open", "Changed:")]
+    assert order == sorted(order) and order[-1] < text.index("Memories (")
+
+
+def test_episode_line_does_not_repeat_its_date() -> None:
+    text = build_context(_story(), "charity race", 2000).render_text()
+    assert "- 2023-05-08: Caroline and Melanie talked about the charity race." in text
+
+
+def test_only_the_five_newest_changes_are_shown() -> None:
+    contradictions = [
+        {"key": "job", "old": f"job {i}", "new": f"job {i + 1}", "ts_new": f"2023-0{i + 1}-01"}
+        for i in range(8)
+    ]
+    context = build_context(_index(contradictions=contradictions), None, 2000)
+    text = context.render_text()
+    assert text.count("- job: ") == 5
+    assert "- job: job 7 → job 8 (2023-08-01)" in text
+    assert "job 2 → job 3" not in text
+    assert "(+3 more older changes not shown)" in text
+
+
+def test_key_labels() -> None:
+    assert key_label("location") == "location"
+    assert key_label("favorite_color") == "favorite color"
+    assert key_label("caroline.location") == "Caroline's location"
+    assert key_label("mary_jane.home_town") == "Mary Jane's home town"
+
+
+def test_json_has_the_same_selection_with_provenance() -> None:
+    context = build_context(_story(), "When did Melanie run the charity race?", 1000)
+    data = context.to_json()
+    json.dumps(data)  # plain JSON
+    memories = data["memories"]
+    assert [m["text"] for m in memories] == [m.memory.text for m in context.memories]
+    race = next(m for m in memories if m["kind"] == "observation")
+    assert race["source"] == "seg_race"
+    assert race["turn_ids"] == ["msg_40", "msg_41", "msg_42"]
+    assert race["rank"] == 1 and race["score"] > 0
+    assert [f["key"] for f in data["facts"]] == ["location", "caroline.location"]
+    assert data["omitted"]["facts"] == 0
+    assert data["omitted"]["memories"] == len(rank(context_index := _story(), context.query)) - len(
+        memories
+    )
+    assert context_index.memories  # the index is reusable after building contexts
+
+
+def test_output_is_deterministic() -> None:
+    first = build_context(_random_index(Random(3)), "charity lisbon", 1200)
+    second = build_context(_random_index(Random(3)), "charity lisbon", 1200)
+    assert first.render_text() == second.render_text()
+    assert first.to_json() == second.to_json()
+
+
+def test_nothing_matching_falls_back_to_recent_memories() -> None:
+    context = build_context(_story(), "zeppelin", 1000)
+    assert context.memory_order == "recency"
+    assert "Memories (most recent, in time order):" in context.render_text()
+
+
+def test_empty_passport_renders_nothing() -> None:
+    index = ContextIndex.from_passport(Passport.empty("u_1"))
+    assert build_context(index, "anything", 1000).render_text() == ""
+    assert search(index, "anything", 5) == []
+    assert index.approx_bytes() >= 0
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("2023-05-08T13:56:00Z", "2023-05-08"),
+        ("2023-05-20", "2023-05-20"),
+        ("2023-05", "2023-05"),
+        ("2023", "2023"),
+        ("1:56 pm on 8 May, 2023", "2023-05-08"),
+        ("May 20, 2023", "2023-05-20"),
+        ("June 2023", "2023-06"),
+    ],
+)
+def test_dates_parse_to_labels(text: str, label: str) -> None:
+    when = parse_when(text)
+    assert when is not None and when.label == label
+
+
+def test_unparseable_dates_are_undated() -> None:
+    assert parse_when("sometime last year") is None
+    assert parse_when("2023-13-45") is None
+    assert parse_when(None) is None
+
+
+def test_a_long_newest_fact_is_not_crowded_out_by_memories() -> None:
+    facts = [{"key": "bio", "value": "A long biography. " * 10, "ts": "2024-01-01"}]
+    observations = [{"text": f"Lisbon trip {i}.", "when": "2023-01-01"} for i in range(40)]
+    text = build_context(_index(facts=facts, observations=observations), "Lisbon", 400)
+    assert text.render_text().startswith("Facts:\n- bio: A long biography.")
+    assert "Lisbon trip" in text.render_text()
+
+
+def test_naming_the_period_puts_that_periods_match_first() -> None:
+    observations = [
+        {"text": "Went to a rock concert.", "when": "2023-05-03"},
+        {"text": "Went to a concert, a great concert, the best concert.", "when": "2023-08-01"},
+    ]
+    index = _index(observations=observations)
+    assert search(index, "concert", 1)[0].memory.date_label == "2023-08-01"
+    assert search(index, "concert in May 2023", 1)[0].memory.date_label == "2023-05-03"

@@ -1,0 +1,76 @@
+"""Search tokens: Unicode words, CJK bigrams, stemming, stopwords and exact values."""
+
+from __future__ import annotations
+
+from app.domain.text import tokenize
+
+
+def test_accented_latin_word_stays_whole_and_case_folds() -> None:
+    assert tokenize("Café") == ["café"]
+    assert tokenize("CAFÉ au lait") == tokenize("café au lait")
+
+
+def test_cyrillic_and_greek_are_words() -> None:
+    assert tokenize("Встреча в Москве") == ["встреча", "в", "москве"]
+    # Case folding maps the final sigma, so an upper-case query meets lower-case text.
+    assert tokenize("ΑΘΗΝΑ ΚΑΙ ΣΟΦΙΑ") == tokenize("Αθηνα και σοφια")
+
+
+def test_combining_marks_do_not_split_words() -> None:
+    assert tokenize("नमस्ते दुनिया") == ["नमस्ते", "दुनिया"]
+
+
+def test_cjk_runs_become_bigrams_so_a_word_inside_a_sentence_matches() -> None:
+    sentence = set(tokenize("私は東京タワーに行きました"))
+    assert set(tokenize("東京")) <= sentence
+    assert set(tokenize("タワー")) <= sentence
+    assert tokenize("猫") == ["猫"]  # a lone character stays a unigram
+    assert set(tokenize("서울")) <= set(tokenize("서울에서 만나요"))
+    assert set(tokenize("北京")).isdisjoint(tokenize("東京"))
+
+
+def test_stemming_lets_word_forms_meet() -> None:
+    assert tokenize("painting") == tokenize("painted") == tokenize("paints") == ["paint"]
+    assert tokenize("Caroline's") == tokenize("Caroline")
+
+
+def test_stopwords_are_dropped() -> None:
+    assert tokenize("What did the user say about it?") == ["user", "say"]
+    assert tokenize("the of and") == []
+
+
+def test_numbers_are_kept() -> None:
+    assert tokenize("I ran 5 km in 2023") == ["ran", "5", "km", "2023"]
+
+
+def test_exact_values_are_one_token_besides_their_parts() -> None:
+    cases = {
+        "Order ORD-12345 shipped": ["ord-12345", "ord", "12345"],
+        "Server at 10.0.0.12 is down.": ["10.0.0.12", "10", "0", "0", "12"],
+        "upgrade to 2.4.1 today": ["2.4.1", "2", "4", "1"],
+        "mail jane.doe@example.com": ["jane.doe@example.com", "jane", "doe"],
+        "id 550e8400-e29b-41d4-a716-446655440000": ["550e8400-e29b-41d4-a716-446655440000"],
+        "see https://example.com/docs?page=2": ["https://example.com/docs?page=2"],
+    }
+    for text, expected in cases.items():
+        tokens = tokenize(text)
+        position = tokens.index(expected[0])
+        assert tokens[position : position + len(expected)] == expected, text
+
+
+def test_a_query_naming_the_value_matches_only_that_value() -> None:
+    assert "ord-12345" in tokenize("where is ord-12345?")
+    assert "ord-12345" not in tokenize("order ord-12346 and 12345 items")
+
+
+def test_hyphenated_words_are_not_values() -> None:
+    assert tokenize("a well-known place") == ["well", "known", "place"]
+
+
+def test_full_width_forms_and_ligatures_normalise() -> None:
+    assert tokenize("ＡＢＣ ﬁle") == tokenize("abc file")
+
+
+def test_empty_and_punctuation_only_text() -> None:
+    assert tokenize("") == []
+    assert tokenize("!!! ... ---") == []
