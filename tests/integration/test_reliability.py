@@ -157,9 +157,10 @@ async def test_worker_killed_mid_job_is_finished_once_by_another(
     while _job_status(settings.database_url, job_id)[0] != "running":
         assert time.monotonic() < deadline, "the job never started"
         await asyncio.sleep(0.02)
-    await asyncio.sleep(0.3)
+    # Kill as soon as it is claimed: extracting ~150 segments takes far longer than this poll.
     first.send_signal(signal.SIGKILL)
     first.wait()
+    await asyncio.sleep(0.5)  # let a COMMIT already in flight land before we look
     status, _ = _job_status(settings.database_url, job_id)
     assert status == "running", "the job finished before the kill; make it bigger"
     start_worker()
