@@ -4,8 +4,10 @@ One segment in, one episode out, plus the entities it can name with confidence. 
 string is copied from the input (or is a fixed template word), so the rules never invent facts.
 
 The work is split into pattern families: each is a plain function that reads a ``_View`` of the
-segment and fills part of an ``Extraction``. New families (facts, preferences, open loops,
-observations) are added by writing one function and listing it in ``FAMILIES``.
+segment and fills part of an ``Extraction``. This module keeps the registry (``FAMILIES``), the
+view, entities and the episode; facts and preferences live in ``rules_facts``, observations, exact
+values and open loops in ``rules_events``, and date arithmetic in ``temporal``. A new family is one
+function listed in ``FAMILIES``.
 """
 
 from __future__ import annotations
@@ -19,10 +21,14 @@ from datetime import UTC, datetime
 
 from app.domain.extract import Extraction, ExtractionInput
 from app.domain.passport import Entity, EntityType, Episode
+from app.domain.rules_events import observation_family, open_loop_family, value_family
+from app.domain.rules_facts import alias_family, fact_family, pref_family
+from app.domain.temporal import annotate_dates, iso_utc
 from app.domain.turns import Segment
 
 SUMMARY_MAX_CHARS = 300
 MAX_KEYWORDS = 8
+ENTITY_NAME_MAX_CHARS = 120
 GENERIC_SPEAKERS = frozenset({"user", "assistant", "system", "bot", "ai", "human", "tool"})
 
 # A plain English stopword list plus conversational filler: keywords should say what a segment
@@ -75,7 +81,11 @@ _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
 _CALENDAR_WORDS = frozenset(w.lower() for w in (*_MONTHS, *_WEEKDAYS))
 
 _WORD_RE = re.compile(r"[^\W\d_]\w*(?:['-]\w+)*|\d+(?:[.,:/-]\d+)*")
-_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?…])\s+|\n+")
+# No split after a title or a short form: "Dr. Lee", "St. Louis", "e.g. this".
+_SENTENCE_SPLIT_RE = re.compile(
+    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bvs\.)(?<!\be\.g\.)"
+    r"(?<!\bi\.e\.)(?<=[.!?…])\s+|\n+"
+)
 _DATE_OR_NUMBER_RE = re.compile(
     r"\d|\b(?:yesterday|today|tomorrow|tonight|last|next|ago)\b|\b(?:"
     + "|".join(_CALENDAR_WORDS)
@@ -117,6 +127,7 @@ class _Sentence:
     text: str
     words: tuple[str, ...]  # lowercased tokens
     small_talk: bool
+    ts: datetime | None = None  # when it was said: the turn's time, else the segment's
 
 
 @dataclass(slots=True)
@@ -162,17 +173,19 @@ def _build_view(request: ExtractionInput) -> _View:
     speakers = [_speaker_name(t.kind, t.speaker, t.table, request.subject) for t in segment.turns]
     participants = list(dict.fromkeys(speakers))
     names = {w.lower() for p in participants for w in _WORD_RE.findall(p)}
+    when = _segment_time(segment, request.reference_ts)
     sentences = [
         sentence
         for who, turn in zip(speakers, segment.turns, strict=True)
         for raw in _SENTENCE_SPLIT_RE.split(turn.text.replace("’", "'"))
-        if (sentence := _make_sentence(who, " ".join(raw.split()), names)) is not None
+        if (sentence := _make_sentence(who, " ".join(raw.split()), names, turn.ts or when))
+        is not None
     ]
     view = _View(
         segment=segment,
         subject=request.subject,
         known_keys=request.known_keys,
-        when=_segment_time(segment, request.reference_ts),
+        when=when,
         participants=participants,
         sentences=sentences,
     )
@@ -182,7 +195,7 @@ def _build_view(request: ExtractionInput) -> _View:
     return view
 
 
-def _make_sentence(who: str, text: str, names: set[str]) -> _Sentence | None:
+def _make_sentence(who: str, text: str, names: set[str], ts: datetime | None) -> _Sentence | None:
     if not text:
         return None
     cleaned = _TRAILING_FILLER_RE.sub("", _SMALL_TALK_RE.sub("", text)).strip(" ,;:-")
@@ -196,7 +209,7 @@ def _make_sentence(who: str, text: str, names: set[str]) -> _Sentence | None:
     words = tuple(t.lower().removesuffix("'s") for t in tokens)
     if stripped:
         cleaned = cleaned[:1].upper() + cleaned[1:]
-    return _Sentence(who, cleaned if cleaned else text, words, small_talk)
+    return _Sentence(who, cleaned if cleaned else text, words, small_talk, ts)
 
 
 def _speaker_name(kind: str, speaker: str, table: str | None, subject: str | None) -> str:
@@ -250,7 +263,8 @@ def entity_family(view: _View, out: Extraction) -> None:
     seen = {e.name.lower() for e in out.entities}
 
     def add(name: str, kind: EntityType) -> None:
-        if name.lower() not in seen:
+        # A run of capitals longer than any name (a shouted line) would fail the model's limit.
+        if name.lower() not in seen and len(name) <= ENTITY_NAME_MAX_CHARS:
             seen.add(name.lower())
             out.entities.append(Entity(name=name, type=kind, aliases=[]))
 
@@ -264,19 +278,21 @@ def entity_family(view: _View, out: Extraction) -> None:
                 add(phrase, "other")
 
 
-FAMILIES: tuple[PatternFamily, ...] = (entity_family, episode_family)
+# Order matters: entity_family names speakers and phrases first, so later families only type
+# them (place, organization) and add aliases; the episode comes last.
+FAMILIES: tuple[PatternFamily, ...] = (
+    entity_family,
+    fact_family,
+    pref_family,
+    alias_family,
+    value_family,
+    observation_family,
+    open_loop_family,
+    episode_family,
+)
 
 
 # --- summary --------------------------------------------------------------------------------
-
-
-def iso_utc(when: datetime | None) -> str | None:
-    """``YYYY-MM-DDTHH:MM:SSZ`` in UTC; a naive datetime is taken to be UTC already."""
-    if when is None:
-        return None
-    if when.tzinfo is not None:
-        when = when.astimezone(UTC)
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def human_date(when: datetime) -> str:
@@ -333,9 +349,7 @@ def _summary(view: _View, keywords: list[str]) -> str:
 def _add_quotes(lead: str, content: list[_Sentence], keywords: set[str]) -> str:
     """Append the best few sentences, in the order they were said, while they fit."""
     ranked = sorted(range(len(content)), key=lambda i: (-_sentence_score(content[i], keywords), i))
-    quotes = {
-        i: f" {_quote_name(content[i].speaker)}: {_closed(content[i].text)}" for i in ranked[:3]
-    }
+    quotes = {i: f" {_quote_name(content[i].speaker)}: {_quoted(content[i])}" for i in ranked[:3]}
     chosen: list[int] = []
     used = len(lead)
     for i in ranked[:3]:
@@ -348,7 +362,7 @@ def _add_quotes(lead: str, content: list[_Sentence], keywords: set[str]) -> str:
             room = SUMMARY_MAX_CHARS - used - len(prefix)
             if room < 20:
                 return lead
-            return lead + prefix + _truncate(content[i].text, room)
+            return lead + prefix + _truncate(_quoted(content[i]), room)
     return lead + "".join(quotes[i] for i in sorted(chosen))
 
 
@@ -397,6 +411,12 @@ def _topics(
             if len(chosen) == limit:
                 break
     return chosen
+
+
+def _quoted(sentence: _Sentence) -> str:
+    # A relative date means nothing to a later reader: "yesterday (7 May 2023)".
+    text = sentence.text if sentence.ts is None else annotate_dates(sentence.text, sentence.ts)
+    return _closed(text)
 
 
 def _closed(text: str) -> str:

@@ -158,8 +158,15 @@ async def test_text_block_uses_subject_and_reference_time() -> None:
     assert out.episode.participants == ["Tawanda"]
     assert out.episode.ts == "2024-01-02T07:30:00Z"
     assert out.episode.summary.startswith("On 2 January 2024, Tawanda wrote about ")
-    assert "Tawanda: I moved to Kwekwe" in out.episode.summary
-    assert [(e.name, e.type) for e in out.entities] == [("Tawanda", "person")]
+    assert "Tawanda: I moved to Kwekwe last month (December 2023)" in out.episode.summary
+    # The fact families type the places and employers they read (this test once expected only
+    # the speaker, before the extractor read facts).
+    assert [(e.name, e.type) for e in out.entities] == [
+        ("Tawanda", "person"),
+        ("Kwekwe", "place"),
+        ("Zimplats", "organization"),
+    ]
+    assert {b.key: b.value for b in out.facts} == {"location": "Kwekwe", "employer": "Zimplats"}
 
 
 async def test_generic_speakers_are_not_people() -> None:

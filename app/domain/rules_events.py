@@ -1,0 +1,765 @@
+"""Event families of the rule extractor: observations, exact values and open loops.
+
+- ``observation_family``: first-person statements of what happened ("I went to a LGBTQ support
+  group yesterday") become third-person observations with absolute dates ("Caroline went to a
+  LGBTQ support group on 7 May 2023."). Only statements whose verb says something happened (past
+  tense, present perfect, or an ongoing "I'm taking a pottery class") are kept; small talk,
+  questions, negations, hypotheticals and plans (a future date) are not.
+- exact values are kept character for character - UUIDs, URLs, e-mail addresses, file paths,
+  connection strings, IP addresses, version numbers, order and ticket ids ("ORD-12345", "#4521",
+  "JIRA-77"): ``value_family`` makes each an entity named by the value ("tool" for addresses and
+  paths, "other" for ids and versions), and ``observation_family`` keeps its sentence with the
+  words around it ("Jon's order number is ORD-88412."), whoever said it, in order with the events.
+- ``open_loop_family``: plans, intentions, promises and to-dos ("I need to", "I'm going to",
+  "I'll", "remind me to", "we should", "I plan to", "I'm thinking about ...ing") in the third person
+  with the day they were said and any date they name: "Melanie plans to go camping (said 8 May
+  2023; next month = June 2023)".
+
+Pronouns are rewritten conservatively: I/we -> the speaker's name (with the verb agreeing: "I
+am" -> "Caroline is"), me/us -> the name, my/our/mine -> "Caroline's"; you/your -> the other
+speaker when exactly two people talk; otherwise the sentence is skipped (a sentence with an exact
+value is quoted as said instead). Plans and events are taken from people only; machine speakers
+(assistant, bot) contribute exact values. Database rows give none of these: they are structured
+already and the episode quotes them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from app.domain.extract import Extraction
+from app.domain.passport import EntityType, Observation, OpenLoop
+from app.domain.rules_facts import (
+    add_entity,
+    display_name,
+    is_asserted,
+    is_person,
+    is_question,
+    sentence_ts,
+    statement,
+)
+from app.domain.temporal import Resolved, anchor_day, format_day, resolve_relative, rewrite_dates
+
+if TYPE_CHECKING:
+    from app.domain.rules import _Sentence, _View
+
+OBSERVATION_MAX_CHARS = 280
+LOOP_MAX_CHARS = 240
+
+# --- pronouns -------------------------------------------------------------------------------
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_MODALS = _words(
+    "can could will would shall should may might must can't couldn't won't wouldn't shouldn't "
+    "mustn't didn't did had hadn't was wasn't 'd 'll cannot"
+)
+_PAST_TEXT = """
+    was were did had went got came saw took made said told ran won lost met left bought sold
+    found felt thought began gave wrote ate drove flew swam sang spent sent brought caught taught
+    built held kept slept heard paid sat stood fell broke chose forgot became knew grew threw wore
+    woke rode drew drank fought led meant used fed hung lit shot spoke stole stuck struck swore
+    tore understood won sought bent bled dug froze hid bit shook slid spun sprang stung strode
+    """
+PAST_WORDS = frozenset(_PAST_TEXT.split())
+# Present and past are spelt alike; read as past, they need no "-s".
+_SAME_PAST = _words("put cut hit let set quit read shut spread hurt cost bet beat cast split")
+_PARTICIPLES = _words(
+    "been gone done seen made got gotten taken given written eaten driven flown swum sung begun "
+    "known grown thrown worn woken ridden drawn drunk fought led become come run won lost met left "
+    "bought sold found felt thought kept slept heard paid sat stood fallen broken chosen forgotten "
+    "spent sent brought caught taught built held had said told"
+)
+_ADVERBS = _words(
+    "just also still always often usually sometimes even only actually finally recently already "
+    "really totally definitely probably honestly literally kinda ever truly absolutely seriously "
+    "especially mostly rarely hardly barely certainly simply generally personally occasionally "
+    "now then too both all once officially"
+)
+# Verbs ending in -ed that are present tense: "I need" -> "Jon needs".
+_NOT_PAST_ED = _words("need feed bleed breed speed seed exceed proceed succeed embed shred")
+_THIRD_IRREGULAR = {
+    "am": "is",
+    "are": "is",
+    "were": "was",
+    "have": "has",
+    "do": "does",
+    "don't": "doesn't",
+    "haven't": "hasn't",
+    "aren't": "isn't",
+    "go": "goes",
+}
+_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z\s]+|\s+")
+
+
+def possessive(name: str) -> str:
+    """``Caroline's``."""
+    return f"{name}'s"
+
+
+def _third_person_verb(word: str) -> str:
+    lower = word.lower()
+    if lower in _THIRD_IRREGULAR:
+        return _THIRD_IRREGULAR[lower]
+    if (
+        not lower.isalpha()
+        or lower in _MODALS
+        or lower in PAST_WORDS
+        or lower in _SAME_PAST
+        or (lower.endswith("ed") and lower not in _NOT_PAST_ED)
+        or len(lower) < 2
+    ):
+        return word
+    if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return word + "es"
+    if lower.endswith("y") and lower[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+_CONTRACTIONS = {
+    "i'm": ("I", "is"),
+    "i've": ("I", "has"),
+    "i'll": ("I", "will"),
+    "we're": ("we", "is"),
+    "we've": ("we", "has"),
+    "we'll": ("we", "will"),
+    "you're": ("you", "is"),
+    "you've": ("you", "has"),
+    "you'll": ("you", "will"),
+}
+_OBJECTS = {"me": "I", "us": "we", "you": "you"}
+_POSSESSIVES = {"my": "I", "mine": "I", "our": "we", "ours": "we", "your": "you", "yours": "you"}
+_REFLEXIVES = {"myself": "I", "ourselves": "we", "yourself": "you", "yourselves": "you"}
+_SECOND_PERSON = re.compile(
+    r"\b(?:you|your|yours|yourself|yourselves|you're|you've|you'll|you'd)\b", re.I
+)
+_FILLERS = (
+    (re.compile(r"^\s*(?:you\s+know|i\s+mean)\s*,\s*", re.I), ""),
+    (re.compile(r",\s*you\s+know\s*,", re.I), ","),
+    (re.compile(r",?\s*you\s+know(?=\s*[.!?…]*\s*$)", re.I), ""),
+)
+
+
+def third_person(text: str, name: str, other: str | None, *, capitalize: bool = True) -> str | None:
+    """``text`` said by ``name``, in the third person; None if "you" has no one to stand for."""
+    for pattern, replacement in _FILLERS:
+        text = pattern.sub(replacement, text)
+    if other is None and _SECOND_PERSON.search(text):
+        return None
+    people = {"I": name, "we": name, "you": other or ""}
+    tokens = _TOKEN.findall(text)
+    out: list[str] = []
+    conjugate = False  # the next verb follows a rewritten "I" or "we"
+    in_clause = False  # a rewritten subject governs this clause: "... and have three kids"
+    for index, token in enumerate(tokens):
+        lower = token.lower()
+        if token.isspace() or not token[:1].isalpha():
+            in_clause = in_clause and not re.search(r"[.;:!?,]", token)
+            out.append(token)
+            continue
+        if conjugate:
+            if lower in _ADVERBS or lower.endswith("ly"):
+                out.append(token)
+                continue
+            conjugate = False
+            out.append(_third_person_verb(token))
+            continue
+        if in_clause and lower == "and" and _next_word(tokens, index) in _THIRD_IRREGULAR:
+            out.append(token)
+            conjugate = True
+            continue
+        if lower in _CONTRACTIONS:
+            who, verb = _CONTRACTIONS[lower]
+            out.append(f"{people[who]} {verb}")
+            in_clause = who != "you"
+        elif lower in ("i'd", "we'd", "you'd"):
+            who = {"i'd": "I", "we'd": "we", "you'd": "you"}[lower]
+            following = _next_word(tokens, index)
+            out.append(f"{people[who]} {'had' if following in _PARTICIPLES else 'would'}")
+        elif token in ("I", "i") or lower == "we":
+            out.append(people["I"])
+            conjugate = in_clause = True
+        elif lower == "you" and _next_word(tokens, index) in _THIRD_IRREGULAR:
+            out.append(people["you"])
+            conjugate = True
+        elif lower in _OBJECTS and not (lower == "us" and token == "US"):
+            out.append(people[_OBJECTS[lower]])
+        elif lower in _POSSESSIVES:
+            out.append(possessive(people[_POSSESSIVES[lower]]))
+        elif lower in _REFLEXIVES:
+            out.append("themselves")
+        else:
+            out.append(token)
+    rewritten = "".join(out).strip()
+    if not rewritten:
+        return None
+    return rewritten[:1].upper() + rewritten[1:] if capitalize else rewritten
+
+
+def _next_word(tokens: list[str], index: int) -> str:
+    for token in tokens[index + 1 :]:
+        if token[:1].isalpha():
+            return token.lower()
+    return ""
+
+
+def other_speaker(view: _View, speaker: str) -> str | None:
+    """Whom "you" means: the one other person in a two-person conversation, else None."""
+    others = [p for p in view.participants if p != speaker]
+    return display_name(others[0]) if len(view.participants) == 2 and len(others) == 1 else None
+
+
+def _finish(text: str, limit: int) -> str:
+    """A sentence: a capital, one full stop, at most ``limit`` characters."""
+    text = re.sub(r"[\s.!?…~]+$", "", " ".join(text.split()))
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    if len(text) + 1 > limit:
+        cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:-")
+        return cut + "…"
+    return (text[:1].upper() + text[1:] + ".") if text else text
+
+
+def _participants(view: _View, speaker: str, text: str) -> list[str]:
+    named = [
+        p for p in view.participants if p != speaker and re.search(rf"\b{re.escape(p)}\b", text)
+    ]
+    return [speaker, *named]
+
+
+# --- exact values ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Value:
+    start: int
+    end: int
+    text: str
+    kind: EntityType
+
+
+_TRAILING = ".,;:!?'\"”’"
+# (kind, trigger, pattern): the pattern runs only when the text has the trigger.
+_VALUE_PATTERNS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(trigger, re.IGNORECASE), re.compile(pattern))
+    for kind, trigger, pattern in (
+        ("uri", r"://", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>\[\]{}]+"),
+        ("email", r"@", r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"),
+        (
+            "uuid",
+            r"-",
+            r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",
+        ),
+        (
+            "path",
+            r"/|\\",
+            r"(?<![\w/:.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?|\b[A-Za-z]:\\(?:[\w .-]+\\)*[\w.-]+",
+        ),
+        ("ip", r"\d\.\d", r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?(?!\w|\.\d)"),
+        (
+            "ip",
+            r"::",
+            r"(?<![\w:])(?:[0-9a-fA-F]{1,4}:){1,7}:(?:[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4})*)?(?![\w:])",
+        ),
+        ("ip", r":", r"(?<![\w:])(?:[0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}(?![\w:])"),
+        ("id", r"-", r"(?<![\w-])[A-Z][A-Z0-9]{1,9}-\d{1,10}(?![\w-])"),
+        (
+            "id",
+            r"\d",
+            r"(?i:\b(?:order|ticket|case|confirmation|booking|reference|ref|invoice|tracking|"
+            r"account|membership|member|policy|reservation|customer|serial|licen[cs]e)"
+            r"(?:\s+(?:number|no\.?|num|#|id|code))?(?:\s+is)?\s*[:#]?\s*)"
+            r"(?P<v>(?=[A-Za-z0-9-]*\d)[A-Z0-9][A-Za-z0-9-]{3,})\b",
+        ),
+        ("id", r"#", r"(?<![\w&#])#\d{2,10}\b"),
+        (
+            "version",
+            r"\d\.\d|v\d|version",
+            r"(?<![\w.])v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?(?!\w|\.\d)|(?<![\w.])v\d+(?:\.\d+)?"
+            r"(?!\w|\.\d)|(?i:\bversion\s+)(?P<v>\d+(?:\.\d+)*)\b",
+        ),
+    )
+)
+# Every value has a digit, a slash, an "@" or a "::"; most sentences have none.
+_MAY_HOLD_VALUE = re.compile(r"[\d/@\\]|::")
+# Ids that are names of things, not identifiers someone needs back verbatim.
+_NOT_IDS = frozenset({"COVID-19", "SARS-2", "MP3", "MP4", "A4"})
+
+
+def find_values(text: str) -> list[_Value]:
+    """Exact values in ``text``, in order, never overlapping (the first pattern wins a tie)."""
+    if not _MAY_HOLD_VALUE.search(text):
+        return []
+    return list(_find_values(text))
+
+
+@lru_cache(maxsize=2048)  # two families look at the same sentences
+def _find_values(text: str) -> tuple[_Value, ...]:
+    found: list[tuple[int, int, int, _Value]] = []
+    for order, (kind, trigger, pattern) in enumerate(_VALUE_PATTERNS):
+        if not trigger.search(text):
+            continue
+        for match in pattern.finditer(text):
+            group = "v" if match.groupdict().get("v") else 0
+            start, end = match.span(group)
+            value = match.group(group)
+            if kind in ("uri", "path"):
+                value = _trim_trailing(value)
+                end = start + len(value)
+            entity = _value_kind(kind, value)
+            if entity is None:
+                continue
+            found.append((start, -(end - start), order, _Value(start, end, value, entity)))
+    found.sort(key=lambda item: item[:3])
+    chosen: list[_Value] = []
+    for _, _, _, value in found:
+        if not any(value.start < c.end and c.start < value.end for c in chosen):
+            chosen.append(value)
+    return tuple(sorted(chosen, key=lambda v: v.start))
+
+
+def _trim_trailing(value: str) -> str:
+    while value and value[-1] in _TRAILING + ")":
+        if value[-1] == ")" and value.count("(") >= value.count(")"):
+            break
+        value = value[:-1]
+    return value
+
+
+def _value_kind(kind: str, value: str) -> EntityType | None:
+    if kind == "ip":
+        try:
+            ipaddress.ip_address(value.rsplit(":", 1)[0] if value.count(":") == 1 else value)
+        except ValueError:
+            return None
+        return "tool"
+    if kind == "version":
+        parts = value.lstrip("v").split(".")
+        # 8.5.2023 is a date, not a version.
+        if len(parts) == 3 and len(parts[2]) == 4 and parts[0].isdigit() and int(parts[0]) <= 31:
+            return None
+        return "other"
+    if kind == "id":
+        return None if value in _NOT_IDS else "other"
+    if kind == "uri":
+        return "tool" if len(value.split("://", 1)[1]) > 1 else None
+    return "tool" if kind == "path" else "other"
+
+
+_MASK = "\ue000"
+
+
+def _masked(text: str, values: list[_Value]) -> str:
+    parts: list[str] = []
+    cursor = 0
+    for index, value in enumerate(values):
+        parts.append(text[cursor : value.start] + _MASK + chr(0xE100 + index) + _MASK)
+        cursor = value.end
+    parts.append(text[cursor:])
+    return "".join(parts)
+
+
+def _unmasked(text: str, values: list[_Value]) -> str:
+    for index, value in enumerate(values):
+        text = text.replace(_MASK + chr(0xE100 + index) + _MASK, value.text)
+    return text
+
+
+def value_family(view: _View, out: Extraction) -> None:
+    """Exact values as entities named by the value (their observations come in order below)."""
+    if view.segment.kind == "row":
+        return
+    for sentence in view.sentences:
+        for value in find_values(sentence.text):
+            add_entity(out, value.text, value.kind)
+
+
+def _value_observation(
+    view: _View, sentence: _Sentence, values: list[_Value]
+) -> Observation | None:
+    text = _value_text(view, sentence, values)
+    if text is None:
+        return None
+    return Observation(
+        text=text,
+        when=None,
+        ts=sentence_ts(sentence),
+        source=view.segment.id,
+        participants=_participants(view, sentence.speaker, text),
+    )
+
+
+def _value_text(view: _View, sentence: _Sentence, values: list[_Value]) -> str | None:
+    name = display_name(sentence.speaker)
+    original = sentence.text.strip()
+    masked = _masked(original, values)
+    words = re.findall(r"[^\W\d_]{2,}", re.sub(_MASK + "." + _MASK, " ", masked))
+    if len(words) < 2:
+        listed = ", ".join(v.text for v in values)
+        text = f"{name} mentioned {listed}."
+    elif is_question(original):
+        text = f'{name} asked: "{original}"'
+    else:
+        if sentence.ts is not None:
+            masked, _ = rewrite_dates(masked, sentence.ts)
+        rewritten = third_person(masked, name, other_speaker(view, sentence.speaker))
+        if rewritten is None:
+            text = f'{name} said: "{original}"'
+        else:
+            text = _unmasked(_finish_keep(rewritten), values)
+    text = text[:1].upper() + text[1:]
+    # Never hand back a value that is not character for character what was said.
+    if not all(v.text in text for v in values):
+        return None
+    return text
+
+
+def _finish_keep(text: str) -> str:
+    """Like ``_finish`` but never cut: a value must survive whole."""
+    text = " ".join(text.split())
+    text = re.sub(r"[\s!?…~]+$", "", text)
+    return text if text.endswith(".") else text + "."
+
+
+# --- observations ---------------------------------------------------------------------------
+
+_SUBJECT = re.compile(
+    r"(?<![\w'])(?:(?P<pronoun>(?i:i|we))|(?P<contracted>(?i:i've|we've|i'm|we're))|"
+    r"(?P<owner>(?i:my|our))\s+(?P<np>(?:(?i:best|little|big|older|younger|new|old)\s+)?"
+    r"[a-z]+(?:\s+[A-Z][a-z]+)?))(?![\w'])"
+)
+_WEAK_VERBS = _words(
+    "thought meant knew guessed wondered figured said told asked hoped wanted needed forgot "
+    "supposed was were had did"
+)
+# Ongoing activities worth keeping ("I'm taking a class"), not moods or plans.
+_WEAK_ING = _words(
+    "going doing feeling thinking hoping planning wondering trying looking kidding saying "
+    "talking asking getting gonna"
+)
+_DATE_WORD = re.compile(r"\w+")
+
+
+def _event_end(text: str, match: re.Match[str]) -> int | None:
+    """Where the verb after the subject at ``match`` ends, if it says something happened."""
+    tokens = list(_DATE_WORD.finditer(text, match.end()))[:6]
+    while tokens and (tokens[0].group(0).lower() in _ADVERBS or tokens[0].group(0).endswith("ly")):
+        tokens = tokens[1:]
+    if not tokens:
+        return None
+    verb = tokens[0].group(0).lower()
+    contracted = (match.group("contracted") or "").lower()
+    rest = tokens if contracted else tokens[1:]
+    while rest and rest[0].group(0).lower() in _ADVERBS:
+        rest = rest[1:]
+    following = rest[0].group(0).lower() if rest else ""
+    if contracted in ("i've", "we've") or verb in ("have", "has"):
+        happened = (following in _PARTICIPLES or following.endswith("ed")) and (
+            following not in _WEAK_VERBS or following in ("been", "had")
+        )
+        return rest[0].end() if happened else None
+    if contracted in ("i'm", "we're") or verb in ("am", "are"):
+        ongoing = following.endswith("ing") and following not in _WEAK_ING
+        return rest[0].end() if ongoing else None
+    if verb in ("was", "were"):
+        # "I was at the beach" is an event; "I was thinking" and "I was so tired" are not.
+        return tokens[0].end() if following in ("at", "in", "on", "invited", "born") else None
+    if verb in _WEAK_VERBS:
+        return None
+    if verb == "discussed" or (verb in ("talked", "chatted", "spoke") and following == "about"):
+        return None  # what people talked about is the episode's summary, not an event
+    past = verb in PAST_WORDS or (verb.endswith("ed") and len(verb) > 3 and verb != "need")
+    return tokens[0].end() if past else None
+
+
+# Where everyone goes every day: "I went to bed" is no event worth keeping.
+_TRIVIAL = _words("bed sleep home work toilet bathroom shower nap")
+
+
+def _content_count(view: _View, text: str) -> int:
+    words = re.findall(r"[a-z][\w'-]*", text.lower())
+    return sum(1 for w in words if w in view.word_counts and w not in _TRIVIAL)
+
+
+def observation_family(view: _View, out: Extraction) -> None:
+    """What happened, in the third person with dates, and every sentence with an exact value."""
+    if view.segment.kind == "row":
+        return
+    seen = {o.text for o in out.observations}
+    for sentence in view.sentences:
+        values = find_values(sentence.text)
+        said = _said_part(view, sentence)
+        if values:
+            observation = _value_observation(view, sentence, values)
+        elif said is not None and _is_event(view, said):
+            observation = _observation(view, sentence, said)
+        else:
+            continue
+        if observation is not None and observation.text not in seen:
+            seen.add(observation.text)
+            out.observations.append(observation)
+
+
+def _said_part(view: _View, sentence: _Sentence) -> str | None:
+    """What a person states in a sentence (no question, no small talk), or None."""
+    if sentence.small_talk or not is_person(view, sentence.speaker):
+        return None
+    return statement(sentence.text)
+
+
+def _is_event(view: _View, text: str) -> bool:
+    """A first-person statement that something happened, said for real, with some substance."""
+    for match in _SUBJECT.finditer(text):
+        end = _event_end(text, match)
+        if end is not None:
+            # Something must follow the verb: "I went to the beach", not "I loved it".
+            return is_asserted(text, match.start()) and _content_count(view, text[end:]) >= 1
+    return False
+
+
+# "Big news: I moved ..." - a short lead-in before a colon is not part of the event.
+_LEAD_IN = re.compile(r"^(?:[A-Za-z']+\s+){0,2}[A-Za-z']+\s*:\s+(?=\S)")
+
+
+def _observation(view: _View, sentence: _Sentence, text: str) -> Observation | None:
+    text = _LEAD_IN.sub("", text)
+    found: list[Resolved] = []
+    if sentence.ts is not None:
+        today = anchor_day(sentence.ts)
+        text, found = rewrite_dates(text, sentence.ts)
+        if any(r.date > today for r in found):
+            return None  # a plan, not an event: the open-loop family has it
+    name = display_name(sentence.speaker)
+    rewritten = third_person(text, name, other_speaker(view, sentence.speaker))
+    if rewritten is None:
+        return None
+    final = _finish(rewritten, OBSERVATION_MAX_CHARS)
+    return Observation(
+        text=final,
+        when=found[0].iso if found else None,
+        ts=sentence_ts(sentence),
+        source=view.segment.id,
+        participants=_participants(view, sentence.speaker, final),
+    )
+
+
+# --- open loops -----------------------------------------------------------------------------
+
+_I = r"(?<![\w'])(?i:i)(?![\w'])"
+_IM = r"(?<![\w'])(?i:i'm|i\s+am|im)(?![\w'])"
+_WE = r"(?<![\w'])(?i:we)(?![\w'])"
+_WERE = r"(?<![\w'])(?i:we're|we\s+are)(?![\w'])"
+_ADV = (
+    r"(?:\s+(?i:really|definitely|totally|probably|also|still|just|finally|seriously|"
+    r"actually|so|honestly|hopefully|now|soon|literally))*"
+)
+_GERUND = r"(?P<gerund>[a-z]+ing)\b"
+
+# (pattern, phrase): the phrase is what follows the name; "{g}" takes the base verb of a gerund.
+_LOOP_TABLE: tuple[tuple[str, str], ...] = (
+    (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:need|have|must)\s+(?i:to)\b", "needs to"),
+    (rf"(?:{_I}|{_WE})(?i:'ve|\s+have)\s+(?i:got)\s+(?i:to)\b", "needs to"),
+    (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:gotta|must)\b", "needs to"),
+    (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:going\s+to|gonna)\b", "is going to"),
+    (rf"(?<![\w'])(?i:i'll|we'll)\b|(?:{_I}|{_WE})\s+(?i:will)\b", "will"),
+    (r"(?<![\w'])(?i:remind\s+me\s+to)\b", "asked to be reminded to"),
+    (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:should)\b", "should"),
+    (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:plan|intend)\s+(?i:to)\b", "plans to"),
+    (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:planning)\s+(?i:to)\b", "plans to"),
+    (
+        rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:planning\s+on|thinking\s+(?:about|of)|considering)\s+"
+        rf"(?={_GERUND})",
+        "plans to {g}",
+    ),
+    (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:want|wanna)(?:\s+(?i:to))?\b", "wants to"),
+    (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:hope)\s+(?i:to)\b", "hopes to"),
+    (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:hoping)\s+(?i:to)\b", "hopes to"),
+    (
+        rf"(?:{_I}|{_WE})\s+(?i:promise)(?:\s+(?i:to|(?:that\s+)?i'll|(?:that\s+)?i\s+will))\b",
+        "promised to",
+    ),
+    (rf"(?:{_I}|{_WE})\s+(?i:can't|cannot)\s+(?i:wait)\s+(?i:to)\b", "can't wait to"),
+    (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:about)\s+(?i:to)\b", "is about to"),
+    (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:looking\s+forward\s+to)\b", "is looking forward to"),
+    (r"(?<![\w'])(?i:my|our)\s+(?i:goal|plan)\s+(?i:is)\s+(?i:to)\b", "aims to"),
+    (r"(?<![\w'])(?i:let's|let\s+us)\b", "proposed to"),
+)
+_LOOP_PATTERNS = tuple((re.compile(p), phrase) for p, phrase in _LOOP_TABLE)
+_PROGRESSIVE = re.compile(rf"(?:{_IM}|{_WERE}){_ADV}\s+{_GERUND}")
+_LOOP_END = re.compile(
+    r"[.;!?…]|,\s*(?:but|so|because|and\s+then|and\s+i|and\s+we|though)\b|"
+    r"\s+(?:but|because|since|cause|cuz|lol|haha|though)\b|\s+-\s",
+    re.IGNORECASE,
+)
+# Complements that are speech acts or replies, not things to do.
+_NOT_TASKS = re.compile(
+    r"^(?:never|not|no\s+longer|be\s+(?:honest|frank|fine|ok|okay|right\s+back|back|careful|there\s+for)|say|admit|"
+    r"tell\s+you|bet|guess|agree|go\s+now|get\s+going|let\s+you\s+know|keep\s+you\s+posted|"
+    r"keep\s+(?:that|it|this)\s+in\s+mind|think\s+about\s+it|try|see|check\s+it\s+out|"
+    r"do\s+(?:that|it|this|the\s+same)|miss\s+you|talk\s+(?:to\s+you|soon|later)|take\s+care|"
+    r"remember\s+(?:that|this)|look\s+into\s+it|(?:stop|pass|sleep|go|leave|run)$)\b",
+    re.IGNORECASE,
+)
+_GENERIC = _words("try check keep think look make get going sure thing stuff things")
+# Base forms of gerunds whose spelling rules are not regular enough to guess.
+_BASE_VERBS = {
+    "going": "go",
+    "getting": "get",
+    "taking": "take",
+    "making": "make",
+    "having": "have",
+    "doing": "do",
+    "moving": "move",
+    "writing": "write",
+    "hiking": "hike",
+    "baking": "bake",
+    "dancing": "dance",
+    "driving": "drive",
+    "giving": "give",
+    "leaving": "leave",
+    "living": "live",
+    "retiring": "retire",
+    "changing": "change",
+    "creating": "create",
+    "hosting": "host",
+    "coming": "come",
+    "riding": "ride",
+    "using": "use",
+    "sharing": "share",
+    "saving": "save",
+    "exploring": "explore",
+    "volunteering": "volunteer",
+    "traveling": "travel",
+    "travelling": "travel",
+    "running": "run",
+    "shopping": "shop",
+    "swimming": "swim",
+    "starting": "start",
+    "visiting": "visit",
+    "adopting": "adopt",
+    "buying": "buy",
+    "trying": "try",
+    "applying": "apply",
+    "studying": "study",
+    "learning": "learn",
+    "joining": "join",
+    "painting": "paint",
+    "signing": "sign",
+    "selling": "sell",
+    "opening": "open",
+    "booking": "book",
+    "renting": "rent",
+    "finding": "find",
+    "switching": "switch",
+    "quitting": "quit",
+    "camping": "camp",
+    "seeing": "see",
+    "reading": "read",
+    "watching": "watch",
+    "playing": "play",
+    "heading": "head",
+    "spending": "spend",
+    "building": "build",
+    "launching": "launch",
+    "teaching": "teach",
+    "attending": "attend",
+    "enrolling": "enroll",
+    "throwing": "throw",
+    "asking": "ask",
+}
+
+
+# Every plan phrase has one of these words; most sentences have none.
+_LOOP_TRIGGER = re.compile(
+    r"need|have|must|got|gotta|going|gonna|'ll|will|remind|should|plan|intend|thinking|"
+    r"considering|want|wanna|hope|hoping|promise|wait|about to|looking|goal|let"
+)
+
+
+def _find_loop(text: str) -> tuple[re.Match[str], str] | None:
+    """The earliest plan phrase: "I promise I'll ..." is a promise before it is a "will"."""
+    if not _LOOP_TRIGGER.search(text.lower()):
+        return None
+    found = [(m, phrase) for pattern, phrase in _LOOP_PATTERNS if (m := pattern.search(text))]
+    return min(found, key=lambda item: item[0].start(), default=None)
+
+
+def open_loop_family(view: _View, out: Extraction) -> None:
+    """Plans, intentions, promises and to-dos, in the third person with their dates."""
+    if view.segment.kind == "row":
+        return
+    seen = {loop.item for loop in out.open_loops}
+    for sentence in view.sentences:
+        said = _said_part(view, sentence)
+        item = _loop_item(view, sentence, said) if said is not None else None
+        if item is not None and item not in seen:
+            seen.add(item)
+            out.open_loops.append(
+                OpenLoop(item=item, ts=sentence_ts(sentence), source=view.segment.id)
+            )
+
+
+def _loop_item(view: _View, sentence: _Sentence, text: str) -> str | None:
+    dates = resolve_relative(text, sentence.ts) if sentence.ts is not None else []
+    found = _find_loop(text)
+    if found is not None:
+        match, phrase = found
+        start = match.end()
+    else:
+        # "I'm visiting Paris next week": a present progressive with a future date is a plan.
+        progressive = _PROGRESSIVE.search(text)
+        today = anchor_day(sentence.ts) if sentence.ts is not None else None
+        future = today is not None and any(r.date > today for r in dates)
+        if progressive is None or not future:
+            return None
+        match, phrase, start = progressive, "is", progressive.start("gerund")
+    if not is_asserted(text, match.start()):
+        return None
+    end_match = _LOOP_END.search(text, start)
+    end = end_match.start() if end_match else len(text)
+    complement = _without_dates(text, start, end, dates).strip(" ,")
+    if not complement or _NOT_TASKS.match(complement):
+        return None
+    words = {w for w in re.findall(r"[a-z][\w'-]*", complement.lower())}
+    if not any(w in view.word_counts and w not in _GENERIC for w in words):
+        return None
+    if "{g}" in phrase:
+        # "thinking about going camping" -> "plans to go camping", when the verb is known.
+        gerund, _, rest = complement.partition(" ")
+        base = _BASE_VERBS.get(gerund.lower())
+        phrase = "is thinking about" if base is None else "plans to"
+        complement = complement if base is None else f"{base} {rest}".strip()
+    name = display_name(sentence.speaker)
+    other = other_speaker(view, sentence.speaker)
+    rewritten = third_person(complement, name, other, capitalize=False)
+    if rewritten is None:
+        return None
+    body = _finish(f"{name} {phrase} {rewritten}", LOOP_MAX_CHARS).rstrip(".")
+    return body + _said(sentence, dates)
+
+
+def _without_dates(text: str, start: int, end: int, dates: list[Resolved]) -> str:
+    parts: list[str] = []
+    cursor = start
+    for resolved in dates:
+        a, b = resolved.span
+        if a >= start and b <= end:
+            parts.append(text[cursor:a])
+            cursor = b
+    parts.append(text[cursor:end])
+    return " ".join("".join(parts).split())
+
+
+def _said(sentence: _Sentence, dates: list[Resolved]) -> str:
+    if sentence.ts is None:
+        return ""
+    notes = [f"said {format_day(anchor_day(sentence.ts))}"]
+    notes += [f"{r.expression} = {r.human}" for r in dates if r.relative]
+    return f" ({'; '.join(notes)})"

@@ -1,0 +1,1288 @@
+"""Fact and preference families of the rule extractor: what people say about themselves.
+
+Each family reads the sentences of a segment and adds keyed beliefs. A belief about the passport's
+subject has a plain key (``location``); one about anyone else is namespaced by their lower-cased
+first name (``caroline.location``). The subject is ``ExtractionInput.subject``; without one, a
+speaker called "user" is the subject. Machine speakers (assistant, bot, system) state no facts.
+
+| key | said as (I/we forms; see the rules below) | value |
+|---|---|---|
+| location | "I moved to X", "I live in X", "we relocated to X", "I'm based in X" | Kwekwe |
+| previous_location | "I moved here from X", X a town | Harare |
+| hometown | "I'm from X", "I grew up in X", "my hometown is X", X a town | Bulawayo |
+| home_country | the same with X a country; "I moved here from Sweden" | Sweden |
+| birthplace | "I was born in X" | Mutare |
+| occupation | "I work as a nurse", "I'm a teacher", "I got promoted to X" | nurse |
+| employer | "I work at X", "I'm a nurse at X", "I started a new job at X" | Zimplats |
+| workplace | "I work at a bakery" (no proper name) | a bakery |
+| school | "I'm a student at X", "I'm studying law at X" | UZ |
+| field_of_study | "I'm studying X", "I'm majoring in X" | nursing |
+| age | "I'm 32", "I'm 32 years old", "I just turned 30" (an int) | 32 |
+| birthday | "my birthday is 5 June", "it's my birthday today" | 5 June |
+| birth_year | "I was born on 5 June 1990" (an int) | 1990 |
+| spouse | "my husband John", "my wife is called Ann", "I'm married to Ann" | John |
+| partner | "my girlfriend Sam", "I'm dating Alex" | Sam |
+| relationship_status | "I'm married", "I'm single", "we broke up", "my wife ..." | married |
+| mother, father, son, ... | "my daughter Mia", "my mom Jane", "my best friend Kim" | Mia |
+| children, pets | "my kids Mia and Leo", "my dogs Max and Bella" | Mia and Leo |
+| children_count | "I have two kids", "I'm a mom of three" (an int) | 2 |
+| dog, cat, ... | "our dog Max", "a puppy named Biscuit" | Max |
+| name | "my name is X", "I changed my name to X", "call me X", "I go by X" | Sam |
+| likes_<topic> | "I love X", "I enjoy X", "I'm into X", "I'm a big fan of X" | camping |
+| dislikes_<topic> | "I hate X", "I don't like X", "I can't stand X", "never again" | camping |
+| favorite_<thing> | "my favourite colour is blue", "Y is my favorite band" | blue |
+
+Preferences go to ``prefs``, everything else to ``facts``. A key the passport already knows is
+reused when it names the same thing (``favourite_colour`` for ``favorite_color``, ``city`` for
+``location``): dedupe tier 0.
+
+Not extracted, on purpose: questions ("Do you like camping?"), negated statements ("I didn't
+move", "I'm not from here"), hypotheticals and wishes ("If I moved to Paris", "I would love to
+see Rome", "I wish I lived by the sea": a wish is neither a preference nor a fact), and reported
+speech about someone else ("My sister said she moved to Rome"). A named relative's own facts are
+kept under their name ("My sister Anna moved to Rome" -> ``anna.location``). A value is copied
+from the text, trimmed of punctuation; a lower-case country name is capitalised.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Literal
+
+from app.domain.dedupe import key_tokens, normalize_key, split_namespace
+from app.domain.extract import Extraction
+from app.domain.passport import Belief, Entity, EntityType
+from app.domain.temporal import MONTHS, iso_utc, resolve_relative
+
+if TYPE_CHECKING:
+    from app.domain.rules import _Sentence, _View
+
+# The generic speakers of rules.py that are machines: they never state facts about themselves.
+MACHINE_SPEAKERS = frozenset({"assistant", "system", "bot", "ai", "tool"})
+
+# --- people and keys ------------------------------------------------------------------------
+
+
+def is_subject(view: _View, speaker: str) -> bool:
+    """Whether ``speaker`` (a display name) is the person the passport is about."""
+    name = speaker.strip().lower()
+    if view.subject is None:
+        return name == "user"
+    subject = view.subject.strip().lower()
+    return name == subject or name == subject.split(" ")[0]
+
+
+def is_person(view: _View, speaker: str) -> bool:
+    """A speaker who can say things about themselves: the subject or anyone not a machine."""
+    return is_subject(view, speaker) or speaker.strip().lower() not in MACHINE_SPEAKERS
+
+
+def display_name(speaker: str) -> str:
+    """How a speaker is named in a third-person sentence: "Caroline", "the user"."""
+    lowered = speaker.strip().lower()
+    return f"the {lowered}" if lowered in MACHINE_SPEAKERS | {"user", "human"} else speaker
+
+
+def _namespace(name: str) -> str:
+    first = re.findall(r"[^\W_]+(?:['-][^\W_]+)*", name.lower())
+    return re.sub(r"[^\w-]", "", first[0]) if first else ""
+
+
+def reuse_key(key: str, known: tuple[str, ...]) -> str:
+    """A known key naming the same thing as ``key`` (tier 0), else ``key`` itself."""
+    norm = normalize_key(key)
+    namespace, local = split_namespace(norm)
+    tokens = sorted(key_tokens(local))
+    synonyms = _SYNONYMS.get(local, ())
+    for candidate in known:
+        other_ns, other_local = split_namespace(normalize_key(candidate))
+        if other_ns != namespace:
+            continue
+        if sorted(key_tokens(other_local)) == tokens or other_local in synonyms:
+            return candidate
+    return key
+
+
+# Keys a client may already use for the same belief; reused instead of adding a twin.
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "location": ("city", "current_city", "current_location", "home_city", "lives_in", "residence"),
+    "occupation": ("job", "job_title", "profession"),
+    "employer": ("company", "works_at", "employer_name"),
+    "hometown": ("home_town", "town_of_origin"),
+    "home_country": ("country_of_origin", "nationality"),
+    "name": ("preferred_name",),
+    "spouse": ("husband", "wife"),
+}
+
+
+def belief_key(view: _View, person: str, local: str) -> str:
+    """``local`` for the subject, ``firstname.local`` for anyone else; known keys reused."""
+    key = local if is_subject(view, person) else f"{_namespace(person)}.{local}"
+    return reuse_key(key, view.known_keys)
+
+
+def sentence_ts(sentence: _Sentence) -> str | None:
+    """When a sentence was said, ``YYYY-MM-DDTHH:MM:SSZ``."""
+    return iso_utc(sentence.ts)
+
+
+def add_belief(out: Extraction, section: str, belief: Belief) -> None:
+    """Append a belief; the same key and value said twice is kept once, at the higher confidence."""
+    beliefs: list[Belief] = getattr(out, section)
+    for existing in beliefs:
+        if existing.key == belief.key and _same(existing.value, belief.value):
+            if (belief.confidence or 0) > (existing.confidence or 0):
+                existing.confidence = belief.confidence
+            return
+    beliefs.append(belief)
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, str) and isinstance(b, str):
+        return a.casefold() == b.casefold()
+    return a == b
+
+
+def add_entity(out: Extraction, name: str, kind: EntityType, alias: str | None = None) -> None:
+    """Add an entity, or give a known one a type better than "other" and one more alias."""
+    if len(name) > 512:
+        return  # longer than the passport allows an entity name; the observation keeps it
+    if kind in ("place", "organization"):
+        # "the Red Cross" and "Red Cross" are one entity; entity_family drops "The" too.
+        name = re.sub(r"^[Tt]he\s+(?=\S)", "", name)
+    lowered = name.lower()
+    for entity in out.entities:
+        names = {entity.name.lower(), *(a.lower() for a in entity.aliases)}
+        if lowered in names:
+            if entity.type == "other" and kind != "other":
+                entity.type = kind
+            if alias and alias.lower() not in names:
+                entity.aliases.append(alias)
+            return
+    out.entities.append(Entity(name=name, type=kind, aliases=[alias] if alias else []))
+
+
+# --- guards ---------------------------------------------------------------------------------
+
+_QUESTION_START = re.compile(
+    r"^(?:do|does|did|have|has|had|are|is|was|were|can|could|would|will|should|shall|may|"
+    r"how|what|where|when|why|who|whom|which|whose|ever|any)\b",
+    re.IGNORECASE,
+)
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|unless|would|wish|whether|imagine|suppose|supposing|pretend|maybe|might|could|"
+    r"should|hope|hopefully|someday|dream|dreaming|fantasi[sz]e)\b|'d\b",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"\b(?:not|never|no\s+longer|nobody|nothing)\b|n't\b", re.IGNORECASE)
+_REPORTED = re.compile(
+    r"\b(?P<who>[\w']+)\s+(?:said|says|told|tells|thinks|thought|mentioned|claims|claimed|"
+    r"believes|heard|asked|wrote|texted)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[,;:(—–]|\s-\s|\b(?:but|and|so|because|although|though)\b", re.I)
+
+
+def is_question(text: str) -> bool:
+    """A question: ends with "?" or opens like one ("Do you ...", "Have you ...")."""
+    stripped = text.strip()
+    return stripped.endswith("?") or _QUESTION_START.match(stripped) is not None
+
+
+def statement(text: str) -> str | None:
+    """The stated part of a sentence, without a trailing "..., wanna come?"; None for a question."""
+    if not is_question(text):
+        return text
+    comma = text.rfind(",")
+    head, tail = text[:comma], text[comma + 1 :]
+    if comma < 0 or len(tail.split()) > 6 or "?" in head or is_question(head):
+        return None
+    return head
+
+
+def clause_start(text: str, position: int) -> int:
+    """Where the clause holding ``position`` begins."""
+    starts = [m.end() for m in _CLAUSE_BREAK.finditer(text, 0, position)]
+    return starts[-1] if starts else 0
+
+
+def is_asserted(text: str, start: int) -> bool:
+    """No hypothetical, reported speech or negation before ``start`` that would undo it."""
+    before = text[:start]
+    if _HYPOTHETICAL.search(before):
+        return False
+    for match in _REPORTED.finditer(before):
+        if match.group("who").lower() not in ("i", "we"):
+            return False
+    return _NEGATION.search(text[clause_start(text, start) : start]) is None
+
+
+# --- shared vocabulary ----------------------------------------------------------------------
+
+_I = r"(?<![\w'])(?i:i)(?![\w'])"
+_IC = r"(?<![\w'])(?i:i)"  # "I" before a contraction: "I've"
+_IM = r"(?<![\w'])(?i:i'm|i\s+am|im)(?![\w'])"
+_WE = r"(?<![\w'])(?i:we)(?![\w'])"
+_ADV = (
+    r"(?:\s+(?i:just|finally|recently|actually|also|now|currently|still|really|officially|"
+    r"already|even|totally|happily|basically|literally|originally|kind\s+of|kinda|sort\s+of|"
+    r"only|newly|proudly|mostly|definitely|absolutely|genuinely|truly|so|pretty\s+much))*"
+)
+# Where a value ends: punctuation, or a word that starts the next part of the sentence.
+_STOP = (
+    r"(?=\s*[,.;:!?)\"—–]|\s+-\s|\s*$|\s+(?i:and|but|because|since|so|when|while|where|who|"
+    r"which|with|for|at|in|on|from|to|by|after|before|until|as|like|or|now|too|though|"
+    r"although|last|next|this|that|these|those|yesterday|today|tonight|tomorrow|ago|lol|haha|"
+    r"right|already|again|anymore|either|about|around|during|over|of|if|than|then|because)\b)"
+)
+_NAME_WORD = r"[A-Z][a-zà-ÿ'’-]+"
+_NAME = rf"(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD})?)"
+_NOT_NAME_TEXT = """
+    i and but or so the a an my our your his her their its this that these those he she they
+    we you it is was are were will would can could should has have had do did does not no yes
+    oh ok okay hey hi hello thanks thank well also just too very really so then there here now
+    mom mum dad mother father grandma grandpa god lol haha omg wow yeah yep sure please sorry
+    everyone everybody someone somebody anyone nobody today tomorrow yesterday tonight
+    monday tuesday wednesday thursday friday saturday sunday"""
+_NOT_NAMES = frozenset(_NOT_NAME_TEXT.split()) | frozenset(m.lower() for m in MONTHS)
+
+
+def _clean_value(value: str) -> str:
+    value = " ".join(value.split())
+    return value.strip(" \t\"'“”‘’,.;:!?()[]-–—").removesuffix("'s").strip()
+
+
+def _name_ok(name: str) -> bool:
+    words = name.split()
+    return bool(words) and all(w.lower().strip("'’") not in _NOT_NAMES for w in words)
+
+
+def _trim_name(name: str) -> str:
+    """Drop trailing words that are no name: a capital may start the next part ("John And")."""
+    words = name.replace("’", "'").removesuffix("'s").split()
+    while words and words[-1].lower() in _NOT_NAMES:
+        words.pop()
+    return " ".join(words)
+
+
+_COUNTRY_TEXT = """
+Afghanistan, Albania, Algeria, Andorra, Angola, Argentina, Armenia, Australia, Austria,
+Azerbaijan, Bahamas, Bahrain, Bangladesh, Barbados, Belarus, Belgium, Belize, Benin, Bhutan,
+Bolivia, Bosnia, Botswana, Brazil, Brunei, Bulgaria, Burkina Faso, Burundi, Cambodia, Cameroon,
+Canada, Chad, Chile, China, Colombia, Congo, Costa Rica, Croatia, Cuba, Cyprus, Czechia,
+Czech Republic, Denmark, Djibouti, Dominican Republic, Ecuador, Egypt, El Salvador, England,
+Eritrea, Estonia, Eswatini, Ethiopia, Fiji, Finland, France, Gabon, Gambia, Georgia, Germany,
+Ghana, Greece, Guatemala, Guinea, Guyana, Haiti, Holland, Honduras, Hungary, Iceland, India,
+Indonesia, Iran, Iraq, Ireland, Israel, Italy, Jamaica, Japan, Jordan, Kazakhstan, Kenya, Korea,
+South Korea, North Korea, Kosovo, Kuwait, Kyrgyzstan, Laos, Latvia, Lebanon, Lesotho, Liberia,
+Libya, Liechtenstein, Lithuania, Luxembourg, Madagascar, Malawi, Malaysia, Maldives, Mali,
+Malta, Mauritania, Mauritius, Mexico, Moldova, Monaco, Mongolia, Montenegro, Morocco,
+Mozambique, Myanmar, Namibia, Nepal, the Netherlands, Netherlands, New Zealand, Nicaragua,
+Niger, Nigeria, North Macedonia, Northern Ireland, Norway, Oman, Pakistan, Palestine, Panama,
+Papua New Guinea, Paraguay, Peru, the Philippines, Philippines, Poland, Portugal, Qatar,
+Romania, Russia, Rwanda, Samoa, Saudi Arabia, Scotland, Senegal, Serbia, Sierra Leone,
+Singapore, Slovakia, Slovenia, Somalia, South Africa, South Sudan, Spain, Sri Lanka, Sudan,
+Suriname, Sweden, Switzerland, Syria, Taiwan, Tajikistan, Tanzania, Thailand, Togo, Tonga,
+Trinidad, Tunisia, Turkey, Turkmenistan, Uganda, Ukraine, the United Arab Emirates, UAE,
+the United Kingdom, United Kingdom, the UK, UK, the United States, United States, the US, US,
+the USA, USA, America, Uruguay, Uzbekistan, Venezuela, Vietnam, Wales, Yemen, Zambia, Zimbabwe
+"""
+COUNTRIES = frozenset(c.strip().lower() for c in _COUNTRY_TEXT.split(",") if c.strip())
+# Lower-case chat ("i moved to sweden") still names a country; other lower-case words do not.
+_LOWER_COUNTRY = "|".join(
+    re.escape(c) for c in sorted(COUNTRIES, key=len, reverse=True) if " " not in c and len(c) > 3
+)
+_PLACE_WORD = r"[A-Z][\w'’.&-]*"
+_PLACE = (
+    rf"(?P<place>(?:[Tt]he\s+)?{_PLACE_WORD}(?:\s+(?:(?:of|de|da|del|do|du|la|le|upon|on|am)\s+)?"
+    rf"{_PLACE_WORD})*(?:,\s*{_PLACE_WORD}(?:\s+{_PLACE_WORD})*)?|{_LOWER_COUNTRY})"
+)
+_NOT_PLACES = _NOT_NAMES | frozenset({"home", "work", "school", "church", "college", "uni"})
+
+
+def _place(view: _View, raw: str) -> str | None:
+    """A place name from a match, or None when it is not one ("Mom's", "Monday")."""
+    value = _clean_value(raw)
+    parts = [p.strip() for p in value.split(",")]
+    # "I moved to Paris, Mel!" - the vocative is not part of the place.
+    people = {p.lower() for p in view.participants}
+    while len(parts) > 1 and (parts[-1].lower() in people or parts[-1].lower() in _NOT_NAMES):
+        parts.pop()
+    value = ", ".join(parts)
+    words = value.replace("’", "'").split()
+    if words and words[0].lower() == "the":
+        words = words[1:]
+    if not words or words[0].lower().removesuffix("'s") in _NOT_PLACES or "'s" in words[0]:
+        return None
+    if len(words) > 8:
+        return None  # a title-case line, not a place
+    if value.islower():
+        value = value.title() if value in COUNTRIES else value
+    return value
+
+
+def _is_country(place: str) -> bool:
+    return place.lower() in COUNTRIES or place.lower().removeprefix("the ") in COUNTRIES
+
+
+# --- a small lexicon of occupations ---------------------------------------------------------
+
+_JOB_TEXT = """
+accountant actor actress administrator analyst architect artist assistant astronaut athlete
+attorney author baker banker barber barista bartender biologist blogger bookkeeper builder
+butcher carpenter cashier caregiver ceo cfo chef chemist cleaner clerk coach consultant
+contractor cook coordinator counselor counsellor cto dancer dentist designer detective developer
+dietitian director doctor driver economist editor electrician engineer entrepreneur farmer
+firefighter fisherman florist founder freelancer gardener geologist hairdresser historian
+illustrator influencer instructor intern janitor jeweler journalist judge labourer laborer
+lawyer lecturer librarian lifeguard linguist machinist manager mechanic medic midwife miner
+model musician nanny navigator nurse nutritionist officer optician painter paralegal paramedic
+pharmacist photographer physician physicist physiotherapist pilot plumber poet policeman
+politician producer professor programmer psychiatrist psychologist realtor receptionist
+recruiter reporter researcher scientist secretary singer soldier songwriter specialist
+streamer student supervisor surgeon tailor teacher technician therapist trainer translator
+tutor veterinarian vet volunteer waiter waitress welder writer youtuber
+"""
+JOBS = frozenset(_JOB_TEXT.split())
+_JOB_SUFFIXES = ("ologist", "ician", "ographer", "engineer", "developer", "manager", "analyst")
+
+
+def _is_job(phrase: str) -> bool:
+    head = phrase.lower().split()[-1] if phrase.split() else ""
+    return head in JOBS or head.endswith(_JOB_SUFFIXES)
+
+
+_JOB = r"(?P<job>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3}?)"
+_ORG_WORD = r"[A-Z0-9][\w'’&.-]*"
+_ORG = rf"(?P<org>(?:[Tt]he\s+)?[A-Z][\w'’&.-]*(?:\s+(?:(?:of|and|&|for|de)\s+)?{_ORG_WORD})*)"
+_WORKPLACE = r"(?P<wp>(?i:a|an|the)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
+
+
+def _org(raw: str) -> str | None:
+    value = _trim_name(_clean_value(raw)) if raw else ""
+    first = value.removeprefix("the ").removeprefix("The ").split(" ")[0].lower() if value else ""
+    if not value or first in _NOT_NAMES | {"home"} or len(value.split()) > 8:
+        return None
+    return value
+
+
+# --- the fact rules -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    """What one rule found in one sentence, before keys and timestamps are attached."""
+
+    person: str  # display name of whom the belief is about
+    local: str  # the key without namespace; "" when only an entity was found
+    value: object
+    confidence: float
+    entity: EntityType | None = None  # the value names an entity of this type
+
+
+Rule = Callable[["_View", "_Sentence", re.Match[str]], Iterator[_Hit]]
+# (trigger, pattern, rule): the pattern runs only on a sentence whose lower case has the trigger,
+# which skips most of the patterns for most sentences.
+_Triggered = tuple[re.Pattern[str], re.Pattern[str], Rule]
+LocationKind = Literal["location", "home", "from", "origin", "born"]
+
+
+def _location_hits(
+    view: _View, sentence: _Sentence, m: re.Match[str], kind: LocationKind = "location"
+) -> Iterator[_Hit]:
+    place = _place(view, m.group("place"))
+    if place is None:
+        return
+    who = sentence.speaker
+    if kind == "location":
+        yield _Hit(who, "location", place, 0.75 if m.groupdict().get("we") else 0.85, "place")
+    elif kind == "home":
+        yield _Hit(who, "location", place, 0.6, "place")
+    elif kind == "from":
+        country = _is_country(place)
+        local = "home_country" if country else "previous_location"
+        yield _Hit(who, local, place, 0.6 if country else 0.7, "place")
+    elif kind == "origin":
+        yield _Hit(who, "home_country" if _is_country(place) else "hometown", place, 0.8, "place")
+    elif kind == "born":
+        yield _Hit(who, "birthplace", place, 0.8, "place")
+        if "raised" in m.group(0).lower() and not _is_country(place):
+            yield _Hit(who, "hometown", place, 0.75, "place")
+
+
+def _moved_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    origin = m.group("origin")
+    if origin:
+        place = _place(view, origin)
+        if place is not None:
+            country = _is_country(place)
+            local = "home_country" if country else "previous_location"
+            yield _Hit(sentence.speaker, local, place, 0.6 if country else 0.7, "place")
+    yield from _location_hits(view, sentence, m)
+
+
+def _job_hits(
+    view: _View, sentence: _Sentence, m: re.Match[str], strong: bool = False
+) -> Iterator[_Hit]:
+    groups = m.groupdict()
+    job = re.sub(r"^(?:an?|the)\s+", "", _clean_value(groups.get("job") or ""), flags=re.I)
+    is_job = bool(job) and len(job) <= 60 and (strong or _is_job(job))
+    who = sentence.speaker
+    if is_job:
+        yield _Hit(who, "occupation", job, 0.8 if strong else 0.75)
+    org = _org(groups.get("org") or "")
+    if org is not None and (is_job or (strong and not job)):
+        if job.lower().split()[-1:] == ["student"]:
+            yield _Hit(who, "school", org, 0.75, "organization")
+        else:
+            yield _Hit(who, "employer", org, 0.85, "organization")
+    workplace = _clean_value(groups.get("wp") or "")
+    if workplace and org is None and strong:
+        yield _Hit(who, "workplace", workplace.lower(), 0.7)
+
+
+def _study_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    field = _clean_value(m.group("field") or "")
+    if field and field.split()[0].lower() not in {"for", "to", "hard", "a", "the", "my", "so"}:
+        yield _Hit(sentence.speaker, "field_of_study", field, 0.7)
+    org = _org(m.groupdict().get("org") or "")
+    if org is not None:
+        yield _Hit(sentence.speaker, "school", org, 0.75, "organization")
+
+
+_NUMBER_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_UNITS = "one|two|three|four|five|six|seven|eight|nine"
+_NUMBER = (
+    rf"(?:\d{{1,3}}|(?i:(?:{_TENS})(?:[\s-](?:{_UNITS}))?|{_UNITS}|ten|eleven|twelve|thirteen|"
+    r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen))"
+)
+
+
+def parse_number(raw: str) -> int | None:
+    """32, "thirty-two", "two": the number, or None."""
+    text = raw.strip().lower()
+    if text.isdigit():
+        return int(text)
+    total = 0
+    for part in re.split(r"[\s-]+", text):
+        if part not in _NUMBER_WORDS:
+            return None
+        total += _NUMBER_WORDS[part]
+    return total or None
+
+
+def _age_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    age = parse_number(m.group("age"))
+    said_old = bool(m.group("old"))
+    # Without "years old", a small number is more likely a count ("I'm 2 minutes away").
+    if age is not None and (13 if not said_old else 1) <= age <= 120:
+        yield _Hit(sentence.speaker, "age", age, 0.85 if said_old else 0.75)
+
+
+def _birthday_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    if sentence.ts is None:
+        # Without a time only a full date can be read; relative ones need an anchor.
+        found = [r for r in resolve_relative(sentence.text, _EPOCH) if not r.relative]
+    else:
+        found = resolve_relative(sentence.text, sentence.ts)
+    for resolved in found:
+        day = resolved.date
+        if resolved.granularity == "day":
+            yield _Hit(sentence.speaker, "birthday", f"{day.day} {MONTHS[day.month - 1]}", 0.85)
+            if not resolved.relative and "born" in m.group(0).lower():
+                yield _Hit(sentence.speaker, "birth_year", day.year, 0.85)
+            return
+        if resolved.granularity == "month" and "born" not in m.group(0).lower():
+            yield _Hit(sentence.speaker, "birthday", MONTHS[day.month - 1], 0.7)
+            return
+
+
+_RELATIONS = {
+    "husband": "spouse",
+    "wife": "spouse",
+    "hubby": "spouse",
+    "spouse": "spouse",
+    "boyfriend": "partner",
+    "girlfriend": "partner",
+    "partner": "partner",
+    "fiance": "partner",
+    "fiancé": "partner",
+    "fiancee": "partner",
+    "fiancée": "partner",
+    "daughter": "daughter",
+    "son": "son",
+    "mom": "mother",
+    "mum": "mother",
+    "mother": "mother",
+    "mama": "mother",
+    "dad": "father",
+    "father": "father",
+    "papa": "father",
+    "sister": "sister",
+    "brother": "brother",
+    "grandma": "grandmother",
+    "grandmother": "grandmother",
+    "granny": "grandmother",
+    "grandpa": "grandfather",
+    "grandfather": "grandfather",
+    "aunt": "aunt",
+    "uncle": "uncle",
+    "niece": "niece",
+    "nephew": "nephew",
+    "best friend": "best_friend",
+    "bestie": "best_friend",
+    "roommate": "roommate",
+    "boss": "boss",
+    # Many people have several of these: the name becomes an entity, not a keyed fact.
+    "friend": "",
+    "cousin": "",
+    "coworker": "",
+    "co-worker": "",
+    "colleague": "",
+    "neighbor": "",
+    "neighbour": "",
+    "mentor": "",
+}
+_PETS = {
+    "dog": "dog",
+    "puppy": "dog",
+    "pup": "dog",
+    "doggo": "dog",
+    "cat": "cat",
+    "kitten": "cat",
+    "kitty": "cat",
+    "rabbit": "rabbit",
+    "bunny": "rabbit",
+    "hamster": "hamster",
+    "parrot": "parrot",
+    "horse": "horse",
+    "pony": "horse",
+    "turtle": "turtle",
+    "tortoise": "tortoise",
+    "bird": "bird",
+    "fish": "fish",
+    "snake": "snake",
+    "lizard": "lizard",
+    "gecko": "gecko",
+    "ferret": "ferret",
+    "guinea pig": "guinea_pig",
+}
+_REL_WORDS = "|".join(re.escape(w) for w in sorted((*_RELATIONS, *_PETS), key=len, reverse=True))
+_PET_WORDS = "|".join(re.escape(w) for w in sorted(_PETS, key=len, reverse=True))
+_GROUPS = {
+    "kids": "children",
+    "children": "children",
+    "sons": "children",
+    "daughters": "children",
+    "dogs": "pets",
+    "cats": "pets",
+    "pets": "pets",
+}
+# Words between "my" and the relation that keep it current; "ex-", "late" and "future" do not.
+_REL_MODIFIERS = (
+    r"(?:(?i:new|little|baby|big|older|younger|eldest|oldest|youngest|lovely|amazing|sweet|"
+    r"wonderful|two|three|four|first|second|furry|rescue|adopted|beloved|dear|awesome)[\s-]+)*"
+)
+_REL_NAMING = r"(?:'s\s+name\s+is|\s+is\s+(?:called|named)|,?\s+(?:named|called))?"
+
+
+def _relation_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    rel = " ".join(m.group("rel").lower().split())
+    name = _trim_name(m.group("name"))
+    if not name or not _name_ok(name):
+        return
+    if rel in _PETS:
+        yield _Hit(sentence.speaker, _PETS[rel], name, 0.85, "other")
+    elif _RELATIONS[rel]:
+        yield _Hit(sentence.speaker, _RELATIONS[rel], name, 0.85, "person")
+    else:
+        yield _Hit(sentence.speaker, "", name, 0.0, "person")
+
+
+def _pet_named_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    name = _trim_name(m.group("name"))
+    if name and _name_ok(name):
+        yield _Hit(sentence.speaker, _PETS[m.group("rel").lower()], name, 0.8, "other")
+
+
+def _group_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    names = [_trim_name(n) for n in re.split(r"\s*,\s*|\s+(?:and|&)\s+", m.group("names"))]
+    names = [n for n in names if n and _name_ok(n)]
+    if len(names) < 2:
+        return
+    local = _GROUPS[m.group("group").lower()]
+    yield _Hit(sentence.speaker, local, ", ".join(names[:-1]) + " and " + names[-1], 0.8)
+    for name in names:
+        yield _Hit(sentence.speaker, "", name, 0.0, "person" if local == "children" else "other")
+
+
+def _count_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    raw = m.group("n").lower()
+    count = 1 if raw in ("a", "an") else parse_number(raw)
+    if count is not None and 0 < count < 30:
+        yield _Hit(sentence.speaker, "children_count", count, 0.8)
+
+
+_FIRST_SUBJECT = re.compile(r"\b(i|we|he|she|they|you|it)\b", re.IGNORECASE)
+
+
+def _elided_count_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    # "We've been married for 5 years and have three kids": the subject is the sentence's.
+    subject = _FIRST_SUBJECT.search(sentence.text, 0, m.start())
+    if subject is not None and subject.group(1).lower() in ("i", "we"):
+        yield from _count_hits(view, sentence, m)
+
+
+_STATUSES = {
+    "married": "married",
+    "single": "single",
+    "engaged": "engaged",
+    "divorced": "divorced",
+    "widowed": "widowed",
+    "a widow": "widowed",
+    "a widower": "widowed",
+    "separated": "separated",
+    "in a relationship": "in a relationship",
+    "dating": "in a relationship",
+    "together": "in a relationship",
+}
+
+
+def _status_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    status = _STATUSES[" ".join(m.group("status").lower().split())]
+    yield _Hit(sentence.speaker, "relationship_status", status, 0.8)
+    partner = _trim_name(m.group("partner") or "")
+    if partner and _name_ok(partner):
+        local = "spouse" if status == "married" else "partner"
+        yield _Hit(sentence.speaker, local, partner, 0.75, "person")
+
+
+_BREAKUP_WORDS = re.compile(
+    r"\b(?:broke\s+up|split|divorc|separat|ex\b|ex-|late|passed|died)", re.I
+)
+
+
+def _mention_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    if _BREAKUP_WORDS.search(sentence.text):
+        return
+    rel = m.group("rel").lower()
+    if rel in ("husband", "wife", "hubby"):
+        yield _Hit(sentence.speaker, "relationship_status", "married", 0.6)
+    elif rel.startswith("fianc"):
+        yield _Hit(sentence.speaker, "relationship_status", "engaged", 0.6)
+    else:
+        yield _Hit(sentence.speaker, "relationship_status", "in a relationship", 0.6)
+
+
+def _breakup_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    status = "divorced" if "divorc" in m.group(0).lower() else "single"
+    yield _Hit(sentence.speaker, "relationship_status", status, 0.75)
+
+
+def _name_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    name = _trim_name(m.group("name"))
+    if name and _name_ok(name):
+        yield _Hit(sentence.speaker, "name", name, 0.9 if "name" in m.group(0).lower() else 0.8)
+
+
+def _third_person_hits(
+    view: _View, sentence: _Sentence, m: re.Match[str], what: str
+) -> Iterator[_Hit]:
+    who = _trim_name(m.group("who"))
+    if not who or not _name_ok(who):
+        return
+    rel = " ".join((m.group("rel") or "").lower().split()[1:])
+    known = {p.lower() for p in view.participants} | {(view.subject or "").lower()}
+    if not rel and who.lower() not in known:
+        return  # "Paris moved to ..." - only people named as such are reported on
+    if rel:
+        local = _RELATIONS.get(rel, "")
+        yield _Hit(sentence.speaker, local, who, 0.85 if local else 0.0, "person")
+    found = _location_hits(view, sentence, m) if what == "place" else _job_hits(view, sentence, m)
+    for hit in found:
+        yield _Hit(who, hit.local, hit.value, round(hit.confidence - 0.1, 2), hit.entity)
+
+
+_SELF = rf"(?:{_I}|(?P<we>{_WE}))"
+_MOVED = r"(?i:moved|relocated)(?:\s+(?i:back|here|there|over|out|away|all\s+the\s+way))*"
+_THIRD = (
+    rf"(?:(?P<rel>(?i:my|our)\s+{_REL_MODIFIERS}(?i:{_REL_WORDS})),?\s+)?"
+    rf"(?P<who>{_NAME_WORD}(?:\s+{_NAME_WORD})?)"
+)
+_JOB_TAIL = rf"{_STOP}(?:\s+(?i:at|for|with)\s+{_ORG})?"
+_NEW_JOB = (
+    r"(?:(?i:a|an|my|the)\s+)?(?:(?i:new|first|dream|part-time|full-time|summer|great|"
+    r"temporary|permanent|teaching|nursing)\s+)*(?i:job|position|role|gig|internship)"
+)
+_KIDS = r"(?i:kids|children|kid|child)"
+
+
+def _rules() -> tuple[_Triggered, ...]:
+    def loc(kind: LocationKind) -> Rule:
+        return lambda v, s, m: _location_hits(v, s, m, kind)
+
+    def job(strong: bool) -> Rule:
+        return lambda v, s, m: _job_hits(v, s, m, strong)
+
+    def third(what: str) -> Rule:
+        return lambda v, s, m: _third_person_hits(v, s, m, what)
+
+    table: list[tuple[str, str, Rule]] = [
+        # where they live, and lived before
+        (
+            r"moved|relocated",
+            rf"{_SELF}{_ADV}\s+{_MOVED}(?:\s+(?i:from)\s+(?P<origin>{_PLACE_WORD}"
+            rf"(?:\s+{_PLACE_WORD})*))?\s+(?i:to)\s+{_PLACE}",
+            _moved_hits,
+        ),
+        (r"moved|relocated", rf"{_SELF}{_ADV}\s+{_MOVED}\s+(?i:from)\s+{_PLACE}", loc("from")),
+        (
+            r"live|reside",
+            rf"{_SELF}{_ADV}\s+(?i:live|reside)\s+(?i:in)\s+{_PLACE}",
+            loc("location"),
+        ),
+        (
+            r"living|based|settled|residing",
+            rf"{_IM}{_ADV}\s+(?i:living|based|settled|residing)\s+(?i:in)\s+{_PLACE}",
+            loc("location"),
+        ),
+        (
+            r"living|lived",
+            rf"{_IC}(?i:'ve|\s+have){_ADV}\s+(?i:been\s+living|lived)\s+(?i:in)\s+{_PLACE}"
+            r"(?=\s+(?i:for|since)\b)",
+            loc("location"),
+        ),
+        (
+            r"home",
+            rf"{_SELF}{_ADV}\s+(?i:got|came|went|headed|flew|drove)\s+(?i:back\s+)?(?i:home)\s+"
+            rf"(?i:to)\s+{_PLACE}",
+            loc("home"),
+        ),
+        (
+            r"home|house|apartment|flat",
+            rf"(?<![\w'])(?i:my|our)\s+(?i:new\s+)?(?i:home|house|apartment|flat)\s+"
+            rf"(?i:is\s+in)\s+{_PLACE}",
+            loc("location"),
+        ),
+        # where they come from
+        (r"from", rf"{_IM}{_ADV}\s+(?i:from)\s+{_PLACE}", loc("origin")),
+        (r"from", rf"{_I}{_ADV}\s+(?i:come|hail)\s+(?i:from)\s+{_PLACE}", loc("origin")),
+        (r"grew", rf"{_I}{_ADV}\s+(?i:grew\s+up)\s+(?i:in)\s+{_PLACE}", loc("origin")),
+        (r"home", rf"(?<![\w'])(?i:my\s+home\s*town\s+is)\s+{_PLACE}", loc("origin")),
+        (r"home", rf"(?<![\w'])(?i:my\s+home\s+country\s+is)\s+{_PLACE}", loc("origin")),
+        (
+            r"born",
+            rf"{_I}\s+(?i:was)\s+(?i:born)(?:\s+(?i:and\s+raised))?\s+(?i:in)\s+{_PLACE}",
+            loc("born"),
+        ),
+        # work and study
+        (
+            r"work",
+            rf"(?:{_I}{_ADV}\s+(?i:work)|{_IM}{_ADV}\s+(?i:working))\s+(?i:as)\s+"
+            rf"(?:(?i:an?|the)\s+)?{_JOB}{_JOB_TAIL}",
+            job(True),
+        ),
+        (
+            r"work|employed",
+            rf"(?:{_I}{_ADV}\s+(?i:work)|{_IM}{_ADV}\s+(?i:working|employed))\s+"
+            rf"(?i:at|for)\s+(?:{_ORG}|{_WORKPLACE}{_STOP})",
+            job(True),
+        ),
+        (r"\bi'?m\b|\bi am\b", rf"{_IM}{_ADV}\s+(?i:an?)\s+{_JOB}{_JOB_TAIL}", job(False)),
+        (
+            r"job|position|role|gig|internship",
+            rf"{_SELF}{_ADV}\s+(?i:started|began|got|landed|accepted|took|found|have|'ve\s+got)\s+"
+            rf"{_NEW_JOB}(?:\s+(?i:as)\s+(?:(?i:an?)\s+)?{_JOB}{_STOP})?"
+            rf"(?:\s+(?i:at|with|for)\s+{_ORG})?",
+            job(True),
+        ),
+        (
+            r"work",
+            rf"{_SELF}{_ADV}\s+(?i:started|began)\s+(?i:working|work)\s+(?i:at|for)\s+{_ORG}",
+            job(True),
+        ),
+        # "I moved to Kwekwe for a job at Zimplats": the reason names the employer.
+        (
+            r"job|position|role|gig|internship",
+            rf"{_SELF}\s[^.!?]*?\s(?i:for)\s+{_NEW_JOB}(?:\s+(?i:as)\s+(?:(?i:an?)\s+)?{_JOB}"
+            rf"{_STOP})?\s+(?i:at|with)\s+{_ORG}",
+            job(True),
+        ),
+        (
+            r"hired",
+            rf"{_I}{_ADV}\s+(?i:got|was|have\s+been|'ve\s+been)\s+(?i:hired)"
+            rf"(?:\s+(?i:as)\s+(?:(?i:an?)\s+)?{_JOB}{_STOP})?(?:\s+(?i:at|by)\s+{_ORG})?",
+            job(True),
+        ),
+        (
+            r"promoted",
+            rf"{_I}{_ADV}\s+(?:(?i:got|was|have\s+been|'ve\s+been)\s+)?(?i:promoted)\s+"
+            rf"(?i:to)\s+(?:(?i:an?|the)\s+)?{_JOB}{_JOB_TAIL}",
+            job(True),
+        ),
+        (
+            r"stud|major|degree",
+            rf"(?:{_IM}{_ADV}\s+(?i:studying|majoring\s+in|doing\s+a\s+degree\s+in)|"
+            rf"{_I}{_ADV}\s+(?i:study|major\s+in))\s+"
+            rf"(?P<field>[a-zA-Z][\w-]*(?:\s+[a-zA-Z][\w-]*){{0,3}}?){_STOP}"
+            rf"(?:\s+(?i:at)\s+{_ORG})?",
+            _study_hits,
+        ),
+        # age and birthday
+        (
+            r"\bi'?m\b|\bi am\b",
+            rf"{_IM}\s+(?P<age>{_NUMBER})(?P<old>\s+(?i:years?\s+old|yrs?\s+old|y/?o))?"
+            r"(?=\s*[,.!;)]|\s*$|\s+(?i:and|now|today|this\s+year|but|so|already|myself)\b)",
+            _age_hits,
+        ),
+        (
+            r"turned",
+            rf"{_I}{_ADV}\s+(?i:turned)\s+(?P<age>{_NUMBER})(?P<old>\s+(?i:years?\s+old))?"
+            r"(?![\w%-]|\s+(?i:percent|minutes?|hours?|degrees?|dollars?|pages?|times|miles|km|"
+            r"pounds|people|things|bucks)\b)",
+            _age_hits,
+        ),
+        (
+            r"birthday|bday|b-day",
+            r"(?<![\w'])(?i:my\s+(?:birthday|bday|b-day))(?!\s+(?i:party|present|gift|cake))\b",
+            _birthday_hits,
+        ),
+        (r"born", rf"{_I}\s+(?i:was)\s+(?i:born)\s+(?i:on)\s", _birthday_hits),
+        # family, partners, pets
+        (
+            r"\b(?:my|our)\b",
+            rf"(?<![\w'])(?i:my|our)\s+{_REL_MODIFIERS}(?P<rel>(?i:{_REL_WORDS}))(?![\w-])"
+            rf"{_REL_NAMING}\s*,?\s+{_NAME}",
+            _relation_hits,
+        ),
+        (
+            r"named|called",
+            rf"(?<![\w'])(?i:a|an|our|my)\s+{_REL_MODIFIERS}(?P<rel>(?i:{_PET_WORDS}))\s+"
+            rf"(?i:named|called)\s+{_NAME}",
+            _pet_named_hits,
+        ),
+        (
+            r"kids|children|sons|daughters|dogs|cats|pets",
+            rf"(?<![\w'])(?i:my|our)\s+{_REL_MODIFIERS}"
+            r"(?P<group>(?i:kids|children|sons|daughters|dogs|cats|pets)),?\s+"
+            rf"(?P<names>{_NAME_WORD}(?:\s*,\s*{_NAME_WORD})*,?\s+(?:and|&)\s+{_NAME_WORD})",
+            _group_hits,
+        ),
+        (
+            r"kid|child",
+            rf"{_SELF}{_ADV}\s+(?i:have|got)\s+(?P<n>\d{{1,2}}|(?i:a|an)|{_NUMBER})\s+"
+            rf"{_KIDS}\b",
+            _count_hits,
+        ),
+        (
+            r"kid|child",
+            rf"(?:^|,|\s(?i:and))\s+(?i:have|got)\s+(?P<n>\d{{1,2}}|(?i:a|an)|{_NUMBER})\s+"
+            rf"{_KIDS}\b",
+            _elided_count_hits,
+        ),
+        (
+            r"\bof\b",
+            rf"{_IM}\s+(?i:a)\s+(?i:mom|mother|mum|dad|father|parent)\s+(?i:of)\s+"
+            rf"(?P<n>{_NUMBER})(?!\w)",
+            _count_hits,
+        ),
+        (
+            r"married|single|engaged|divorced|widow|separated|relationship",
+            rf"{_IM}{_ADV}\s+(?P<status>(?i:married|single|engaged|divorced|widowed|separated|"
+            r"a\s+widow(?:er)?|in\s+a\s+relationship))(?![\w-])"
+            rf"(?:\s+(?i:to)\s+(?P<partner>{_NAME_WORD}))?",
+            _status_hits,
+        ),
+        (
+            r"married|engaged|divorced",
+            rf"{_SELF}{_ADV}\s+(?i:got)\s+(?P<status>(?i:married|engaged|divorced))(?![\w-])"
+            rf"(?:\s+(?i:to)\s+(?P<partner>{_NAME_WORD}))?",
+            _status_hits,
+        ),
+        (
+            r"dating",
+            rf"{_IM}{_ADV}\s+(?P<status>(?i:dating))\s+(?P<partner>{_NAME_WORD})",
+            _status_hits,
+        ),
+        (
+            r"married|engaged|together",
+            r"(?<![\w'])(?:(?i:i|we)(?i:'ve|\s+have)\s+been|(?i:we)(?i:'re|\s+are))"
+            rf"{_ADV}\s+"
+            rf"(?P<status>(?i:married|engaged|together))(?![\w-])(?P<partner>)",
+            _status_hits,
+        ),
+        (
+            r"husband|wife|hubby|boyfriend|girlfriend|fianc",
+            rf"(?<![\w'-])(?i:my)\s+{_REL_MODIFIERS}"
+            r"(?P<rel>(?i:husband|wife|hubby|boyfriend|girlfriend|fianc[eé]e?))(?![\w-])",
+            _mention_hits,
+        ),
+        (
+            r"broke|split|separated|divorced|called it off",
+            rf"(?:{_SELF}|(?i:my)\s+(?i:boyfriend|girlfriend|partner|fianc[eé]e?|husband|wife)"
+            rf"\s+(?i:and)\s+{_I}){_ADV}\s+(?i:broke\s+up|split\s+up|separated|got\s+divorced|"
+            r"divorced|called\s+it\s+off)(?![\w-])",
+            _breakup_hits,
+        ),
+        # names
+        (
+            r"name|call me|go by|known as|called",
+            r"(?<![\w'])(?i:my\s+name\s+is|my\s+name's|i(?:\s+have|'ve)?\s+"
+            r"(?:legally\s+|officially\s+|finally\s+|just\s+)?changed\s+my\s+name\s+to|"
+            r"call\s+me|i\s+go\s+by|i'm\s+now\s+(?:called|known\s+as)|"
+            rf"i\s+am\s+now\s+(?:called|known\s+as))\s+{_NAME}",
+            _name_hits,
+        ),
+        # named people other than the speaker
+        (
+            r"moved|relocated",
+            rf"{_THIRD}{_ADV}\s+(?i:moved|relocated)(?:\s+(?i:back|here|there|over))?\s+(?i:to)\s+"
+            rf"{_PLACE}",
+            third("place"),
+        ),
+        (
+            r"lives|resides",
+            rf"{_THIRD}{_ADV}\s+(?i:lives|resides)\s+(?i:in)\s+{_PLACE}",
+            third("place"),
+        ),
+        (
+            r"moved|relocated",
+            rf"{_THIRD},?\s+(?i:said|says|told\s+me|mentioned)\s+(?:(?i:that)\s+)?"
+            rf"(?i:she|he|they)(?:\s+(?i:has|had|just|finally|recently))*\s+(?i:moved|relocated)"
+            rf"\s+(?i:to)\s+{_PLACE}",
+            third("place"),
+        ),
+        (
+            r"works",
+            rf"{_THIRD}{_ADV}\s+(?i:works)\s+(?i:as)\s+(?:(?i:an?)\s+)?{_JOB}{_JOB_TAIL}",
+            third("job"),
+        ),
+        (r"works", rf"{_THIRD}{_ADV}\s+(?i:works)\s+(?i:at|for)\s+{_ORG}", third("job")),
+        (r"\bis an?\b", rf"{_THIRD}{_ADV}\s+(?i:is)\s+(?i:an?)\s+{_JOB}{_JOB_TAIL}", third("job")),
+    ]
+    return tuple((re.compile(t), re.compile(p), rule) for t, p, rule in table)
+
+
+_FACT_RULES = _rules()
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _usable(view: _View, sentence: _Sentence) -> bool:
+    return not sentence.small_talk and is_person(view, sentence.speaker)
+
+
+def _emit(view: _View, out: Extraction, sentence: _Sentence, hit: _Hit, section: str) -> None:
+    if hit.entity is not None and isinstance(hit.value, str):
+        add_entity(out, hit.value, hit.entity)
+    if not hit.local:
+        return
+    if hit.local == "name":
+        _name_alias(view, out, hit)
+    belief = Belief(
+        key=belief_key(view, hit.person, hit.local),
+        value=hit.value,
+        ts=sentence_ts(sentence),
+        confidence=hit.confidence,
+        source=view.segment.id,
+    )
+    add_belief(out, section, belief)
+
+
+def _name_alias(view: _View, out: Extraction, hit: _Hit) -> None:
+    """A person who says "call me Sam" is also known as Sam."""
+    value = str(hit.value)
+    speaker = hit.person
+    if speaker.lower() in MACHINE_SPEAKERS | {"user", "human"}:
+        add_entity(out, value, "person")
+    elif value.lower() != speaker.lower():
+        add_entity(out, speaker, "person", alias=value)
+
+
+# Where someone works, studies or volunteers names an organization, even in the past tense.
+_ORGANIZATION = re.compile(
+    r"(?<![\w'])(?i:work(?:s|ed|ing)?|volunteer(?:s|ed|ing)?|intern(?:s|ed|ing)?|"
+    r"stud(?:y|ies|ied|ying)|teach(?:es|ing)?|taught|employed|hired|job|internship|position)"
+    rf"\s+(?i:at|for|with|by)\s+{_ORG}"
+)
+
+
+def fact_family(view: _View, out: Extraction) -> None:
+    """Facts people state about themselves and their people: home, work, age, family, name."""
+    if view.segment.kind == "row":
+        return
+    for sentence in view.sentences:
+        text = statement(sentence.text) if _usable(view, sentence) else None
+        if text is None:
+            continue
+        lowered = text.lower()
+        for trigger, pattern, rule in _FACT_RULES:
+            if not trigger.search(lowered):
+                continue
+            for match in pattern.finditer(text):
+                if not is_asserted(text, match.start()):
+                    continue
+                for hit in rule(view, sentence, match):
+                    _emit(view, out, sentence, hit, "facts")
+        for match in _ORGANIZATION.finditer(text):
+            org = _org(match.group("org"))
+            if org is not None:
+                add_entity(out, org, "organization")
+
+
+# --- preferences ----------------------------------------------------------------------------
+
+# Where the object of "I love ..." ends: punctuation, or a word that opens another clause.
+_OBJECT = (
+    r"(?P<obj>[^,.;:!?()\"“”]{1,80}?)"
+    r"(?=\s*[,.;:!?()\"“”]|\s+-\s|\s*$|\s+(?i:but|because|since|so|although|though|when|while|"
+    r"whenever|if|too|lol|haha|which|cause|'cause|cuz|as\s+well|as\s+much|these\s+days|"
+    r"nowadays|lately|recently|right\s+now|at\s+the\s+moment|anymore|a\s+lot|so\s+much|now|"
+    r"again|either|actually|anyway|honestly|tbh|"
+    r"and\s+(?:i|we|it|that|they|he|she|you|my))\b)"
+)
+_LIKE_VERBS = {
+    "love": 0.85,
+    "adore": 0.85,
+    "enjoy": 0.8,
+    "like": 0.75,
+    "prefer": 0.75,
+    "dig": 0.7,
+    "loved": 0.8,
+    "liked": 0.8,
+    "enjoyed": 0.8,
+    "adored": 0.8,
+}
+# Objects that are about the conversation, not a taste: "I love that", "I love how you ...".
+_NOT_TOPIC_TEXT = """
+    it that this these those them him her you your yours how what when where why who which
+    whatever everything anything something nothing all each one ones lots lot much so very
+    being hearing seeing talking chatting reading knowing having getting"""
+_NOT_TOPICS = frozenset(_NOT_TOPIC_TEXT.split())
+_LEADING_TEXT = "a an the my our some any all of to really just so also too more most going doing"
+_LEADING = frozenset([*_LEADING_TEXT.split(), "having", "taking", "spending", "getting"])
+_TOPIC_END_TEXT = """
+    with in at on for during from by about when because after before around over under and
+    or but while than like near into onto through"""
+_TOPIC_END = frozenset(_TOPIC_END_TEXT.split())
+_TOPIC_SKIP = frozenset({"a", "an", "the", "my", "our", "some", "of", "to", "very", "really"})
+
+
+def topic_key(phrase: str) -> str | None:
+    """``camping`` for "going camping with the kids": up to three head words, or None."""
+    words = [w.lower() for w in re.findall(r"[^\W_]+(?:['-][^\W_]+)*", phrase)]
+    while words and words[0] in _LEADING:
+        words = words[1:]
+    head: list[str] = []
+    for word in words:
+        if word in _TOPIC_END and head:
+            break
+        if word in _TOPIC_SKIP:
+            continue
+        head.append(re.sub(r"[^\w]", "", word.replace("'", "")))
+        if len(head) == 3:
+            break
+    topic = "_".join(w for w in head if w)
+    return topic or None
+
+
+def _pref_value(raw: str) -> str | None:
+    value = _clean_value(raw)
+    value = re.sub(r"^(?:my|our)\s+", "", value, flags=re.I)
+    words = value.lower().split()
+    if not words or words[0] in _NOT_TOPICS or {"you", "your", "yours"} & set(words):
+        return None
+    return value
+
+
+def _pref_hits(view: _View, sentence: _Sentence, m: re.Match[str], polarity: str) -> Iterator[_Hit]:
+    value = _pref_value(m.group("obj"))
+    topic = topic_key(value) if value else None
+    if value is None or topic is None:
+        return
+    verb = " ".join((m.groupdict().get("verb") or "").lower().split())
+    confidence = _LIKE_VERBS.get(verb, 0.8 if polarity == "dislikes" else 0.75)
+    if polarity == "dislikes" and verb in ("hate", "loathe", "detest", "can't stand"):
+        confidence = 0.85
+    if m.groupdict().get("we"):
+        confidence -= 0.1
+    yield _Hit(sentence.speaker, f"{polarity}_{topic}", value, round(confidence, 2))
+
+
+def _favorite_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    value = _pref_value(m.group("obj"))
+    if value is None:
+        return
+    thing = topic_key(m.group("thing") or "")
+    if thing is None:
+        topic = topic_key(value)
+        if topic is not None:
+            yield _Hit(sentence.speaker, f"likes_{topic}", value, 0.85)
+        return
+    yield _Hit(sentence.speaker, f"favorite_{thing}", value, 0.9)
+
+
+_NEG_VERB = (
+    r"(?P<verb>(?i:hate|dislike|detest|loathe|can't\s+stand|cannot\s+stand|can\s+not\s+stand|"
+    r"(?:don't|do\s+not)\s+(?:really\s+|much\s+|particularly\s+)?(?:like|enjoy|love|care\s+for)))"
+)
+_FAN = (
+    r"(?i:into|obsessed\s+with|passionate\s+about|crazy\s+about|fond\s+of|keen\s+on|hooked\s+on|"
+    r"(?:a\s+)?(?:(?:big|huge|massive|great|real)\s+)?fan\s+of)"
+)
+_FAVORITE = r"(?i:favou?rite|fave|fav)"
+
+
+def _pref_rules() -> tuple[_Triggered, ...]:
+    def pref(polarity: str) -> Rule:
+        return lambda v, s, m: _pref_hits(v, s, m, polarity)
+
+    table: list[tuple[str, str, Rule]] = [
+        (
+            r"love|adore|enjoy|like|prefer|dig",
+            rf"{_SELF}{_ADV}\s+(?P<verb>(?i:love|adore|enjoy|like|prefer|dig))\s+(?!(?i:to\s+)?"
+            rf"(?:it|that|this)\b){_OBJECT}",
+            pref("likes"),
+        ),
+        (
+            r"loved|liked|enjoyed|adored",
+            rf"{_IC}(?i:'ve|\s+have){_ADV}\s+(?:(?i:always)\s+)?(?P<verb>(?i:loved|liked|enjoyed|"
+            rf"adored))\s+{_OBJECT}",
+            pref("likes"),
+        ),
+        (
+            r"into|obsessed|passionate|crazy|fond|keen|hooked|fan",
+            rf"{_IM}{_ADV}\s+(?P<verb>{_FAN})\s+{_OBJECT}",
+            pref("likes"),
+        ),
+        (
+            r"hate|dislike|detest|loathe|stand|like|enjoy|love|care",
+            rf"{_SELF}{_ADV}\s+{_NEG_VERB}\s+{_OBJECT}",
+            pref("dislikes"),
+        ),
+        (
+            r"not|never",
+            rf"{_IM}\s+(?i:not|never)\s+(?:(?i:really|very|that|too|much|of|a|an)\s+)*"
+            rf"(?P<verb>{_FAN})\s+{_OBJECT}",
+            pref("dislikes"),
+        ),
+        (
+            r"never",
+            r"(?<![\w'])(?i:i)(?:(?i:'ll|\s+will|'m|\s+am))?\s+(?i:never)\s+(?:(?i:going\s+to|gonna)\s+)?"
+            r"(?:(?i:go|do|try|eat|watch|play|drink|visit|take)\s+)?"
+            r"(?P<obj>[^,.;:!?()\"]{1,60}?)\s+(?i:again)\b",
+            pref("dislikes"),
+        ),
+        (
+            r"never",
+            r"^(?P<obj>[^,.;:!?()\"]{2,60}?)\s*[,.!?…-]+\s*(?i:never\s+again)\b",
+            pref("dislikes"),
+        ),
+        (
+            r"fav",
+            rf"(?<![\w'])(?i:my)\s+(?:(?i:all[- ]time|absolute|very|personal)\s+)?{_FAVORITE}"
+            r"(?:\s+(?P<thing>[a-zA-Z][\w-]*(?:\s+[a-zA-Z][\w-]*){0,3}?))?\s+"
+            rf"(?i:is|are|has\s+to\s+be|would\s+(?:have\s+to\s+)?be|'s)\s+{_OBJECT}",
+            _favorite_hits,
+        ),
+        (
+            r"fav",
+            r"(?:^|[,;:]\s*)(?P<obj>[^,.;:!?()\"]{1,50}?)\s+(?i:is|are|'s)\s+(?i:my)\s+"
+            rf"(?:(?i:all[- ]time|absolute|very)\s+)?{_FAVORITE}"
+            r"(?:\s+(?P<thing>[a-zA-Z][\w-]*(?:\s+[a-zA-Z][\w-]*)?))?(?=\s*[,.;:!?]|\s*$)",
+            _favorite_hits,
+        ),
+    ]
+    return tuple((re.compile(t), re.compile(p), rule) for t, p, rule in table)
+
+
+_PREF_RULES = _pref_rules()
+_NEVER_AGAIN = re.compile(r"^\W*never\s+again\b", re.IGNORECASE)
+_SHORT_TOPIC = re.compile(r"^(?P<obj>[^,.;:!?()\"]{2,60}?)[\s?!.…]*$")
+
+
+def pref_family(view: _View, out: Extraction) -> None:
+    """Likes, dislikes and favourites, as separate keys per polarity (likes_x / dislikes_x)."""
+    if view.segment.kind == "row":
+        return
+    previous: _Sentence | None = None
+    for sentence in view.sentences:
+        text = sentence.text
+        if is_person(view, sentence.speaker) and _NEVER_AGAIN.match(text) and previous:
+            # "Camping in the rain? Never again." - the topic is the sentence before.
+            same_speaker = previous.speaker == sentence.speaker
+            short = _SHORT_TOPIC.match(previous.text)
+            if same_speaker and short and len(short.group("obj").split()) <= 6:
+                for hit in _pref_hits(view, sentence, short, "dislikes"):
+                    _emit(view, out, sentence, hit, "prefs")
+        previous = sentence
+        said = statement(text) if _usable(view, sentence) else None
+        if said is None:
+            continue
+        text = said
+        lowered = text.lower()
+        for trigger, pattern, rule in _PREF_RULES:
+            if not trigger.search(lowered):
+                continue
+            for match in pattern.finditer(text):
+                if not is_asserted(text, match.start()):
+                    continue
+                for hit in rule(view, sentence, match):
+                    _emit(view, out, sentence, hit, "prefs")
+
+
+# --- aliases --------------------------------------------------------------------------------
+
+_VOCATIVE = re.compile(
+    r"(?:^|\b(?:hey|hi|hello|thanks|thank\s+you|bye|oh|yo|dear|congrats|congratulations|"
+    r"love\s+you|miss\s+you|sorry)[\s,]+|,\s*)(?P<name>[A-Z][a-z]+)(?=\s*[!,.?~:)]|\s*$)"
+)
+
+
+def alias_family(view: _View, out: Extraction) -> None:
+    """Short forms others call a speaker by ("Hey Mel!" -> Mel is an alias of Melanie)."""
+    if view.segment.kind == "row":
+        return
+    people = [p for p in view.participants if is_person(view, p) and p.lower() != "user"]
+    for sentence in view.sentences:
+        for match in _VOCATIVE.finditer(sentence.text):
+            short = match.group("name")
+            owners = [
+                p
+                for p in people
+                if p.lower().startswith(short.lower()) and p.lower() != short.lower()
+            ]
+            # Evident only when one other speaker's name starts with it and someone else said it.
+            if len(short) >= 2 and len(owners) == 1 and owners[0] != sentence.speaker:
+                add_entity(out, owners[0], "person", alias=short)

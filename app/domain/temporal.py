@@ -1,0 +1,646 @@
+"""Date expressions in chat text, resolved against the time they were said.
+
+``resolve_relative`` finds expressions like "yesterday", "last Saturday", "two weekends ago",
+"a couple of weeks ago", "next month", "in May", "on 8 May" and "in 2022", and resolves each to a
+date with a granularity (day, weekend, week, month or year). Pure: the anchor time is passed in.
+
+Decisions, where English is ambiguous:
+
+- Weeks start on Monday. "last week" is the week before the anchor's; "the week of 1 May 2023"
+  names that Monday. "N weeks ago" is the week holding the day N weeks back.
+- "last Saturday" is the most recent Saturday before the anchor day; "next Friday" is the Friday
+  of next week; "this Friday" and a bare "on Friday" follow the tense (past: the most recent one,
+  today included; otherwise the next one after today).
+- "last weekend" is the weekend before the anchor's week (said on Monday 8 May 2023: 6 May);
+  "this weekend" and "over the weekend" follow the tense; "two weekends ago" is a week before
+  "last weekend".
+- A month or a day without a year ("in May", "on 8 May") takes the nearest one by tense: past
+  tense the latest one not after the anchor, future tense the first one not before it, and
+  without a tense the nearest of the two.
+- "a few", "several" and "the other day" are approximate: about three units back (or ahead), and
+  the human form says so ("a few days before 8 May 2023"); "a couple of" is two, approximate too.
+- Times are read in UTC, so "yesterday" is the UTC day before the anchor's UTC day.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from functools import lru_cache
+from typing import Literal
+
+Granularity = Literal["day", "weekend", "week", "month", "year"]
+Tense = Literal["past", "future"]
+
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """One date expression found in a text and what it resolves to."""
+
+    span: tuple[int, int]  # character offsets of the expression (with its preposition, if any)
+    expression: str  # the text at ``span``, as written
+    date: date  # the day, or the first day of the weekend, week, month or year
+    granularity: Granularity
+    human: str  # "7 May 2023", "the week of 1 May 2023", "May 2023", "2022"
+    phrase: str  # what can replace ``expression`` in a sentence: "on 7 May 2023"
+    approximate: bool = False
+    relative: bool = True  # False when the text already gave the full date ("8 May 2023")
+
+    @property
+    def iso(self) -> str:
+        """``2023-05-07`` for days, weekends and weeks, ``2023-05`` for months, ``2023``."""
+        if self.granularity == "month":
+            return f"{self.date.year:04d}-{self.date.month:02d}"
+        if self.granularity == "year":
+            return f"{self.date.year:04d}"
+        return self.date.isoformat()
+
+
+def format_day(day: date) -> str:
+    """``7 May 2023``, without depending on the process locale."""
+    return f"{day.day} {MONTHS[day.month - 1]} {day.year}"
+
+
+def format_month(day: date) -> str:
+    """``May 2023``."""
+    return f"{MONTHS[day.month - 1]} {day.year}"
+
+
+def anchor_day(anchor: datetime) -> date:
+    """The UTC calendar day of an anchor time; a naive time is taken to be UTC already."""
+    if anchor.tzinfo is not None:
+        anchor = anchor.astimezone(UTC)
+    return anchor.date()
+
+
+# --- vocabulary -----------------------------------------------------------------------------
+
+_NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+}
+# Vague counts: (value used for the date, words kept in the human form).
+_VAGUE = {
+    "a couple of": (2, "a couple of"),
+    "a couple": (2, "a couple of"),
+    "couple of": (2, "a couple of"),
+    "a few": (3, "a few"),
+    "few": (3, "a few"),
+    "several": (3, "several"),
+}
+_NUM = (
+    r"(?P<n>\d{1,3}|a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|several|"
+    + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
+    + r")"
+)
+_MONTH_ABBREVIATIONS = {
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "sept": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+}
+_MONTH_FULL = r"(?:" + "|".join(MONTHS) + r")"
+_MONTH_ANY = (
+    r"(?:" + "|".join(MONTHS) + "|" + "|".join(sorted(_MONTH_ABBREVIATIONS, key=len)[::-1]) + r")"
+)
+_PART = r"(?:\s+(?P<part>morning|afternoon|evening|night))?"
+# A leading preposition is part of the span, so a rewrite never reads "on on 6 May".
+_PREP = r"(?:(?P<prep>on|in|at|during|over|since|until|till|by|from|before|after|around)\s+)?"
+_OWN_PREPOSITION = frozenset({"on", "in", "at", "during", "over"})
+# Habitual plurals ("Saturday mornings", "on Sundays") name no single day.
+_NOT_PLURAL = r"(?![\w-]|\s+(?:mornings|afternoons|evenings|nights)\b)"
+
+# --- tense ----------------------------------------------------------------------------------
+
+_FUTURE_RE = re.compile(
+    r"\b(?:will|shall|gonna|wanna|going\s+to|plan(?:s|ning)?\s+(?:to|on)|want(?:s)?\s+to|"
+    r"hop(?:e|es|ing)\s+to|thinking\s+(?:about|of)|can't\s+wait|looking\s+forward|about\s+to|"
+    r"intend|next|tomorrow|upcoming|soon)\b|'ll\b|(?:\b(?:am|is|are)\s+|'(?:m|re|s)\s+)"
+    r"(?!(?:amazing|interesting|exciting|boring|relaxing|inspiring|fascinating|annoying|"
+    r"surprising|stunning|refreshing|tiring|exhausting|touching|overwhelming|thing|nothing|"
+    r"something|anything|everything|evening|morning|king|spring)\b)\w+ing\b",
+    re.IGNORECASE,
+)
+_PAST_TEXT = """was were did had went got came saw took made said told ran won lost met left
+    bought sold found felt thought began gave wrote ate drove flew swam sang spent sent brought
+    caught taught built held kept slept heard paid sat stood fell broke chose forgot became knew
+    grew threw wore woke rode drew drank fought led meant ago yesterday last used"""
+_PAST_WORDS = frozenset(_PAST_TEXT.split())
+# Words ending in -ed that are no past tense, and -ed adjectives that follow "am" or "is".
+_NOT_PAST_TEXT = "need bed red seed speed feed indeed proceed succeed exceed shed embed hundred"
+_NOT_PAST = frozenset([*_NOT_PAST_TEXT.split(), "sacred", "naked", "wicked", "weed", "breed"])
+_ADJECTIVE_AFTER_BE = re.compile(r"\b(?:am|is|are|'m|'re|'s|be|been|so|very|really)\s+\w+ed\b")
+_WORD = re.compile(r"[a-z']+")
+
+
+def detect_tense(text: str) -> Tense | None:
+    """The tense of a clause from its markers: future first ("will", "next"), then past."""
+    lowered = text.lower().replace("’", "'")
+    if _FUTURE_RE.search(lowered):
+        return "future"
+    stripped = _ADJECTIVE_AFTER_BE.sub(" ", lowered)
+    for word in _WORD.findall(stripped):
+        if word in _PAST_WORDS or (len(word) > 3 and word.endswith("ed") and word not in _NOT_PAST):
+            return "past"
+    return None
+
+
+def _clause_tense(text: str, start: int, end: int) -> Tense | None:
+    """Tense of the clause around ``text[start:end]`` without the expression itself."""
+    bounds = [0, *(m.end() for m in re.finditer(r"[,;:!?]|\b(?:and|but|so)\b", text)), len(text)]
+    left = max(b for b in bounds if b <= start)
+    right = min((b for b in bounds if b >= end), default=len(text))
+    clause = text[left:start] + " " + text[end:right]
+    return detect_tense(clause) or detect_tense(text[:start] + " " + text[end:])
+
+
+# --- calendar arithmetic --------------------------------------------------------------------
+
+
+def _week_start(day: date) -> date:
+    return day - timedelta(days=day.weekday())
+
+
+def _add_months(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def _last_weekend(day: date) -> date:
+    """The Saturday of the weekend before the anchor's week."""
+    return _week_start(day) - timedelta(days=2)
+
+
+def _weekend(day: date, tense: Tense | None) -> date:
+    """The Saturday of "this weekend": the anchor's own one on a weekend, else by tense."""
+    if day.weekday() >= 5 or tense != "past":
+        return _week_start(day) + timedelta(days=5)
+    return _last_weekend(day)
+
+
+def _nearest_month(day: date, month: int, tense: Tense | None) -> date:
+    past = date(day.year if month <= day.month else day.year - 1, month, 1)
+    future = date(day.year if month >= day.month else day.year + 1, month, 1)
+    if tense == "past":
+        return past
+    if tense == "future":
+        return future
+    this_month = date(day.year, day.month, 1)
+    return past if (this_month - past) <= (future - this_month) else future
+
+
+def _nearest_day(day: date, month: int, dom: int, tense: Tense | None) -> date | None:
+    candidates = []
+    for year in (day.year - 1, day.year, day.year + 1):
+        try:
+            candidates.append(date(year, month, dom))
+        except ValueError:
+            continue
+    past = [c for c in candidates if c <= day]
+    future = [c for c in candidates if c >= day]
+    if tense == "past" and past:
+        return past[-1]
+    if tense == "future" and future:
+        return future[0]
+    return min(candidates, key=lambda c: (abs((c - day).days), c), default=None)
+
+
+# --- building results -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Value:
+    """A resolution before its span and phrase are attached."""
+
+    day: date
+    granularity: Granularity
+    approximate: bool = False
+    human: str | None = None  # overrides the default human form
+    part: str | None = None  # "morning", "night": only the phrase mentions it
+    relative: bool = True
+
+
+def _human(value: _Value) -> str:
+    if value.human is not None:
+        return value.human
+    if value.granularity == "day":
+        return format_day(value.day)
+    if value.granularity == "weekend":
+        return f"the weekend of {format_day(value.day)}"
+    if value.granularity == "week":
+        return f"the week of {format_day(value.day)}"
+    if value.granularity == "month":
+        return format_month(value.day)
+    return str(value.day.year)
+
+
+def _own_phrase(value: _Value, human: str) -> str:
+    """The human form with the preposition it reads best with."""
+    if value.approximate:
+        return human
+    if value.granularity == "day":
+        return f"on the {value.part} of {human}" if value.part else f"on {human}"
+    if value.granularity == "weekend":
+        return f"on {human}"
+    if value.granularity == "week":
+        return f"during {human}"
+    return f"in {human}"
+
+
+def _result(text: str, match: re.Match[str], value: _Value) -> Resolved:
+    start, end = match.span()
+    human = _human(value)
+    prep = (match.groupdict().get("prep") or "").lower()
+    phrase = _own_phrase(value, human)
+    if prep and prep not in _OWN_PREPOSITION:
+        phrase = f"{match.group('prep')} {human}"
+    return Resolved(
+        span=(start, end),
+        expression=text[start:end],
+        date=value.day,
+        granularity=value.granularity,
+        human=human,
+        phrase=phrase,
+        approximate=value.approximate,
+        relative=value.relative,
+    )
+
+
+def _count(raw: str) -> tuple[int, str | None]:
+    """(number, vague words) of "3", "three", "a few", "a couple of"."""
+    key = " ".join(raw.lower().split())
+    if key in _VAGUE:
+        return _VAGUE[key]
+    if key.isdigit():
+        return int(key), None
+    return _NUMBER_WORDS[key], None
+
+
+def _month_number(raw: str) -> int:
+    key = raw.lower().rstrip(".")
+    for index, name in enumerate(MONTHS, start=1):
+        if name.lower() == key:
+            return index
+    return _MONTH_ABBREVIATIONS[key]
+
+
+# --- the patterns ---------------------------------------------------------------------------
+
+Handler = Callable[[re.Match[str], date, Tense | None], "_Value | None"]
+
+
+def _day_word(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+    core = " ".join(m.group("core").lower().split())
+    part = (m.group("part") or "").lower() or None
+    offsets = {
+        "the day before yesterday": -2,
+        "day before yesterday": -2,
+        "the day after tomorrow": 2,
+        "day after tomorrow": 2,
+        "yesterday": -1,
+        "today": 0,
+        "tomorrow": 1,
+    }
+    if core in offsets:
+        return _Value(today + timedelta(days=offsets[core]), "day", part=part)
+    if core == "tonight":
+        return _Value(today, "day", part="night")
+    if core == "last night":
+        return _Value(today - timedelta(days=1), "day", part="night")
+    if core.startswith("this "):
+        return _Value(today, "day", part=core.split()[1])
+    # "the other day": some days ago, not a date anyone gave.
+    return _Value(today - timedelta(days=3), "day", True, f"a few days before {format_day(today)}")
+
+
+def _shift(today: date, n: int, unit: str, sign: int) -> _Value:
+    if unit == "day":
+        return _Value(today + timedelta(days=sign * n), "day")
+    if unit == "week":
+        return _Value(_week_start(today + timedelta(weeks=sign * n)), "week")
+    if unit == "weekend":
+        if sign < 0:
+            return _Value(_last_weekend(today) - timedelta(weeks=n - 1), "weekend")
+        return _Value(_week_start(today) + timedelta(days=5, weeks=n - 1), "weekend")
+    if unit == "month":
+        return _Value(_add_months(today, sign * n), "month")
+    return _Value(date(today.year + sign * n, 1, 1), "year")
+
+
+def _ago(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+    n, vague = _count(m.group("n"))
+    unit = m.group("unit").lower()
+    value = _shift(today, n, unit, -1)
+    if vague is None:
+        return value
+    return _Value(value.day, value.granularity, True, f"{vague} {unit}s before {format_day(today)}")
+
+
+def _ahead(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+    n, vague = _count(m.group("n"))
+    unit = m.group("unit").lower()
+    value = _shift(today, n, unit, 1)
+    if vague is None:
+        return value
+    return _Value(value.day, value.granularity, True, f"{vague} {unit}s after {format_day(today)}")
+
+
+def _relative_unit(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+    rel = " ".join((m.group("rel") or "the").lower().split())
+    unit = (m.group("unit") or m.group("unit2")).lower()
+    step = {"last": -1, "past": -1, "this past": -1, "the past": -1}.get(rel, 0)
+    if rel in ("next", "coming", "this coming", "the coming"):
+        step = 1
+    if rel in ("past", "the past") and unit in ("month", "year"):
+        return None  # "the past year" is the last twelve months, not a calendar year
+    if unit == "weekend":
+        if step < 0:
+            return _Value(_last_weekend(today), "weekend")
+        if rel == "next":
+            return _Value(_week_start(today) + timedelta(days=12), "weekend")
+        if step > 0:  # "this coming weekend": the next one that has not started
+            return _Value(_weekend(today, "future"), "weekend")
+        return _Value(_weekend(today, tense), "weekend")
+    if unit == "week":
+        return _Value(_week_start(today) + timedelta(weeks=step), "week")
+    if unit == "month":
+        return _Value(_add_months(today, step), "month")
+    return _Value(date(today.year + step, 1, 1), "year")
+
+
+def _weekday(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+    rel = " ".join((m.group("rel") or "").lower().split())
+    target = WEEKDAYS.index(m.group("wd").lower())
+    part = (m.group("part") or "").lower() or None
+    back = (today.weekday() - target) % 7  # days back to the latest such day, today included
+    if rel in ("last", "this past", "past"):
+        day = today - timedelta(days=back or 7)
+    elif rel == "next":
+        day = _week_start(today) + timedelta(days=7 + target)
+    elif tense == "past":
+        day = today - timedelta(days=back)
+    else:
+        day = today + timedelta(days=(target - today.weekday()) % 7 or 7)
+    return _Value(day, "day", part=part)
+
+
+def _day_month(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+    raw_month = m.group("month")
+    month = _month_number(raw_month)
+    dom = int(m.group("day"))
+    year = m.group("year")
+    if year:
+        try:
+            return _Value(date(int(year), month, dom), "day", relative=False)
+        except ValueError:
+            return None
+    day = _nearest_day(today, month, dom, tense)
+    return None if day is None else _Value(day, "day")
+
+
+_MODIFIERS = {
+    "early": "early",
+    "late": "late",
+    "mid": "mid-",
+    "mid-": "mid-",
+    "the end of": "the end of",
+    "end of": "the end of",
+    "the beginning of": "the beginning of",
+    "the start of": "the start of",
+    "the middle of": "the middle of",
+}
+
+
+def _month(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+    raw_month = m.group("month")
+    rel = " ".join((m.group("rel") or "").lower().split())
+    year = m.group("year")
+    prep = (m.group("prep") or "").lower()
+    if raw_month == "may" and not year:
+        return None  # "this may be": lower-case "may" is a verb unless a year says otherwise
+    if not (rel or year or prep):
+        return None  # a bare month name is too often something else ("March on")
+    month = _month_number(raw_month)
+    if year:
+        day = date(int(year), month, 1)
+    elif rel == "last":
+        day = date(today.year if month < today.month else today.year - 1, month, 1)
+    elif rel == "next":
+        day = date(today.year if month > today.month else today.year + 1, month, 1)
+    elif rel == "this":
+        day = date(today.year, month, 1)
+    else:
+        day = _nearest_month(today, month, tense)
+    modifier = _MODIFIERS.get(rel)
+    human = format_month(day)
+    if modifier:
+        human = f"{modifier}{human}" if modifier.endswith("-") else f"{modifier} {human}"
+    return _Value(day, "month", human=human, relative=not year)
+
+
+def _year(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+    return _Value(date(int(m.group("year")), 1, 1), "year", relative=False)
+
+
+def _iso(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+    try:
+        return _Value(date.fromisoformat(m.group("iso")), "day", relative=False)
+    except ValueError:
+        return None
+
+
+_UNIT = r"(?P<unit>day|week|weekend|month|year)s?"
+# (trigger, pattern, handler): a pattern runs only when the lower-cased text has its trigger.
+_PATTERNS: tuple[tuple[re.Pattern[str], re.Pattern[str], Handler], ...] = tuple(
+    (re.compile(trigger), re.compile(pattern, re.IGNORECASE), handler)
+    for trigger, pattern, handler in (
+        (
+            r"yesterday|today|tomorrow|tonight|night|morning|afternoon|evening|other day",
+            rf"\b{_PREP}(?P<core>(?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)|"
+            r"yesterday|today|tomorrow|tonight|last\s+night|this\s+(?:morning|afternoon|evening)|"
+            rf"the\s+other\s+day){_PART}\b",
+            _day_word,
+        ),
+        (r"\bago\b", rf"\b{_PREP}{_NUM}\s+{_UNIT}\s+ago\b", _ago),
+        (r"day|week|month|year", rf"\bin\s+{_NUM}\s+{_UNIT}\b", _ahead),
+        (r"from now", rf"\b{_NUM}\s+{_UNIT}\s+from\s+now\b", _ahead),
+        (
+            r"week|month|year",
+            rf"\b{_PREP}(?:(?:(?P<rel>last|next|this\s+past|this\s+coming|the\s+past|"
+            r"the\s+coming|this|past|coming)\s+)(?P<unit>weekend|week|month|year)|"
+            r"the\s+(?P<unit2>weekend))\b",
+            _relative_unit,
+        ),
+        (
+            r"(?:mon|tues|wednes|thurs|fri|satur|sun)day",
+            rf"\b{_PREP}(?:(?P<rel>last|next|this\s+past|this\s+coming|this|coming|past)\s+)?"
+            rf"(?P<wd>{'|'.join(WEEKDAYS)}){_PART}{_NOT_PLURAL}",
+            _weekday,
+        ),
+        (
+            r"\d",
+            rf"\b{_PREP}(?:the\s+)?(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+"
+            rf"(?P<month>{_MONTH_ANY})\.?(?:,?\s+(?P<year>\d{{4}}))?\b",
+            _day_month,
+        ),
+        (
+            r"\d",
+            rf"\b{_PREP}(?P<month>{_MONTH_ANY})\.?\s+(?:the\s+)?(?P<day>\d{{1,2}})"
+            r"(?:st|nd|rd|th)?(?!\d)(?:,?\s+(?P<year>\d{4}))?\b",
+            _day_month,
+        ),
+        (
+            r"january|february|march|april|may|june|july|august|september|october|november|december",
+            rf"\b{_PREP}(?:(?P<rel>last|next|this|early|late|mid-?|(?:the\s+)?end\s+of|"
+            r"the\s+(?:beginning|start|middle)\s+of)\s*)?"
+            rf"(?P<month>{_MONTH_FULL})(?:,?\s+(?P<year>(?:19|20)\d{{2}}))?\b",
+            _month,
+        ),
+        (
+            r"(?:19|20)\d\d",
+            r"\b(?:(?P<prep>in|since|during|until|till|by|from|before|after)\s+)"
+            r"(?P<year>(?:19|20)\d{2})(?![\d/-]|s\b|[.,]\d)",
+            _year,
+        ),
+        (
+            r"\d{4}-\d\d-\d\d",
+            r"\b(?:(?P<prep>on|since|until|by|from|before|after)\s+)?(?P<iso>\d{4}-\d{2}-\d{2})(?![\d:T])",
+            _iso,
+        ),
+    )
+)
+
+
+# Every pattern needs one of these; most chat sentences have none and are skipped at once.
+_TRIGGER = re.compile(
+    r"\d|night|tomorrow|morning|afternoon|evening|day|week|month|year|ago|from now|"
+    + "|".join(m.lower() for m in MONTHS)
+)
+
+
+def resolve_relative(text: str, anchor: datetime, *, tense: Tense | None = None) -> list[Resolved]:
+    """Date expressions in ``text`` resolved against ``anchor``, in order, never overlapping."""
+    if not _TRIGGER.search(text.lower()):
+        return []
+    return list(_resolve(text, anchor, tense))
+
+
+@lru_cache(maxsize=4096)  # families resolve the same sentence more than once
+def _resolve(text: str, anchor: datetime, tense: Tense | None) -> tuple[Resolved, ...]:
+    today = anchor_day(anchor)
+    found: list[tuple[int, int, Resolved]] = []
+    lowered = text.lower()
+    for order, (trigger, pattern, handler) in enumerate(_PATTERNS):
+        if not trigger.search(lowered):
+            continue
+        for match in pattern.finditer(text):
+            if match.group(0).strip() == "":
+                continue
+            when = tense or _clause_tense(text, *match.span())
+            value = handler(match, today, when)
+            if value is not None:
+                found.append((order, -len(match.group(0)), _result(text, match, value)))
+    # Longest match first at each place, then the earlier pattern; drop anything overlapping.
+    found.sort(key=lambda item: (item[2].span[0], item[1], item[0]))
+    chosen: list[Resolved] = []
+    for _, _, resolved in found:
+        if chosen and resolved.span[0] < chosen[-1].span[1]:
+            continue
+        chosen.append(resolved)
+    return tuple(chosen)
+
+
+_PREP_ONLY = re.compile(r"(?:on|in|at|during|over|since|until|till|by|from|before|after)\s", re.I)
+_VERB_AFTER = re.compile(r"\s+(?:was|is|were|will|has|had|'s)\b", re.IGNORECASE)
+
+
+def rewrite_dates(text: str, anchor: datetime) -> tuple[str, list[Resolved]]:
+    """``text`` with its relative dates made absolute ("yesterday" -> "on 7 May 2023")."""
+    found = resolve_relative(text, anchor)
+    parts: list[str] = []
+    cursor = 0
+    for resolved in found:
+        start, end = resolved.span
+        parts.append(text[cursor:start])
+        if resolved.relative:
+            # "Yesterday was fun": the date is the subject, so it takes no preposition.
+            bare = not _PREP_ONLY.match(resolved.expression) and _VERB_AFTER.match(text, end)
+            replacement = resolved.human if bare else resolved.phrase
+            if text[:start].strip(" \"'(") == "":
+                replacement = replacement[:1].upper() + replacement[1:]
+            parts.append(replacement)
+        else:
+            parts.append(resolved.expression)
+        cursor = end
+    parts.append(text[cursor:])
+    return "".join(parts), found
+
+
+def annotate_dates(text: str, anchor: datetime) -> str:
+    """``text`` with each relative date followed by its absolute form: "yesterday (7 May 2023)"."""
+    parts: list[str] = []
+    cursor = 0
+    for resolved in resolve_relative(text, anchor):
+        if not resolved.relative:
+            continue
+        end = resolved.span[1]
+        parts.append(text[cursor:end] + f" ({resolved.human})")
+        cursor = end
+    parts.append(text[cursor:])
+    return "".join(parts)
+
+
+def iso_utc(when: datetime | None) -> str | None:
+    """``YYYY-MM-DDTHH:MM:SSZ`` in UTC; a naive datetime is taken to be UTC already."""
+    if when is None:
+        return None
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,409 @@
+"""Observations, exact values and open loops from chat, and a three-session merge end to end."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from app.domain.extract import Extraction, ExtractionInput
+from app.domain.merge import merge_extraction
+from app.domain.passport import Passport, Source
+from app.domain.rules import extract_rules
+from app.domain.rules_events import find_values, third_person
+from app.domain.segment import make_segment
+from app.domain.turns import Segment, Turn
+
+MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+def extract(*turns: tuple[str, str], subject: str | None = None, **kw: Any) -> Extraction:
+    ts = kw.pop("ts", MAY_8)
+    segment = Segment(id="seg_events", turns=tuple(Turn(s, t, ts=ts) for s, t in turns), tokens=1)
+    return extract_rules(ExtractionInput(segment=segment, subject=subject, **kw))
+
+
+def observations(*turns: tuple[str, str], **kw: Any) -> list[str]:
+    return [o.text for o in extract(*turns, **kw).observations]
+
+
+def loops(*turns: tuple[str, str], **kw: Any) -> list[str]:
+    return [loop.item for loop in extract(*turns, **kw).open_loops]
+
+
+# --- observations -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("speaker", "text", "expected", "when"),
+    [
+        (
+            "Caroline",
+            "I went to a LGBTQ support group yesterday.",
+            "Caroline went to a LGBTQ support group on 7 May 2023.",
+            "2023-05-07",
+        ),
+        (
+            "Melanie",
+            "I ran a charity race for mental health last Saturday!",
+            "Melanie ran a charity race for mental health on 6 May 2023.",
+            "2023-05-06",
+        ),
+        (
+            "Melanie",
+            "We went camping two weekends ago with the kids.",
+            "Melanie went camping on the weekend of 29 April 2023 with the kids.",
+            "2023-04-29",
+        ),
+        (
+            "Jon",
+            "I finally finished my thesis a few days ago.",
+            "Jon finally finished Jon's thesis a few days before 8 May 2023.",
+            "2023-05-05",
+        ),
+        (
+            "Caroline",
+            "I moved here from Sweden 4 years ago.",
+            "Caroline moved here from Sweden in 2019.",
+            "2019",
+        ),
+        (
+            "Melanie",
+            "I painted that lake sunrise last year.",
+            "Melanie painted that lake sunrise in 2022.",
+            "2022",
+        ),
+        (
+            "Jon",
+            "Last week I visited my grandma in Cape Town.",
+            "During the week of 1 May 2023 Jon visited Jon's grandma in Cape Town.",
+            "2023-05-01",
+        ),
+        ("Jon", "I got a new job!", "Jon got a new job.", None),
+    ],
+)
+def test_events_in_the_third_person_with_dates(
+    speaker: str, text: str, expected: str, when: str | None
+) -> None:
+    out = extract((speaker, text), ("Other", "ok"))
+    assert [(o.text, o.when) for o in out.observations] == [(expected, when)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm taking a pottery class.", "Jon is taking a pottery class."),
+        ("I've been painting a lot lately.", "Jon has been painting a lot lately."),
+        ("My sister Anna moved to Rome.", "Jon's sister Anna moved to Rome."),
+        ("I was at the beach yesterday.", "Jon was at the beach on 7 May 2023."),
+        ("We took the kids to the museum.", "Jon took the kids to the museum."),
+        ("I've been researching adoption agencies.", "Jon has been researching adoption agencies."),
+        ("I talked to my landlord yesterday.", "Jon talked to Jon's landlord on 7 May 2023."),
+    ],
+)
+def test_ongoing_and_perfect_events(text: str, expected: str) -> None:
+    assert observations(("Jon", text), ("Ann", "ok")) == [expected]
+
+
+def test_you_becomes_the_other_speaker() -> None:
+    out = extract(("Jon", "I sent you the photos yesterday."), ("Ann", "Thanks!"))
+    assert [(o.text, o.participants) for o in out.observations] == [
+        ("Jon sent Ann the photos on 7 May 2023.", ["Jon", "Ann"])
+    ]
+    # With three people "you" is ambiguous, so the sentence is left alone.
+    three = extract(("Jon", "I sent you the photos."), ("Ann", "ok"), ("Ben", "ok"))
+    assert three.observations == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Did you go to the parade yesterday?",
+        "I didn't go to the parade.",
+        "I never went to Paris.",
+        "If I went to Paris I would be happy.",
+        "I thought so.",
+        "I loved it.",
+        "I went to bed",
+        "I'm going camping next weekend.",
+        "Hey Mel! Good to see you!",
+        "The kids went to the zoo yesterday.",
+        "You went to Paris last year.",
+        "We talked about our trip to Rome.",
+    ],
+)
+def test_not_observations(text: str) -> None:
+    assert observations(("Jon", text), ("Mel", "ok")) == []
+
+
+def test_machines_report_no_events() -> None:
+    assert observations(("assistant", "I checked the logs yesterday and found a bug.")) == []
+
+
+def test_observation_provenance() -> None:
+    observation = extract(("Ann", "I adopted a dog yesterday."), ("Ben", "Nice")).observations[0]
+    assert observation.to_dict() == {
+        "text": "Ann adopted a dog on 7 May 2023.",
+        "when": "2023-05-07",
+        "ts": "2023-05-08T13:56:00Z",
+        "source": "seg_events",
+        "participants": ["Ann"],
+    }
+
+
+def test_third_person() -> None:
+    assert third_person("I love my dog", "Ann", None) == "Ann loves Ann's dog"
+    assert third_person("I'm happy and I've won", "Ann", None) == "Ann is happy and Ann has won"
+    assert third_person("We are here and have fun", "Ann", None) == "Ann is here and has fun"
+    assert third_person("Call me later", "Ann", None) == "Call Ann later"
+    assert third_person("I gave you my book", "Ann", "Ben") == "Ann gave Ben Ann's book"
+    assert third_person("I gave you my book", "Ann", None) is None
+    assert third_person("I'd been there", "Ann", None) == "Ann had been there"
+    assert third_person("I need to go", "the user", None) == "The user needs to go"
+    assert third_person("We flew to the US", "Ann", None) == "Ann flew to the US"
+
+
+# --- exact values -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("My order number is ORD-88412.", "ORD-88412", "other"),
+        ("Ticket JIRA-77 is blocking me.", "JIRA-77", "other"),
+        ("Is #4521 fixed yet?", "#4521", "other"),
+        (
+            "The request id was 3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b.",
+            "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+            "other",
+        ),
+        (
+            "The docs are at https://example.com/docs/v2?lang=en.",
+            "https://example.com/docs/v2?lang=en",
+            "tool",
+        ),
+        ("Email me at jon.doe@example.com please.", "jon.doe@example.com", "other"),
+        ("The config lives in /etc/tessera/config.yaml.", "/etc/tessera/config.yaml", "tool"),
+        (
+            "Use postgresql+asyncpg://app@db:5432/tessera for it.",
+            "postgresql+asyncpg://app@db:5432/tessera",
+            "tool",
+        ),
+        ("My server is at 192.168.1.20.", "192.168.1.20", "tool"),
+        ("We upgraded to 3.11.7 today.", "3.11.7", "other"),
+        ("My booking reference is QX7Z92.", "QX7Z92", "other"),
+    ],
+)
+def test_exact_values_are_kept_verbatim(text: str, value: str, kind: str) -> None:
+    out = extract(("Jon", text), ("Ann", "ok"))
+    assert len(out.observations) == 1
+    assert value in out.observations[0].text
+    assert (value, kind) in [(e.name, e.type) for e in out.entities]
+
+
+def test_value_observation_keeps_the_label() -> None:
+    assert observations(("Jon", "My order number is ORD-88412."), ("Ann", "ok")) == [
+        "Jon's order number is ORD-88412."
+    ]
+    assert observations(("Jon", "Is #4521 fixed yet?"), ("Ann", "ok")) == [
+        'Jon asked: "Is #4521 fixed yet?"'
+    ]
+    assert observations(("Jon", "ORD-123456")) == ["Jon mentioned ORD-123456."]
+    # A machine's values count too.
+    assistant = extract(("user", "hi"), ("assistant", "Your ticket is #4521."), subject="Dana")
+    assert [o.text for o in assistant.observations] == ["Dana's ticket is #4521."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "COVID-19 was rough.",
+        "We met on 8.5.2023.",
+        "It cost $5,000.",
+        "I'm available 24/7.",
+        "and/or whatever",
+        "Meet at 10:30:45 sharp.",
+    ],
+)
+def test_not_values(text: str) -> None:
+    assert find_values(text) == []
+
+
+# --- open loops ---------------------------------------------------------------------------------
+
+
+def test_plan_with_a_relative_date() -> None:
+    assert loops(("Melanie", "We're thinking about going camping next month."), ("C", "ok")) == [
+        "Melanie plans to go camping (said 8 May 2023; next month = June 2023)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("I need to buy groceries.", "Jon needs to buy groceries (said 8 May 2023)"),
+        (
+            "I'm going to adopt a dog next year.",
+            "Jon is going to adopt a dog (said 8 May 2023; next year = 2024)",
+        ),
+        (
+            "I'll send you the photos tonight!",
+            "Jon will send Ann the photos (said 8 May 2023; tonight = 8 May 2023)",
+        ),
+        (
+            "Remind me to call mom on Friday.",
+            "Jon asked to be reminded to call mom (said 8 May 2023; on Friday = 12 May 2023)",
+        ),
+        ("We should go hiking soon.", "Jon should go hiking soon (said 8 May 2023)"),
+        ("I plan to start a blog.", "Jon plans to start a blog (said 8 May 2023)"),
+        ("I'm planning on visiting Rome.", "Jon plans to visit Rome (said 8 May 2023)"),
+        (
+            "I promise I'll finish the painting by Sunday.",
+            "Jon promised to finish the painting (said 8 May 2023; by Sunday = 14 May 2023)",
+        ),
+        (
+            "I'm visiting my parents next week.",
+            "Jon is visiting Jon's parents (said 8 May 2023; next week = the week of 15 May 2023)",
+        ),
+        (
+            "I'm going to the pride parade next Saturday, wanna come?",
+            "Jon is going to the pride parade (said 8 May 2023; next Saturday = 20 May 2023)",
+        ),
+    ],
+)
+def test_open_loops(text: str, item: str) -> None:
+    assert loops(("Jon", text), ("Ann", "ok")) == [item]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Are you going to the parade?",
+        "I'll be honest with you.",
+        "I have to say, that's amazing.",
+        "I'll check it out.",
+        "I need to go.",
+        "I'm not going to the party.",
+        "I'll never go skydiving again.",
+        "If I need to move, I will.",
+        "I would love to visit Paris someday.",
+    ],
+)
+def test_not_open_loops(text: str) -> None:
+    assert loops(("Jon", text), ("Ann", "ok")) == []
+
+
+def test_open_loop_provenance() -> None:
+    loop = extract(("Ann", "I need to renew my passport."), ("Ben", "ok")).open_loops[0]
+    assert loop.to_dict() == {
+        "item": "Ann needs to renew Ann's passport (said 8 May 2023)",
+        "ts": "2023-05-08T13:56:00Z",
+        "source": "seg_events",
+    }
+
+
+# --- episodes and determinism -------------------------------------------------------------------
+
+
+def test_episode_summary_mentions_resolved_dates() -> None:
+    out = extract(("Caroline", "I went to a LGBTQ support group yesterday."), ("Mel", "Cool!"))
+    assert out.episode is not None
+    assert "yesterday (7 May 2023)" in out.episode.summary
+
+
+def test_rows_give_no_observations_or_loops() -> None:
+    segment = Segment(
+        id="seg_rows",
+        turns=(
+            Turn("orders", "id: ORD-12345, note: I need to ship it", kind="row", table="orders"),
+        ),
+        tokens=1,
+    )
+    out = extract_rules(ExtractionInput(segment=segment))
+    assert out.observations == [] and out.open_loops == [] and out.facts == []
+
+
+def test_deterministic() -> None:
+    turns = (
+        ("Caroline", "I went to a support group yesterday. My ticket is #4521."),
+        ("Melanie", "We're thinking about going camping next month. I ran a race last Saturday."),
+    )
+    first, second = extract(*turns), extract(*turns)
+    assert [o.to_dict() for o in first.observations] == [o.to_dict() for o in second.observations]
+    assert [x.to_dict() for x in first.open_loops] == [x.to_dict() for x in second.open_loops]
+    assert first.episode is not None and second.episode is not None
+    assert first.episode.to_dict() == second.episode.to_dict()
+
+
+# --- end to end: three sessions through the extractor and the merge ------------------------------
+
+
+async def test_three_sessions_a_move_replaces_the_old_location() -> None:
+    """Melanie lives in Harare, moves to Kwekwe, then talks about her new life there."""
+    sessions = [
+        (
+            datetime(2023, 3, 1, 18, 0, tzinfo=UTC),
+            [
+                ("Caroline", "Hey Mel! How's life?"),
+                ("Melanie", "Busy! I live in Harare and I work as a teacher."),
+                ("Caroline", "I moved to Bulawayo last year and I love it."),
+            ],
+        ),
+        (
+            datetime(2023, 6, 1, 18, 0, tzinfo=UTC),
+            [
+                ("Melanie", "Big news: I moved to Kwekwe last week for a new job at Zimplats!"),
+                ("Caroline", "Congrats! When do you start?"),
+                ("Melanie", "Monday. I need to buy a desk before then."),
+            ],
+        ),
+        (
+            datetime(2023, 9, 1, 18, 0, tzinfo=UTC),
+            [
+                ("Caroline", "How is Kwekwe treating you?"),
+                ("Melanie", "I love it here. We went camping last weekend with the kids."),
+            ],
+        ),
+    ]
+    passport = Passport.empty("u_melanie")
+    extractor_output: list[Extraction] = []
+    for when, chat in sessions:
+        segment = make_segment([Turn(speaker, text, ts=when) for speaker, text in chat])
+        out = extract_rules(
+            ExtractionInput(
+                segment=segment, subject="Melanie", known_keys=tuple(passport.known_keys())
+            )
+        )
+        extractor_output.append(out)
+        source = Source(
+            id=segment.id,
+            kind="chat",
+            ts=out.episode.ts if out.episode else None,
+            hash=segment.hash,
+        )
+        merge_extraction(passport, out, source, now=when.isoformat())
+
+    current = {b.key: b.value for b in passport.facts}
+    assert current["location"] == "Kwekwe"
+    assert current["employer"] == "Zimplats"
+    assert current["occupation"] == "teacher"
+    assert current["caroline.location"] == "Bulawayo"
+    assert [(c.key, c.old, c.new) for c in passport.contradictions] == [
+        ("location", "Harare", "Kwekwe")
+    ]
+    contradiction = passport.contradictions[0]
+    assert (contradiction.ts_old, contradiction.ts_new) == (
+        "2023-03-01T18:00:00Z",
+        "2023-06-01T18:00:00Z",
+    )
+    texts = [o.text for o in passport.observations]
+    assert (
+        "Melanie moved to Kwekwe during the week of 22 May 2023 for a new job at Zimplats." in texts
+    )
+    assert "Melanie went camping on the weekend of 26 August 2023 with the kids." in texts
+    assert [loop.item for loop in passport.open_loops] == [
+        "Melanie needs to buy a desk before then (said 1 June 2023)"
+    ]
+    assert {e.name: e.type for e in passport.entities}["Kwekwe"] == "place"
+    assert len(passport.episodes) == 3

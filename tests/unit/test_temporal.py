@@ -1,0 +1,239 @@
+"""Relative and absolute date expressions resolved against the time they were said."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta, timezone
+
+import pytest
+
+from app.domain.temporal import (
+    annotate_dates,
+    detect_tense,
+    format_day,
+    iso_utc,
+    resolve_relative,
+    rewrite_dates,
+)
+
+# Monday 8 May 2023, early afternoon UTC.
+MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+def one(text: str, anchor: datetime = MONDAY) -> tuple[str, str, str, str]:
+    """(expression, human, iso, granularity) of the only expression in ``text``."""
+    found = resolve_relative(text, anchor)
+    assert len(found) == 1, found
+    r = found[0]
+    return r.expression, r.human, r.iso, r.granularity
+
+
+@pytest.mark.parametrize(
+    ("text", "expression", "human", "iso"),
+    [
+        ("I went to a support group yesterday", "yesterday", "7 May 2023", "2023-05-07"),
+        ("We had cake today", "today", "8 May 2023", "2023-05-08"),
+        ("We're going out tonight", "tonight", "8 May 2023", "2023-05-08"),
+        ("Last night was fun", "Last night", "7 May 2023", "2023-05-07"),
+        ("I ran this morning", "this morning", "8 May 2023", "2023-05-08"),
+        ("I saw her yesterday morning", "yesterday morning", "7 May 2023", "2023-05-07"),
+        ("It happened the day before yesterday", "the day before yesterday", "6 May 2023", ""),
+        ("I'll call you tomorrow", "tomorrow", "9 May 2023", "2023-05-09"),
+    ],
+)
+def test_day_words(text: str, expression: str, human: str, iso: str) -> None:
+    got = one(text)
+    assert got[:2] == (expression, human)
+    assert got[3] == "day"
+    if iso:
+        assert got[2] == iso
+
+
+@pytest.mark.parametrize(
+    ("text", "human", "iso", "granularity"),
+    [
+        ("I was busy last week", "the week of 1 May 2023", "2023-05-01", "week"),
+        ("I moved last month", "April 2023", "2023-04", "month"),
+        ("We married last year", "2022", "2022", "year"),
+        ("See you next week", "the week of 15 May 2023", "2023-05-15", "week"),
+        ("We go camping next month", "June 2023", "2023-06", "month"),
+        ("I retire next year", "2024", "2024", "year"),
+        ("Work has been busy this week", "the week of 8 May 2023", "2023-05-08", "week"),
+        ("This month is busy", "May 2023", "2023-05", "month"),
+    ],
+)
+def test_last_this_next_periods(text: str, human: str, iso: str, granularity: str) -> None:
+    _, got_human, got_iso, got_granularity = one(text)
+    assert (got_human, got_iso, got_granularity) == (human, iso, granularity)
+
+
+def test_weekdays() -> None:
+    assert one("I ran a race last Saturday")[1] == "6 May 2023"
+    # Said on a Monday, "last Monday" is a week ago, never today.
+    assert one("I started last Monday")[1] == "1 May 2023"
+    assert one("Let's meet next Friday")[1] == "19 May 2023"
+    assert one("I'm seeing him this Friday")[1] == "12 May 2023"
+    # A bare weekday follows the tense: past -> the latest one, otherwise the next one.
+    assert one("I went hiking on Saturday")[1] == "6 May 2023"
+    assert one("I'm hiking on Saturday")[1] == "13 May 2023"
+    assert one("Saturday night was wild")[:2] == ("Saturday night", "6 May 2023")
+
+
+def test_weekends() -> None:
+    assert one("We went camping last weekend")[1:3] == ("the weekend of 6 May 2023", "2023-05-06")
+    assert one("We went camping this weekend")[1] == "the weekend of 6 May 2023"
+    assert one("We're going camping this weekend")[1] == "the weekend of 13 May 2023"
+    assert one("Two weekends ago we hiked")[1] == "the weekend of 29 April 2023"
+    assert one("Over the weekend I painted")[1] == "the weekend of 6 May 2023"
+    assert one("Next weekend we fly")[1] == "the weekend of 20 May 2023"
+    # On a Sunday, "this weekend" is the one under way.
+    sunday = datetime(2023, 5, 14, 10, tzinfo=UTC)
+    assert one("I went camping this weekend", sunday)[1] == "the weekend of 13 May 2023"
+
+
+@pytest.mark.parametrize(
+    ("text", "human", "iso"),
+    [
+        ("I did it 3 days ago", "5 May 2023", "2023-05-05"),
+        ("I did it three days ago", "5 May 2023", "2023-05-05"),
+        ("We met 2 weeks ago", "the week of 24 April 2023", "2023-04-24"),
+        ("We met a week ago", "the week of 1 May 2023", "2023-05-01"),
+        ("I moved a month ago", "April 2023", "2023-04"),
+        ("I moved here from Sweden 4 years ago", "2019", "2019"),
+        ("We broke up six months ago", "November 2022", "2022-11"),
+    ],
+)
+def test_n_units_ago(text: str, human: str, iso: str) -> None:
+    found = resolve_relative(text, MONDAY)
+    assert [(r.human, r.iso, r.approximate) for r in found] == [(human, iso, False)]
+
+
+def test_vague_counts_are_approximate() -> None:
+    few = resolve_relative("I saw her a few days ago", MONDAY)[0]
+    assert few.approximate
+    assert few.human == "a few days before 8 May 2023"
+    assert few.date == date(2023, 5, 5)
+    couple = resolve_relative("a couple of weeks ago we met", MONDAY)[0]
+    assert couple.approximate
+    assert couple.human == "a couple of weeks before 8 May 2023"
+    assert couple.granularity == "week"
+    other_day = resolve_relative("I saw him the other day", MONDAY)[0]
+    assert other_day.approximate and other_day.human == "a few days before 8 May 2023"
+    ahead = resolve_relative("I'll know in a few days", MONDAY)[0]
+    assert ahead.human == "a few days after 8 May 2023"
+
+
+def test_in_n_units_is_ahead() -> None:
+    assert one("The move is in two weeks")[1] == "the week of 22 May 2023"
+    assert one("I start 3 days from now")[1] == "11 May 2023"
+
+
+def test_month_names_follow_tense() -> None:
+    march = datetime(2023, 3, 8, tzinfo=UTC)
+    assert one("We went to Rome in May", march)[1:3] == ("May 2022", "2022-05")
+    assert one("We're going to Rome in May", march)[1:3] == ("May 2023", "2023-05")
+    # Without a tense, the nearer May.
+    assert one("Rome in May, then", march)[1] == "May 2023"
+    assert one("We visited last March", march)[1] == "March 2022"
+    assert one("by the end of June", march)[1] == "the end of June 2023"
+    assert one("I visited Paris in March 2022.")[1:3] == ("March 2022", "2022-03")
+
+
+def test_years_and_explicit_dates() -> None:
+    year = resolve_relative("In 2022 I moved to Kwekwe", MONDAY)[0]
+    assert (year.human, year.iso, year.granularity, year.relative) == (
+        "2022",
+        "2022",
+        "year",
+        False,
+    )
+    explicit = resolve_relative("I was born on 5 June 1990", MONDAY)[0]
+    assert (explicit.human, explicit.iso, explicit.relative) == ("5 June 1990", "1990-06-05", False)
+    assert one("The launch was 2023-04-01")[1] == "1 April 2023"
+
+
+@pytest.mark.parametrize(
+    ("text", "human"),
+    [
+        ("I left on 10 May", "10 May 2022"),
+        ("I'll leave on 10 May", "10 May 2023"),
+        ("My exam was May 2nd", "2 May 2023"),
+        ("We met on the 3rd of May", "3 May 2023"),
+        ("It happened on May 8, 2021", "8 May 2021"),
+        ("Dinner is on 8th May", "8 May 2023"),
+    ],
+)
+def test_day_and_month(text: str, human: str) -> None:
+    assert one(text)[1] == human
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This may be hard",
+        "On Sundays I run",
+        "I love Saturday mornings",
+        "The past year was hard",
+        "I'll be there in 2 minutes",
+        "We had 2022 visitors",
+        "Nothing to see here",
+    ],
+)
+def test_no_false_dates(text: str) -> None:
+    assert resolve_relative(text, MONDAY) == []
+
+
+def test_anchor_is_read_in_utc() -> None:
+    # 01:00 on 8 May in UTC+3 is 7 May in UTC, so "yesterday" is 6 May.
+    anchor = datetime(2023, 5, 8, 1, 0, tzinfo=timezone(timedelta(hours=3)))
+    assert one("I went yesterday", anchor)[1] == "6 May 2023"
+    assert one("I went yesterday", datetime(2023, 5, 8, 13, 56))[1] == "7 May 2023"
+
+
+def test_span_and_phrase() -> None:
+    text = "We went camping on Saturday with the kids"
+    found = resolve_relative(text, MONDAY)[0]
+    assert text[found.span[0] : found.span[1]] == "on Saturday"
+    assert found.phrase == "on 6 May 2023"
+    since = resolve_relative("I've been here since last week", MONDAY)[0]
+    assert since.phrase == "since the week of 1 May 2023"
+
+
+def test_rewrite_dates_makes_text_absolute() -> None:
+    rewritten, found = rewrite_dates("I went to a LGBTQ support group yesterday.", MONDAY)
+    assert rewritten == "I went to a LGBTQ support group on 7 May 2023."
+    assert [r.iso for r in found] == ["2023-05-07"]
+    assert rewrite_dates("Yesterday was my birthday", MONDAY)[0] == "7 May 2023 was my birthday"
+    assert rewrite_dates("Last Friday I visited NYC", MONDAY)[0] == "On 5 May 2023 I visited NYC"
+    assert rewrite_dates("I went there in May", MONDAY)[0] == "I went there in May 2023"
+    # An explicit date stays as written.
+    assert rewrite_dates("I left on 5 June 1990", MONDAY)[0] == "I left on 5 June 1990"
+
+
+def test_annotate_dates_keeps_the_words() -> None:
+    text = "I ran a charity race last Saturday and went out last night."
+    assert annotate_dates(text, MONDAY) == (
+        "I ran a charity race last Saturday (6 May 2023) and went out last night (7 May 2023)."
+    )
+    assert annotate_dates("No dates here.", MONDAY) == "No dates here."
+
+
+def test_detect_tense() -> None:
+    assert detect_tense("I went hiking") == "past"
+    assert detect_tense("we'll go hiking") == "future"
+    assert detect_tense("I'm going hiking") == "future"
+    assert detect_tense("I'm so excited") is None  # an adjective, not a past tense
+    assert detect_tense("The party is amazing") is None
+    assert detect_tense("I need a bed") is None
+
+
+def test_formatting_helpers() -> None:
+    assert format_day(date(2024, 1, 2)) == "2 January 2024"
+    assert iso_utc(None) is None
+    assert iso_utc(datetime(2023, 5, 8, 1, 0, tzinfo=timezone(timedelta(hours=3)))) == (
+        "2023-05-07T22:00:00Z"
+    )
+
+
+def test_deterministic() -> None:
+    text = "Two weekends ago, and a few days ago, and next month in May"
+    assert resolve_relative(text, MONDAY) == resolve_relative(text, MONDAY)
