@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Tessera needs Python 3.11 or newer")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[embedded,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[embedded,dev]' -e ./openapi/client
 	touch $(STAMP)
 
 dev: $(STAMP)
@@ -37,6 +37,7 @@ typecheck: $(STAMP)
 
 openapi: $(STAMP)
 	$(BIN)/tessera openapi > openapi/openapi.json
+	$(BIN)/python openapi/generate.py
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.ingest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -32,6 +32,14 @@ class Settings(BaseSettings):
     db_pool_size: int = 10
     log_level: str = "info"
 
+    # observability
+    worker_metrics_port: int = Field(
+        default=9100, description="Port of the worker's Prometheus /metrics; 0 turns it off."
+    )
+    otel_enabled: bool = Field(
+        default=False, description="Trace the API with OpenTelemetry (needs the otel extra)."
+    )
+
     # ingestion
     segment_max_tokens: int = Field(default=1500, description="Token budget of one segment.")
     segment_max_gap_seconds: int = Field(
@@ -53,6 +61,40 @@ class Settings(BaseSettings):
         default=50, description="Store a full passport snapshot every N versions."
     )
     queue_name: str = Field(default="tessera:queue", description="arq queue name in Redis.")
+
+    # LLM extraction
+    extractor: str = Field(
+        default="rules",
+        description="rules, openai:<model>, anthropic:<model> or ollama:<model>.",
+    )
+    llm_base_url: str | None = Field(
+        default=None, description="Base URL of the provider (an OpenAI-compatible server)."
+    )
+    llm_timeout_seconds: float = Field(default=60.0, description="Timeout of one model call.")
+    llm_max_retries: int = Field(
+        default=3, description="Retries of a rate-limited or failed model call."
+    )
+    llm_max_concurrency: int = Field(
+        default=4, ge=1, description="Model calls one worker process makes at once."
+    )
+    tenant_calls_per_minute: int = Field(
+        default=0, ge=0, description="Model calls per tenant per minute; 0: unlimited."
+    )
+    tenant_tokens_per_minute: int = Field(
+        default=0, ge=0, description="Model tokens per tenant per minute; 0: unlimited."
+    )
+    payload_retention_days: int = Field(
+        default=30, ge=0, description="Days a finished job keeps its payload; 0: forever."
+    )
+
+    @field_validator("extractor")
+    @classmethod
+    def _known_extractor(cls, value: str) -> str:
+        # A typo fails every process at start-up, not the first job an hour later.
+        from app.llm.factory import parse_spec
+
+        provider, model = parse_spec(value)
+        return provider if provider == "rules" else f"{provider}:{model}"
 
     # reading
     auth_cache_seconds: float = Field(

@@ -146,7 +146,9 @@ async def worker(settings):  # type: ignore[no-untyped-def]
 
     from workers.main import build_worker
 
-    w = build_worker(settings)
+    # This worker lives for the whole run: its sweeper must not take jobs that other tests'
+    # worker processes own (the sweeper re-enqueues any stale job onto its own queue).
+    w = build_worker(settings.model_copy(update={"job_stale_seconds": 3600}))
     w.handle_signals = False  # type: ignore[attr-defined]
     task = asyncio.create_task(w.async_run())
     yield w

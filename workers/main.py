@@ -2,64 +2,137 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import sys
+import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
+import structlog
 from arq import Retry, cron
-from arq.worker import Function, Worker, func
+from arq.worker import Function, Worker, check_health, func
+from redis.exceptions import RedisError
 
+from app.db.budget import TenantBudget
 from app.db.engine import create_engine, session_factory
-from app.db.queue import PROCESS_JOB, enqueuer, redis_settings
-from app.domain.rules import RuleExtractor
+from app.db.queue import PROCESS_JOB, enqueuer, later_enqueuer, redis_settings
+from app.llm.factory import make_client, make_extractor
+from app.logging import configure_logging
 from app.services import ingest
+from app.services.extraction import Pipeline, extractor_name, uses_model
 from app.settings import Settings
+from workers import metrics
 
 log = logging.getLogger("tessera.worker")
 
+# How long a stopping worker lets running jobs finish before cancelling them (the sweeper
+# re-runs cancelled ones). Below docker-compose's stop_grace_period (30 s) and Kubernetes'
+# default termination grace period, so the process exits before it is killed.
+STOP_WAIT_SECONDS = 20
+
 
 async def startup(ctx: dict[str, Any]) -> None:
-    """Open the database engine once per worker process."""
+    """Open the database engine and build the extractor once per worker process."""
     settings: Settings = ctx["settings"]
     ctx["engine"] = create_engine(
         settings.require_database_url(), pool_size=settings.worker_max_jobs
     )
     ctx["sessions"] = session_factory(ctx["engine"])
     ctx["enqueue"] = enqueuer(ctx["redis"], settings.queue_name)
-    ctx["extractor"] = RuleExtractor()
+    ctx["enqueue_later"] = later_enqueuer(ctx["redis"], settings.queue_name)
+    # "llm_http_client" is only ever set by tests: it points the providers at a fake server.
+    ctx["extractor"] = make_extractor(
+        settings.extractor,
+        base_url=settings.llm_base_url,
+        timeout=settings.llm_timeout_seconds,
+        max_retries=settings.llm_max_retries,
+        http_client=ctx.get("llm_http_client"),
+    )
+    # Compaction (dedupe tier 3) talks to the same provider through a bare client.
+    ctx["llm_client"] = None
+    if uses_model(extractor_name(settings.extractor)):
+        ctx["llm_client"] = make_client(
+            settings.extractor,
+            base_url=settings.llm_base_url,
+            timeout=settings.llm_timeout_seconds,
+            max_retries=settings.llm_max_retries,
+            http_client=ctx.get("llm_http_client"),
+        )
+    # Shared by every job of this process: at most this many model calls at once.
+    ctx["llm_slots"] = asyncio.Semaphore(settings.llm_max_concurrency)
+    ctx["budget"] = TenantBudget(
+        ctx["redis"],
+        calls_per_minute=settings.tenant_calls_per_minute,
+        tokens_per_minute=settings.tenant_tokens_per_minute,
+        clock=ctx.get("budget_clock") or time.time,
+    )
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
-    """Close the engine."""
+    """Close the LLM clients and the engine."""
+    for name in ("extractor", "llm_client"):
+        close = getattr(ctx.get(name), "aclose", None)
+        if close is not None:
+            await close()
     engine = ctx.get("engine")
     if engine is not None:
         await engine.dispose()
+
+
+def pipeline(ctx: dict[str, Any]) -> Pipeline:
+    """What the services extract with, from the worker's context."""
+    return Pipeline(
+        extractor=ctx["extractor"],
+        slots=ctx.get("llm_slots"),
+        budget=ctx.get("budget"),
+        enqueue_later=ctx.get("enqueue_later"),
+        llm_client=ctx.get("llm_client"),
+    )
 
 
 async def process_ingest_job(ctx: dict[str, Any], tenant_id: str, job_id: str) -> str:
     """Process one ingest job; an unexpected error puts it back for a later attempt."""
     settings: Settings = ctx["settings"]
     tenant, job = uuid.UUID(tenant_id), uuid.UUID(job_id)
-    try:
-        outcome = await ingest.process_job(ctx["sessions"], tenant, job, settings, ctx["extractor"])
-    except Exception as exc:
-        log.exception("job %s: unexpected error", job_id)
-        await ingest.release_for_retry(ctx["sessions"], tenant, job, f"{type(exc).__name__}: {exc}")
-        raise Retry(defer=min(60, 2 ** ctx.get("job_try", 1))) from exc
-    log.info("job %s: %s (version %s)", job_id, outcome.status, outcome.version)
-    return outcome.status
+    started = time.perf_counter()
+    # Every log line of this job, ours and the services', carries its ids.
+    with structlog.contextvars.bound_contextvars(job_id=job_id, tenant_id=tenant_id):
+        try:
+            outcome = await ingest.process_job(
+                ctx["sessions"], tenant, job, settings, pipeline(ctx)
+            )
+        except Exception as exc:
+            log.exception("job %s: unexpected error", job_id)
+            metrics.record_job("retried", time.perf_counter() - started)
+            await ingest.release_for_retry(
+                ctx["sessions"], tenant, job, f"{type(exc).__name__}: {exc}"
+            )
+            raise Retry(defer=min(60, 2 ** ctx.get("job_try", 1))) from exc
+        metrics.record_job(outcome.status, time.perf_counter() - started, outcome.usage)
+        log.info("job %s: %s (version %s)", job_id, outcome.status, outcome.version)
+        return outcome.status
 
 
 async def sweep_outbox(ctx: dict[str, Any]) -> int:
-    """Re-enqueue jobs that Redis lost or whose worker died."""
+    """Re-enqueue jobs that Redis lost or whose worker died; forget payloads past retention."""
     count = await ingest.sweep(ctx["sessions"], ctx["enqueue"], ctx["settings"])
     if count:
         log.info("sweeper re-enqueued %d jobs", count)
+    expired = await ingest.expire_payloads(ctx["sessions"], ctx["settings"])
+    if expired:
+        log.info("sweeper dropped the payloads of %d jobs past retention", expired)
     return count
 
 
-def build_worker(settings: Settings) -> Worker:
-    """An arq Worker wired to our settings."""
+def build_worker(
+    settings: Settings,
+    *,
+    llm_http_client: object | None = None,
+    budget_clock: Callable[[], float] | None = None,
+) -> Worker:
+    """An arq Worker wired to our settings; the keyword arguments are seams for tests."""
     every = max(1, min(59, settings.sweep_interval_seconds))
     functions: list[Function] = [
         func(process_ingest_job, name=PROCESS_JOB, max_tries=settings.job_max_attempts + 1)
@@ -71,18 +144,49 @@ def build_worker(settings: Settings) -> Worker:
         ],
         redis_settings=redis_settings(settings.require_redis_url()),
         queue_name=settings.queue_name,
-        ctx={"settings": settings},
+        ctx={
+            "settings": settings,
+            "llm_http_client": llm_http_client,
+            "budget_clock": budget_clock,
+        },
         on_startup=startup,
         on_shutdown=shutdown,
         max_jobs=settings.worker_max_jobs,
         job_timeout=3600,
         keep_result=0,
         health_check_interval=10,
+        # arq's default 0.5 s between queue polls was most of a lone job's latency.
+        poll_delay=0.05,
         handle_signals=True,
+        job_completion_wait=STOP_WAIT_SECONDS,
     )
 
 
 def run_worker(settings: Settings) -> None:
-    """Run the worker until SIGINT/SIGTERM."""
-    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
-    build_worker(settings).run()
+    """Run the worker until SIGINT/SIGTERM, logging JSON and serving its metrics."""
+    configure_logging(settings)
+    # Per process, not in the arq startup hook: in-process workers (tests, bench) bind no port.
+    server = metrics.serve_metrics(
+        settings.worker_metrics_port, settings.require_redis_url(), settings.queue_name
+    )
+    try:
+        build_worker(settings).run()
+    finally:
+        if server is not None:
+            server.close()
+
+
+def check_worker(settings: Settings) -> int:
+    """0 when a worker of this queue is alive (arq's health-check key in Redis), else 1."""
+    connection = redis_settings(settings.require_redis_url())
+    connection.conn_retries = 0  # a health check answers within its timeout, it does not wait
+    try:
+        code = check_health({"redis_settings": connection, "queue_name": settings.queue_name})
+    except (RedisError, OSError) as exc:
+        print(f"worker check: Redis does not answer: {exc}", file=sys.stderr)
+        return 1
+    print(
+        "worker check: " + ("ok" if code == 0 else f"no live worker on {settings.queue_name}"),
+        file=sys.stderr,
+    )
+    return code

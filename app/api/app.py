@@ -10,11 +10,14 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
 from app.api.limits import BodySizeLimit
-from app.api.problems import install_handlers
-from app.api.routes import admin, health, ingest, users
+from app.api.metrics import install_metrics
+from app.api.problems import add_problem_schema, install_handlers
+from app.api.request_id import RequestContext
+from app.api.routes import admin, context, health, ingest, usage, users
 from app.db.engine import create_engine, session_factory
 from app.db.queue import enqueuer, open_pool
-from app.services.cache import KeyCache, VersionedLRU
+from app.services.cache import KeyCache
+from app.services.context import IndexCache
 from app.settings import Settings
 
 
@@ -50,11 +53,28 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.settings = settings
     app.state.key_cache = KeyCache(settings.auth_cache_seconds)
-    app.state.context_cache = VersionedLRU[Any](settings.context_cache_bytes)
+    app.state.context_cache = IndexCache(settings.context_cache_bytes)
     install_handlers(app)
     app.include_router(health.router)
     app.include_router(users.router)
     app.include_router(ingest.router)
+    app.include_router(context.router)
+    app.include_router(usage.router)
     app.include_router(admin.router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    # Added after the body-size limit, so they wrap it: its 413s are timed and carry the id.
+    install_metrics(app)
+    app.add_middleware(RequestContext)
+    if settings.otel_enabled:
+        from app.api.tracing import install_tracing
+
+        install_tracing(app)
+    build_spec = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = add_problem_schema(build_spec())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app

@@ -66,7 +66,7 @@ def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {
         code: {
             "description": titles[code],
-            "content": {PROBLEM_TYPE: {"schema": Problem.model_json_schema()}},
+            "content": {PROBLEM_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
         for code in codes
     }
@@ -75,6 +75,7 @@ def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
 COMMON = _responses(400, 401, 413, 422, 500)
 NOT_FOUND = _responses(404)
 PRECONDITION = _responses(412)
+CONFLICT = _responses(409)
 ADMIN = _responses(400, 401, 403, 404, 413, 422, 500)
 READY = _responses(503)
 
@@ -120,6 +121,13 @@ def _clean_errors(exc: RequestValidationError) -> tuple[int, str, list[dict[str,
     return status, detail, errors[:50]
 
 
+def add_problem_schema(spec: dict[str, Any]) -> dict[str, Any]:
+    """Declare the Problem schema once under components (the responses refer to it)."""
+    schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+    schemas["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    return spec
+
+
 def install_handlers(app: FastAPI) -> None:
     """Map every error (validation, HTTP, service, unexpected) to problem+json."""
 
@@ -150,6 +158,12 @@ def install_handlers(app: FastAPI) -> None:
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         # Never a stack trace to the client; the log has it.
         log.exception("unhandled error on %s %s", request.method, request.url.path)
+        # This answer is sent outside the request-id middleware, so it adds the header itself.
+        request_id = getattr(request.state, "request_id", None)
         return problem_response(
-            500, "Internal error", "an unexpected error occurred", instance=request.url.path
+            500,
+            "Internal error",
+            "an unexpected error occurred",
+            instance=request.url.path,
+            headers={"X-Request-ID": request_id} if request_id else None,
         )

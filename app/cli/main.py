@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from app.cli import client
 from app.cli.embedded import EmbeddedServers
 from app.db.engine import DatabaseError
 from app.services.errors import ServiceError
@@ -130,21 +131,27 @@ def cmd_api(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.api.app import create_app
+    from app.logging import configure_logging
 
+    configure_logging(settings)
     uvicorn.run(
         create_app(settings),
         host=args.host or settings.host,
         port=args.port or settings.port,
         log_level=settings.log_level,
         proxy_headers=True,
+        log_config=None,  # keep configure_logging's JSON handler
+        access_log=False,  # the app logs one access line per request, with its request id
     )
     return 0
 
 
 def cmd_worker(settings: Settings, args: argparse.Namespace) -> int:
     """Run an arq worker that processes ingest jobs and sweeps the outbox."""
-    from workers.main import run_worker
+    from workers.main import check_worker, run_worker
 
+    if args.check:
+        return check_worker(settings)
     run_worker(settings)
     return 0
 
@@ -247,7 +254,10 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("--host", default=None)
         p.add_argument("--port", type=int, default=None)
-    sub.add_parser("worker", help="run an ingest worker")
+    p = sub.add_parser("worker", help="run an ingest worker")
+    p.add_argument(
+        "--check", action="store_true", help="exit 0 if a worker of the queue is alive, else 1"
+    )
     p = sub.add_parser("migrate", help="apply database migrations")
     p.add_argument("revision", nargs="?", default="head")
     p.add_argument("--downgrade", metavar="REVISION", default=None)
@@ -268,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default="")
     p = keys.add_parser("revoke", help="revoke a key by its prefix")
     p.add_argument("prefix")
+    client.add_parsers(sub)
     return parser
 
 
@@ -289,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     name = f"{args.command} {args.action}" if getattr(args, "action", None) else args.command
     settings = Settings()
+    if name in client.COMMANDS:
+        return client.run(args, settings.data_dir)
     if name == "openapi":
         return cmd_openapi(settings, args)
     servers = EmbeddedServers(settings.data_dir)

@@ -39,6 +39,8 @@ def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
         pool_size=pool_size,
         max_overflow=pool_size,
         pool_pre_ping=True,
+        # Errors must not quote statement parameters (passport content) into logs.
+        hide_parameters=True,
         json_serializer=lambda v: orjson.dumps(v).decode(),
         json_deserializer=orjson.loads,
     )

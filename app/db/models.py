@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     CheckConstraint,
     DateTime,
     ForeignKey,
@@ -34,6 +35,7 @@ NAMING = {
 }
 
 JOB_STATUSES = ("queued", "running", "done", "failed")
+JOB_KINDS = ("ingest", "reprocess", "compact")
 
 
 class Base(DeclarativeBase):
@@ -128,6 +130,7 @@ class IngestJob(Base):
     id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
     user_key: Mapped[str] = mapped_column(String(256), nullable=False)
     status: Mapped[str] = mapped_column(String(16), nullable=False, server_default="queued")
+    kind: Mapped[str] = mapped_column(String(16), nullable=False, server_default="ingest")
     idempotency_key: Mapped[str | None] = mapped_column(String(256))
     request_hash: Mapped[str] = mapped_column(String(64), nullable=False)
     payload: Mapped[dict[str, Any] | None] = mapped_column(JSONB(none_as_null=True))
@@ -154,6 +157,7 @@ class IngestJob(Base):
         ),
         UniqueConstraint("tenant_id", "idempotency_key"),
         CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status_known"),
+        CheckConstraint("kind IN ('ingest', 'reprocess', 'compact')", name="kind_known"),
         Index(None, "tenant_id", "user_key", "created_at"),
         # The sweeper scans unfinished jobs only.
         Index(
@@ -162,4 +166,50 @@ class IngestJob(Base):
             "updated_at",
             postgresql_where="status IN ('queued', 'running')",
         ),
+        # The payload retention sweep scans only finished jobs that still hold a payload.
+        Index(
+            "ix_ingest_job_payload_kept",
+            "finished_at",
+            postgresql_where="payload IS NOT NULL AND finished_at IS NOT NULL",
+        ),
     )
+
+
+class ExtractionCache(Base):
+    """One model extraction of one segment, so the same input never costs a second call."""
+
+    __tablename__ = "extraction_cache"
+    tenant_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    # The user whose job paid for it: deleting the user deletes what was extracted for them.
+    user_key: Mapped[str] = mapped_column(String(256), nullable=False)
+    extractor: Mapped[str] = mapped_column(String(256), nullable=False)
+    output: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
+    input_tokens: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
+    output_tokens: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=_now()
+    )
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["tenant_id", "user_key"],
+            ["passport.tenant_id", "passport.user_key"],
+            ondelete="CASCADE",
+        ),
+        Index(None, "tenant_id", "user_key"),
+    )
+
+
+class TenantUsage(Base):
+    """A tenant's jobs, model calls, tokens and cache hits, summed per hour."""
+
+    __tablename__ = "tenant_usage"
+    tenant_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("tenant.id", ondelete="CASCADE"), primary_key=True
+    )
+    hour: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
+    jobs: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
+    calls: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
+    input_tokens: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
+    output_tokens: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
+    cache_hits: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")

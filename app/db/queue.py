@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 
 from arq.connections import ArqRedis, RedisSettings, create_pool
 
 from app.db.uow import Enqueue
 
 PROCESS_JOB = "process_ingest_job"
+
+# (tenant id, job id, seconds from now): queue a job to run later, e.g. in the next budget window.
+EnqueueLater = Callable[[uuid.UUID, uuid.UUID, float], Awaitable[None]]
 
 
 def redis_settings(url: str) -> RedisSettings:
@@ -33,3 +37,14 @@ def enqueuer(pool: ArqRedis, queue_name: str) -> Enqueue:
         await pool.enqueue_job(PROCESS_JOB, str(tenant_id), str(job_id), _queue_name=queue_name)
 
     return enqueue
+
+
+def later_enqueuer(pool: ArqRedis, queue_name: str) -> EnqueueLater:
+    """An enqueue function that holds the job back for a number of seconds (arq _defer_by)."""
+
+    async def enqueue_later(tenant_id: uuid.UUID, job_id: uuid.UUID, seconds: float) -> None:
+        await pool.enqueue_job(
+            PROCESS_JOB, str(tenant_id), str(job_id), _queue_name=queue_name, _defer_by=seconds
+        )
+
+    return enqueue_later

@@ -9,9 +9,20 @@ from typing import Any
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import ApiKey, IngestJob, PassportRow, PassportVersion, Tenant
+from app.db.models import (
+    ApiKey,
+    ExtractionCache,
+    IngestJob,
+    PassportRow,
+    PassportVersion,
+    Tenant,
+    TenantUsage,
+)
+
+USAGE_FIELDS = ("jobs", "calls", "input_tokens", "output_tokens", "cache_hits")
 
 
 class SystemRepository:
@@ -80,9 +91,16 @@ class SystemRepository:
         One UPDATE with the staleness test in its WHERE: a job that finishes meanwhile is never
         put back, and SKIP LOCKED leaves rows a worker is merging right now alone.
         """
+        # A job deferred to a later budget window is waiting on purpose until it is due.
+        deferred_until = IngestJob.result["deferred_until"].astext
+        due = deferred_until.is_(None) | (deferred_until <= now.strftime("%Y-%m-%dT%H:%M:%SZ"))
         stale = (
             select(IngestJob.tenant_id, IngestJob.id)
-            .where(IngestJob.status.in_(("queued", "running")), IngestJob.updated_at < older_than)
+            .where(
+                IngestJob.status.in_(("queued", "running")),
+                IngestJob.updated_at < older_than,
+                due,
+            )
             .order_by(IngestJob.updated_at)
             .limit(limit)
             .with_for_update(skip_locked=True)
@@ -95,6 +113,28 @@ class SystemRepository:
             .returning(IngestJob.tenant_id, IngestJob.id)
         )
         return [(row[0], row[1]) for row in result.all()]
+
+    async def expire_payloads(self, finished_before: datetime, limit: int = 1000) -> int:
+        """Drop the stored payload of jobs finished before the cutoff; returns how many."""
+        expired = (
+            select(IngestJob.tenant_id, IngestJob.id)
+            .where(
+                IngestJob.payload.is_not(None),
+                IngestJob.finished_at.is_not(None),
+                IngestJob.finished_at < finished_before,
+                IngestJob.status.in_(("done", "failed")),
+            )
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+            .subquery()
+        )
+        result = await self.session.execute(
+            update(IngestJob)
+            .where(IngestJob.tenant_id == expired.c.tenant_id, IngestJob.id == expired.c.id)
+            .values(payload=None)
+            .returning(IngestJob.id)
+        )
+        return len(result.all())
 
 
 class TenantRepository:
@@ -300,3 +340,124 @@ class TenantRepository:
             .where(IngestJob.tenant_id == self.tenant_id, IngestJob.id == job_id)
             .values(**values)
         )
+
+    async def requeue_finished_job(self, job_id: uuid.UUID, now: datetime) -> IngestJob | None:
+        """Put a done or failed job back to queued with fresh attempts; None if it is not one."""
+        result = await self.session.execute(
+            update(IngestJob)
+            .where(
+                IngestJob.tenant_id == self.tenant_id,
+                IngestJob.id == job_id,
+                IngestJob.status.in_(("done", "failed")),
+            )
+            .values(status="queued", attempts=0, finished_at=None, updated_at=now)
+            .returning(IngestJob)
+        )
+        return result.scalar_one_or_none()
+
+    async def unfinished_job_of_kind(self, user_key: str, kind: str) -> IngestJob | None:
+        """A queued or running job of this kind for the user, if there is one."""
+        result = await self.session.execute(
+            select(IngestJob)
+            .where(
+                IngestJob.tenant_id == self.tenant_id,
+                IngestJob.user_key == user_key,
+                IngestJob.kind == kind,
+                IngestJob.status.in_(("queued", "running")),
+            )
+            .limit(1)
+        )
+        return result.scalar_one_or_none()
+
+    async def stored_ingest_jobs(self, user_key: str) -> Sequence[IngestJob]:
+        """The user's done ingest jobs that still hold their payload, oldest first."""
+        result = await self.session.execute(
+            select(IngestJob)
+            .where(
+                IngestJob.tenant_id == self.tenant_id,
+                IngestJob.user_key == user_key,
+                IngestJob.kind == "ingest",
+                IngestJob.status == "done",
+                IngestJob.payload.is_not(None),
+            )
+            .order_by(IngestJob.created_at, IngestJob.id)
+        )
+        return result.scalars().all()
+
+    # -- extraction cache ------------------------------------------------------------------
+
+    async def cached_extractions(self, keys: Sequence[str]) -> dict[str, ExtractionCache]:
+        """The cached extractions among these keys."""
+        if not keys:
+            return {}
+        result = await self.session.execute(
+            select(ExtractionCache).where(
+                ExtractionCache.tenant_id == self.tenant_id, ExtractionCache.key.in_(keys)
+            )
+        )
+        return {row.key: row for row in result.scalars().all()}
+
+    async def cache_extraction(
+        self,
+        key: str,
+        user_key: str,
+        extractor: str,
+        output: dict[str, Any],
+        input_tokens: int,
+        output_tokens: int,
+        now: datetime,
+    ) -> bool:
+        """Store one extraction unless the key is there; False when the user is gone meanwhile."""
+        stmt = (
+            insert(ExtractionCache)
+            .values(
+                tenant_id=self.tenant_id,
+                key=key,
+                user_key=user_key,
+                extractor=extractor,
+                output=output,
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                created_at=now,
+            )
+            .on_conflict_do_nothing(index_elements=["tenant_id", "key"])
+        )
+        try:
+            # A savepoint: a user deleted since the call fails the foreign key, not the session.
+            async with self.session.begin_nested():
+                await self.session.execute(stmt)
+        except IntegrityError:
+            return False
+        return True
+
+    # -- usage -----------------------------------------------------------------------------
+
+    async def add_usage(self, hour: datetime, counts: dict[str, int]) -> None:
+        """Add a job's counts to the tenant's row for this hour."""
+        values = {name: int(counts.get(name, 0)) for name in USAGE_FIELDS}
+        if not any(values.values()):
+            return
+        stmt = insert(TenantUsage).values(tenant_id=self.tenant_id, hour=hour, **values)
+        await self.session.execute(
+            stmt.on_conflict_do_update(
+                index_elements=["tenant_id", "hour"],
+                set_={name: getattr(TenantUsage, name) + stmt.excluded[name] for name in values},
+            )
+        )
+
+    async def usage_by_day(
+        self, since: datetime, until: datetime
+    ) -> Sequence[tuple[datetime, int, int, int, int, int]]:
+        """Per UTC day in [since, until): (day, jobs, calls, input, output tokens, cache hits)."""
+        day = func.date_trunc("day", TenantUsage.hour, "UTC")
+        result = await self.session.execute(
+            select(day, *(func.sum(getattr(TenantUsage, name)) for name in USAGE_FIELDS))
+            .where(
+                TenantUsage.tenant_id == self.tenant_id,
+                TenantUsage.hour >= since,
+                TenantUsage.hour < until,
+            )
+            .group_by(day)
+            .order_by(day)
+        )
+        return [(row[0], *(int(n or 0) for n in row[1:])) for row in result.all()]

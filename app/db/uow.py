@@ -14,6 +14,8 @@ from app.db.repository import SystemRepository, TenantRepository
 log = logging.getLogger(__name__)
 
 Enqueue = Callable[[uuid.UUID, uuid.UUID], Awaitable[None]]
+# The session factory, named here so use cases can take one without importing SQLAlchemy.
+Sessions = async_sessionmaker[AsyncSession]
 
 
 class UnitOfWork:

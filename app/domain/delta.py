@@ -85,6 +85,46 @@ def summarize(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[st
     return out
 
 
+def summarize_delta(old: dict[str, Any] | None, delta: Any) -> dict[str, Any]:
+    """What ``summarize`` reports, read off a delta of ``old`` (no second pass over the items).
+
+    An edited item counts as one removed and one added; a kept item as neither. Used on the
+    merge path, where the delta is computed anyway and passports can hold 100,000+ items.
+    """
+    old = old or {}
+    if not isinstance(delta, dict) or not delta:
+        return {}
+    if "r" in delta:
+        new = delta["r"]
+        return summarize(old, new if isinstance(new, dict) else {})
+    changes: dict[str, Any] = delta.get("d", {})
+    out: dict[str, Any] = {}
+    fields: list[str] = []
+    for key, sub in changes.items():
+        before = old.get(key)
+        if key in SECTIONS and isinstance(before, list) and isinstance(sub, dict) and "l" in sub:
+            kept = sum(op[2] - op[1] for op in sub["l"] if op[0] == "k")
+            edited = sum(1 for op in sub["l"] if op[0] == "e")
+            added = sum(len(op) - 1 for op in sub["l"] if op[0] == "n") + edited
+            removed = len(before) - kept
+            if added or removed:
+                out[key] = {"added": added, "removed": removed}
+        elif (
+            key in SECTIONS
+            and isinstance(sub, dict)
+            and "r" in sub
+            and isinstance(sub["r"], list)
+            and isinstance(before, list | None)
+        ):
+            out[key] = {"added": len(sub["r"]), "removed": len(before or [])}
+        else:
+            fields.append(key)
+    fields.extend(delta.get("x", []))
+    if fields:
+        out["fields"] = sorted(fields)
+    return out
+
+
 def _copy(value: Any) -> Any:
     # A JSON round trip is a deep copy several times faster than copy.deepcopy for plain JSON.
     return orjson.loads(orjson.dumps(value))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from app.domain.passport import Belief, Entity, Episode, Observation, OpenLoop
 from app.domain.turns import Segment
@@ -33,6 +33,30 @@ class Extraction:
     calls: int = 0  # model calls made (0 for the rule extractor)
     input_tokens: int = 0
     output_tokens: int = 0
+
+    def items_dict(self) -> dict[str, Any]:
+        """The extracted items as JSON-ready data (no usage), for ``from_items_dict``."""
+        return {
+            "facts": [b.to_dict() for b in self.facts],
+            "prefs": [b.to_dict() for b in self.prefs],
+            "entities": [e.to_dict() for e in self.entities],
+            "open_loops": [o.to_dict() for o in self.open_loops],
+            "observations": [o.to_dict() for o in self.observations],
+            "episode": self.episode.to_dict() if self.episode is not None else None,
+        }
+
+    @classmethod
+    def from_items_dict(cls, data: dict[str, Any]) -> Extraction:
+        """Rebuild an extraction from ``items_dict`` output; its usage is zero."""
+        episode = data.get("episode")
+        return cls(
+            facts=[Belief.model_validate(b) for b in data.get("facts", [])],
+            prefs=[Belief.model_validate(b) for b in data.get("prefs", [])],
+            entities=[Entity.model_validate(e) for e in data.get("entities", [])],
+            open_loops=[OpenLoop.model_validate(o) for o in data.get("open_loops", [])],
+            observations=[Observation.model_validate(o) for o in data.get("observations", [])],
+            episode=Episode.model_validate(episode) if episode is not None else None,
+        )
 
 
 class Extractor(Protocol):

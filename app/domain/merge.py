@@ -7,9 +7,10 @@ the passport changes nothing, so an at-least-once job can run again safely.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from app.domain.dedupe import KeyDecision, resolve_key
 from app.domain.extract import Extraction
@@ -101,17 +102,77 @@ def merge_extraction(
     if extraction.episode is not None:
         _upsert_episode(passport, extraction.episode, source, report)
     passport.sources.append(_source_item(source))
+    lookup = _lookup(passport)
+    if source.hash:
+        lookup.source_hashes.add(source.hash)
+    else:
+        lookup.source_ids.add(source.id)
+    lookup.shape = _shape(passport)
     report.bump("sources_added")
     report.changed = True
     passport.updated_at = now
     return report
 
 
+class _Lookup:
+    """Sets and maps over a passport's sections, so each merged item costs O(1), not O(n).
+
+    Built once per loaded passport and kept up to date by the merge's own appends. If anything
+    else changed a section list (another object, another length), it is rebuilt.
+    """
+
+    def __init__(self, passport: Passport) -> None:
+        self.source_hashes = {s.hash for s in passport.sources if s.hash}
+        self.source_ids = {s.id for s in passport.sources if not s.hash}
+        self.loops = {_norm(o.item) for o in passport.open_loops}
+        self.observations = {_observation_key(o) for o in passport.observations}
+        self.contradictions = {_contradiction_key(c.to_dict()) for c in passport.contradictions}
+        self.episodes = {e.id: i for i, e in enumerate(passport.episodes)}
+        self.entities: dict[str, int] = {}
+        for index, entity in enumerate(passport.entities):
+            self.index_entity(entity, index)
+        self.shape = _shape(passport)
+
+    def index_entity(self, entity: Entity, index: int) -> None:
+        """Make an entity findable by its name and aliases (the first one keeps a name)."""
+        for name in (entity.name, *entity.aliases):
+            self.entities.setdefault(_norm(name), index)
+
+
+def _shape(passport: Passport) -> tuple[tuple[int, int], ...]:
+    sections = (
+        passport.sources,
+        passport.open_loops,
+        passport.observations,
+        passport.contradictions,
+        passport.episodes,
+        passport.entities,
+    )
+    return tuple((id(items), len(items)) for items in sections)
+
+
+def _lookup(passport: Passport) -> _Lookup:
+    found: _Lookup | None = passport._merge_lookup
+    if found is None or found.shape != _shape(passport):
+        found = _Lookup(passport)
+        passport._merge_lookup = found
+    return found
+
+
+def _observation_key(o: Observation) -> tuple[str, str]:
+    return (_norm(o.text), _norm(o.when or ""))
+
+
+def _contradiction_key(fields: dict[str, Any]) -> bytes:
+    return canonical_bytes({k: fields.get(k) for k in _CONTRADICTION_FIELDS})
+
+
 def _already_merged(passport: Passport, source: Source) -> bool:
     """Same content hash already recorded; a source without a hash falls back to its id."""
+    lookup = _lookup(passport)
     if source.hash:
-        return any(s.hash == source.hash for s in passport.sources)
-    return any(s.id == source.id and not s.hash for s in passport.sources)
+        return source.hash in lookup.source_hashes
+    return source.id in lookup.source_ids
 
 
 # --- keyed beliefs ----------------------------------------------------------------------------
@@ -227,12 +288,13 @@ def _compare_ts(a: str | None, b: str | None) -> int:
 
 def _add_contradiction(passport: Passport, report: MergeReport, **fields: Any) -> None:
     """Append a contradiction unless an identical one is already recorded."""
-    wanted = canonical_bytes({k: fields.get(k) for k in _CONTRADICTION_FIELDS})
-    for c in passport.contradictions:
-        have = c.to_dict()
-        if canonical_bytes({k: have.get(k) for k in _CONTRADICTION_FIELDS}) == wanted:
-            return
+    lookup = _lookup(passport)
+    wanted = _contradiction_key(fields)
+    if wanted in lookup.contradictions:
+        return
     passport.contradictions.append(Contradiction.model_validate(fields))
+    lookup.contradictions.add(wanted)
+    lookup.shape = _shape(passport)
     report.bump("contradictions_added")
 
 
@@ -293,6 +355,160 @@ def _meta_list(parent: dict[str, Any], name: str) -> list[Any]:
     return value
 
 
+def remove_sources(passport: Passport, source_ids: set[str]) -> int:
+    """Remove what came from these sources (beliefs, loops, observations, episodes, the sources).
+
+    Contradictions and entities stay: they are history and names, not claims of one source.
+    Returns how many items went.
+    """
+    before = _item_count(passport)
+    passport.facts = [b for b in passport.facts if b.source not in source_ids]
+    passport.prefs = [b for b in passport.prefs if b.source not in source_ids]
+    passport.open_loops = [o for o in passport.open_loops if o.source not in source_ids]
+    passport.observations = [o for o in passport.observations if o.source not in source_ids]
+    passport.episodes = [
+        e for e in passport.episodes if e.source not in source_ids and e.id not in source_ids
+    ]
+    passport.sources = [s for s in passport.sources if s.id not in source_ids]
+    return before - _item_count(passport)
+
+
+def _item_count(passport: Passport) -> int:
+    sections = ("facts", "prefs", "open_loops", "observations", "episodes", "sources")
+    return sum(len(getattr(passport, name)) for name in sections)
+
+
+# --- tier 3: key merges proposed over the whole key list -------------------------------------
+
+TIER3_SOURCE = "compact"
+
+
+class KeyMergeLike(Protocol):
+    """A proposal to fold the key ``drop`` into the key ``keep``, and why."""
+
+    @property
+    def keep(self) -> str: ...
+
+    @property
+    def drop(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
+
+
+def apply_key_merges(
+    passport: Passport,
+    merges: Sequence[KeyMergeLike],
+    *,
+    rejected: Sequence[tuple[KeyMergeLike, str]] = (),
+    now: str,
+) -> MergeReport:
+    """Fold each dropped key into the kept one, in facts and prefs; record every verdict (tier 3).
+
+    The newest value wins and a differing loser goes to ``contradictions``; the dropped key is
+    removed, and review pairs naming it leave ``meta.dedupe.pending_review``. Every merge and
+    every rejected proposal is recorded in ``meta.dedupe.decisions`` with tier 3. The merges are
+    assumed checked already (``app.llm.reconcile.check_merges`` refuses opposites).
+    """
+    report = MergeReport()
+    for merge in merges:
+        sections = [s for s in ("facts", "prefs") if _fold_key(passport, s, merge, report)]
+        for section in sections:
+            _record_tier3(passport, report, merge, "merge", merge.reason, now, section)
+        if sections:
+            report.bump("keys_merged")
+        else:
+            why = f"neither {merge.keep!r} nor {merge.drop!r} is a key any more"
+            _record_tier3(passport, report, merge, "skip", why, now)
+        _forget_review(passport, merge.drop)
+    for merge, why in rejected:
+        _record_tier3(passport, report, merge, "refuse", why, now)
+        report.bump("keys_refused")
+    if report.decisions:
+        report.changed = True
+        passport.updated_at = now
+    return report
+
+
+def _fold_key(passport: Passport, section: str, merge: KeyMergeLike, report: MergeReport) -> bool:
+    """Fold ``merge.drop`` into ``merge.keep`` within one section; False if drop is not there."""
+    beliefs: list[Belief] = getattr(passport, section)
+    drop_at = next((i for i, b in enumerate(beliefs) if b.key == merge.drop), None)
+    if drop_at is None:
+        return False
+    dropped = beliefs[drop_at]
+    keep_at = next((i for i, b in enumerate(beliefs) if b.key == merge.keep), None)
+    if keep_at is None:
+        # Only the dropped key holds a belief here: it is renamed where it stands.
+        beliefs[drop_at] = Belief.model_validate({**dropped.to_dict(), "key": merge.keep})
+        report.bump(f"{section}_updated")
+        return True
+    kept = beliefs[keep_at]
+    newer = _compare_ts(dropped.ts, kept.ts) > 0
+    winner, loser = (dropped, kept) if newer else (kept, dropped)
+    if not _same_value(winner.value, loser.value):
+        _add_contradiction(
+            passport,
+            report,
+            key=merge.keep,
+            old=loser.value,
+            new=winner.value,
+            ts_old=loser.ts,
+            ts_new=winner.ts,
+            source_old=loser.source,
+            source_new=winner.source,
+        )
+    data = {k: v for k, v in kept.to_dict().items() if k not in _BELIEF_FIELDS}
+    data.update(winner.to_dict())
+    data["key"] = merge.keep
+    confidences = [b.confidence for b in (kept, dropped) if b.confidence is not None]
+    if confidences and _same_value(winner.value, loser.value):
+        data["confidence"] = max(confidences)  # two sources said the same thing
+    beliefs[keep_at] = Belief.model_validate(data)
+    del beliefs[drop_at]
+    report.bump(f"{section}_updated")
+    return True
+
+
+def _record_tier3(
+    passport: Passport,
+    report: MergeReport,
+    merge: KeyMergeLike,
+    action: str,
+    reason: str,
+    now: str,
+    section: str | None = None,
+) -> None:
+    entry: dict[str, Any] = {
+        "incoming": merge.drop,
+        "resolved": merge.keep if action == "merge" else merge.drop,
+        "existing": merge.keep,
+        "tier": 3,
+        "action": action,
+        "reason": reason,
+        "source": TIER3_SOURCE,
+        "ts": now,
+    }
+    if section is not None:
+        entry["section"] = section
+    report.decisions.append(dict(entry))
+    decisions = _meta_list(_meta_dict(passport.meta, "dedupe"), "decisions")
+    decisions.append(entry)
+    del decisions[:-DEDUPE_DECISIONS_CAP]
+
+
+def _forget_review(passport: Passport, dropped: str) -> None:
+    """Review pairs that name a key which no longer exists are settled."""
+    dedupe = passport.meta.get("dedupe")
+    if not isinstance(dedupe, dict) or not isinstance(dedupe.get("pending_review"), list):
+        return
+    dedupe["pending_review"] = [
+        item
+        for item in dedupe["pending_review"]
+        if not (isinstance(item, dict) and dropped in (item.get("a"), item.get("b")))
+    ]
+
+
 # --- everything else --------------------------------------------------------------------------
 
 
@@ -302,11 +518,16 @@ def _norm(text: Any) -> str:
 
 
 def _merge_entity(passport: Passport, incoming: Entity, report: MergeReport) -> None:
-    names = {_norm(n) for n in (incoming.name, *incoming.aliases)}
-    for existing in passport.entities:
-        if names & {_norm(n) for n in (existing.name, *existing.aliases)}:
-            break
-    else:
+    lookup = _lookup(passport)
+    found = next(
+        (
+            lookup.entities[n]
+            for n in (_norm(x) for x in (incoming.name, *incoming.aliases))
+            if n in lookup.entities
+        ),
+        None,
+    )
+    if found is None:
         passport.entities.append(
             Entity.model_validate(
                 {
@@ -317,12 +538,16 @@ def _merge_entity(passport: Passport, incoming: Entity, report: MergeReport) -> 
                 }
             )
         )
+        lookup.index_entity(passport.entities[-1], len(passport.entities) - 1)
+        lookup.shape = _shape(passport)
         report.bump("entities_added")
         return
+    existing = passport.entities[found]
     touched = False
     aliases = _new_aliases(existing.name, existing.aliases, [incoming.name, *incoming.aliases])
     if aliases != existing.aliases:
         existing.aliases = aliases
+        lookup.index_entity(existing, found)
         touched = True
     if existing.type == "other" and incoming.type != "other":
         existing.type = incoming.type
@@ -355,22 +580,28 @@ def _with_provenance(data: dict[str, Any], source: Source) -> dict[str, Any]:
 def _add_open_loop(
     passport: Passport, incoming: OpenLoop, source: Source, report: MergeReport
 ) -> None:
+    lookup = _lookup(passport)
     key = _norm(incoming.item)
-    if any(_norm(loop.item) == key for loop in passport.open_loops):
+    if key in lookup.loops:
         return
     data = _with_provenance({**incoming.to_dict(), "item": incoming.item}, source)
     passport.open_loops.append(OpenLoop.model_validate(data))
+    lookup.loops.add(key)
+    lookup.shape = _shape(passport)
     report.bump("open_loops_added")
 
 
 def _add_observation(
     passport: Passport, incoming: Observation, source: Source, report: MergeReport
 ) -> None:
-    key = (_norm(incoming.text), _norm(incoming.when or ""))
-    if any((_norm(o.text), _norm(o.when or "")) == key for o in passport.observations):
+    lookup = _lookup(passport)
+    key = _observation_key(incoming)
+    if key in lookup.observations:
         return
     data = _with_provenance({**incoming.to_dict(), "text": incoming.text}, source)
     passport.observations.append(Observation.model_validate(data))
+    lookup.observations.add(key)
+    lookup.shape = _shape(passport)
     report.bump("observations_added")
 
 
@@ -378,16 +609,18 @@ def _upsert_episode(
     passport: Passport, incoming: Episode, source: Source, report: MergeReport
 ) -> None:
     data = _with_provenance({**incoming.to_dict(), "id": incoming.id}, source)
-    for index, existing in enumerate(passport.episodes):
-        if existing.id != incoming.id:
-            continue
-        before = existing.to_dict()
+    lookup = _lookup(passport)
+    index = lookup.episodes.get(incoming.id)
+    if index is not None:
+        before = passport.episodes[index].to_dict()
         merged = {**before, **data}
         if merged != before:
             passport.episodes[index] = Episode.model_validate(merged)
             report.bump("episodes_updated")
         return
     passport.episodes.append(Episode.model_validate(data))
+    lookup.episodes[incoming.id] = len(passport.episodes) - 1
+    lookup.shape = _shape(passport)
     report.bump("episodes_added")
 
 

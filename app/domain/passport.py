@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from app.domain.ids import canonical_bytes
 
@@ -138,6 +138,8 @@ class Passport(_Item):
     episodes: list[Episode] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
     meta: dict[str, Any] = Field(default_factory=dict)
+    # Lookup tables the merge keeps while it works on this object (never serialised).
+    _merge_lookup: Any = PrivateAttr(default=None)
 
     @classmethod
     def empty(cls, user_key: str) -> Passport:

@@ -118,6 +118,8 @@ class Plan:
     estimated_input_tokens: int
     mean_segment_tokens: float
     max_segment_tokens: int
+    extractor: str = "rules"  # which extractor would run (the caller says; the rules are free)
+    model_calls: int = 0  # paid model calls at most: one per segment with an LLM extractor
 
     def to_dict(self) -> dict[str, Any]:
         """The plan as a JSON-ready dict."""

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,17 +15,26 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models import IngestJob
 from app.db.uow import Enqueue, UnitOfWork
-from app.domain.extract import Extraction, ExtractionInput, Extractor
 from app.domain.ids import sha256_hex
-from app.domain.ingest_input import IngestLimits, IngestPayload, InputError
+from app.domain.ingest_input import IngestPayload
 from app.domain.jsoncheck import json_problem, without_nul
-from app.domain.merge import MergeReport, merge_extraction
-from app.domain.passport import Passport, Source
-from app.domain.segment import Plan, plan_segments, prepare
+from app.domain.passport import Passport
+from app.domain.segment import Plan, plan_segments
 from app.domain.turns import Segment
-from app.services import passports
-from app.services.errors import NotFound, Unprocessable
+from app.services import compact, jobs, passports, reprocess
+from app.services.errors import Conflict, NotFound, Unprocessable
+from app.services.extraction import (
+    Pipeline,
+    Work,
+    extract_all,
+    extractor_name,
+    new_usage,
+    uses_model,
+)
+from app.services.jobs import Outcome, limits, segments_of, source_of
 from app.settings import Settings
+
+__all__ = ["Outcome", "limits", "segments_of", "source_of"]
 
 log = logging.getLogger(__name__)
 
@@ -38,27 +48,17 @@ class Accepted:
     replayed: bool
 
 
-def limits(settings: Settings) -> IngestLimits:
-    """The size limits of one ingest request."""
-    return IngestLimits(max_items=settings.max_items, max_turn_chars=settings.max_turn_chars)
-
-
-def segments_of(payload: IngestPayload, settings: Settings) -> list[Segment]:
-    """Normalise, prune and segment a payload exactly as the worker will."""
-    try:
-        return prepare(
-            payload,
-            limits=limits(settings),
-            max_tokens=settings.segment_max_tokens,
-            max_gap=timedelta(seconds=settings.segment_max_gap_seconds),
-        )
-    except InputError as exc:
-        raise Unprocessable(str(exc)) from exc
+def costed_plan(segments: list[Segment], settings: Settings) -> Plan:
+    """The plan of these segments with the configured extractor: which, and its model calls."""
+    name = extractor_name(settings.extractor)
+    base = plan_segments(segments)
+    calls = base.segments if uses_model(name) else 0
+    return dataclasses.replace(base, extractor=name, model_calls=calls)
 
 
 def plan(payload: IngestPayload, settings: Settings) -> Plan:
     """What processing this payload would take; nothing is stored or called."""
-    return plan_segments(segments_of(payload, settings))
+    return costed_plan(segments_of(payload, settings), settings)
 
 
 def stored_payload(payload: IngestPayload) -> dict[str, Any]:
@@ -83,7 +83,7 @@ async def accept(
     """Write the job row (the outbox) in one transaction, then enqueue it after commit."""
     body = stored_payload(payload)
     segments = segments_of(payload, settings)
-    job_plan = plan_segments(segments)
+    job_plan = costed_plan(segments, settings)
     request_hash = sha256_hex(body)
     repo = uow.tenant(tenant_id)
     if idempotency_key is not None:
@@ -101,7 +101,7 @@ async def accept(
         payload=body,
         progress_done=0,
         progress_total=len(segments),
-        usage={"calls": 0, "input_tokens": 0, "output_tokens": 0},
+        usage=new_usage(),
         result={"plan": job_plan.to_dict()},
         attempts=0,
         created_at=now,
@@ -158,35 +158,10 @@ async def wait_for_job(
         if job.status in ("done", "failed") or asyncio.get_running_loop().time() >= deadline:
             return job
         await asyncio.sleep(delay)
-        delay = min(delay * 2, 0.25)
+        delay = min(delay * 2, 0.1)
 
 
 # -- processing (the worker calls these) ----------------------------------------------------
-
-
-@dataclass
-class Outcome:
-    """What processing a job did, for logs and tests."""
-
-    status: str
-    version: int | None = None
-    changed: bool = False
-    failed_segments: list[dict[str, str]] = field(default_factory=list)
-
-
-def _iso(when: datetime | None) -> str | None:
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
-
-
-def source_of(segment: Segment, reference: datetime) -> Source:
-    """The passport source for a segment: its id, hash, time and client turn ids."""
-    return Source(
-        id=segment.id,
-        kind=segment.kind,
-        ts=_iso(segment.end_ts or segment.start_ts or reference),
-        hash=segment.hash,
-        turn_ids=list(segment.turn_ids),
-    )
 
 
 async def process_job(
@@ -194,9 +169,9 @@ async def process_job(
     tenant_id: uuid.UUID,
     job_id: uuid.UUID,
     settings: Settings,
-    extractor: Extractor,
+    pipeline: Pipeline,
 ) -> Outcome:
-    """Claim, extract each segment (no transaction open), then merge in one short transaction."""
+    """Claim a job and run it by its kind: ingest, reprocess or compact."""
     now = datetime.now(UTC)
     stale_before = now - timedelta(seconds=settings.job_stale_seconds)
     async with UnitOfWork(sessions) as uow:
@@ -205,160 +180,67 @@ async def process_job(
     if job is None:
         return Outcome(status="skipped")  # done, failed, gone, or a live worker has it
     if job.attempts > settings.job_max_attempts:
-        return await _fail(
+        return await jobs.fail(
             sessions, tenant_id, job_id, f"gave up after {job.attempts - 1} attempts"
         )
+    if job.kind == "reprocess":
+        return await reprocess.run(sessions, tenant_id, job, settings, pipeline)
+    if job.kind == "compact":
+        return await compact.run(sessions, tenant_id, job, settings, pipeline)
+    return await _run_ingest(sessions, tenant_id, job, settings, pipeline)
+
+
+async def _run_ingest(
+    sessions: async_sessionmaker[AsyncSession],
+    tenant_id: uuid.UUID,
+    job: IngestJob,
+    settings: Settings,
+    pipeline: Pipeline,
+) -> Outcome:
+    """Extract each new segment (no transaction open), then merge in one short transaction."""
     if job.payload is None:
-        return await _fail(sessions, tenant_id, job_id, "the job's payload is no longer stored")
+        return await jobs.fail(sessions, tenant_id, job.id, "the job's payload is no longer stored")
     try:
         payload = IngestPayload.model_validate(job.payload)
         segments = segments_of(payload, settings)
     except (Unprocessable, ValueError) as exc:
-        return await _fail(sessions, tenant_id, job_id, f"invalid payload: {exc}")
+        return await jobs.fail(sessions, tenant_id, job.id, f"invalid payload: {exc}")
 
     async with UnitOfWork(sessions) as uow:
         row = await uow.tenant(tenant_id).passport(job.user_key)
     if row is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
     current = Passport.from_dict(row.doc)
-    known = tuple(current.known_keys())
     seen = {s.hash for s in current.sources}
+    # Segments already merged by an earlier run are skipped: at-least-once made idempotent.
+    works = [Work(s, payload.subject, job.created_at) for s in segments if s.hash not in seen]
+    skipped = len(segments) - len(works)
 
-    extractions: list[tuple[Segment, Extraction]] = []
-    failures: list[dict[str, str]] = []
-    usage = {"calls": 0, "input_tokens": 0, "output_tokens": 0}
-    loop = asyncio.get_running_loop()
-    last_beat = loop.time()
-    for index, segment in enumerate(segments):
-        if segment.hash in seen:
-            continue  # already merged by an earlier run: at-least-once made idempotent
-        request = ExtractionInput(
-            segment=segment,
-            subject=payload.subject,
-            known_keys=known,
-            reference_ts=job.created_at,
-        )
-        try:
-            extraction = await extractor.extract(request)
-        except Exception as exc:
-            log.warning("job %s segment %s failed: %s", job_id, segment.id, exc)
-            failures.append({"segment": segment.id, "error": f"{type(exc).__name__}: {exc}"})
-            continue
-        usage["calls"] += extraction.calls
-        usage["input_tokens"] += extraction.input_tokens
-        usage["output_tokens"] += extraction.output_tokens
-        extractions.append((segment, extraction))
-        # Heartbeat well inside the stale deadline, however slow each extraction is.
-        if loop.time() - last_beat > settings.job_stale_seconds / 3:
-            await _progress(sessions, tenant_id, job_id, index + 1)
-            last_beat = loop.time()
-    return await _merge(
-        sessions, tenant_id, job, extractions, failures, usage, len(segments), settings
+    async def heartbeat(done: int) -> None:
+        await jobs.progress(sessions, tenant_id, job.id, skipped + done)
+
+    extracted = await extract_all(
+        sessions,
+        tenant_id,
+        job.user_key,
+        works,
+        current.known_keys(),
+        pipeline,
+        max_concurrency=settings.llm_max_concurrency,
+        heartbeat=heartbeat,
+        heartbeat_seconds=settings.job_stale_seconds / 3,
     )
-
-
-async def _progress(
-    sessions: async_sessionmaker[AsyncSession], tenant_id: uuid.UUID, job_id: uuid.UUID, done: int
-) -> None:
-    # Also the heartbeat: the sweeper leaves a job alone while updated_at moves.
-    async with UnitOfWork(sessions) as uow:
-        await uow.tenant(tenant_id).update_job(
-            job_id, progress_done=done, updated_at=datetime.now(UTC)
-        )
-        await uow.commit()
-
-
-async def _merge(
-    sessions: async_sessionmaker[AsyncSession],
-    tenant_id: uuid.UUID,
-    job: IngestJob,
-    extractions: list[tuple[Segment, Extraction]],
-    failures: list[dict[str, str]],
-    usage: dict[str, int],
-    total: int,
-    settings: Settings,
-) -> Outcome:
-    async with UnitOfWork(sessions) as uow:
-        repo = uow.tenant(tenant_id)
-        row = await repo.passport(job.user_key, lock=True)
-        locked_job = await repo.job(job.id, lock=True)
-        if row is None or locked_job is None:
-            return Outcome(status="skipped")
-        if locked_job.status in ("done", "failed"):
-            return Outcome(status="skipped")  # another worker finished it first
-        now = datetime.now(UTC)
-        passport = Passport.from_dict(row.doc)
-        report = MergeReport(changed=False, counts={}, decisions=[])
-        stamp = _iso(now) or ""
-        for segment, extraction in extractions:
-            step = merge_extraction(
-                passport, extraction, source_of(segment, job.created_at), now=stamp
-            )
-            report.changed |= step.changed
-            for name, count in step.counts.items():
-                report.counts[name] = report.counts.get(name, 0) + count
-            report.decisions.extend(step.decisions)
-        version = row.version
-        if report.changed:
-            version = await passports.record_version(
-                repo,
-                job.user_key,
-                old_doc=row.doc,
-                new_doc=passport.to_dict(),
-                old_version=row.version,
-                cause="ingest",
-                now=now,
-                snapshot_every=settings.version_snapshot_every,
-                job_id=job.id,
-            )
-        failed_all = bool(failures) and not extractions and total > 0
-        result = dict(locked_job.result or {})
-        result.update(
-            {
-                "changed": report.changed,
-                "summary": report.summary(),
-                "segments_failed": failures,
-                "segments_applied": len(extractions),
-            }
-        )
-        await repo.update_job(
-            job.id,
-            status="failed" if failed_all else "done",
-            error=_failure_text(failures, total) if failures else None,
-            progress_done=total,
-            usage=usage,
-            result=result,
-            version_after=version,
-            finished_at=now,
-            updated_at=now,
-        )
-        await uow.commit()
-    return Outcome(
-        status="failed" if failed_all else "done",
-        version=version,
-        changed=report.changed,
-        failed_segments=failures,
+    return await jobs.conclude(
+        sessions,
+        tenant_id,
+        job,
+        extracted,
+        jobs.merge_all(extracted.done),
+        cause="ingest",
+        total=len(segments),
+        settings=settings,
+        enqueue_later=pipeline.enqueue_later,
     )
-
-
-def _failure_text(failures: list[dict[str, str]], total: int) -> str:
-    first = failures[0]["error"]
-    return f"{len(failures)} of {total} segments failed (first: {first}); the rest was applied"
-
-
-async def _fail(
-    sessions: async_sessionmaker[AsyncSession],
-    tenant_id: uuid.UUID,
-    job_id: uuid.UUID,
-    reason: str,
-) -> Outcome:
-    now = datetime.now(UTC)
-    async with UnitOfWork(sessions) as uow:
-        await uow.tenant(tenant_id).update_job(
-            job_id, status="failed", error=reason, finished_at=now, updated_at=now
-        )
-        await uow.commit()
-    return Outcome(status="failed")
 
 
 async def release_for_retry(
@@ -375,6 +257,33 @@ async def release_for_retry(
         await uow.commit()
 
 
+async def retry_job(uow: UnitOfWork, tenant_id: uuid.UUID, job_id: uuid.UUID) -> IngestJob:
+    """Queue a failed job, or a done one with failed segments, again (with fresh attempts).
+
+    Running it again is safe: segments already merged are skipped by their hash, and those
+    extracted before are answered from the cache.
+    """
+    repo = uow.tenant(tenant_id)
+    job = await repo.job(job_id, lock=True)
+    if job is None:
+        raise NotFound(f"no job {job_id}")
+    if job.status in ("queued", "running"):
+        raise Conflict(f"the job is {job.status}; only a finished job can be retried")
+    if job.status == "done" and not (job.result or {}).get("segments_failed"):
+        raise Conflict("the job is done and no segment failed: there is nothing to retry")
+    if job.kind == "ingest" and job.payload is None:
+        raise Conflict(
+            "the job's payload is no longer stored (TESSERA_PAYLOAD_RETENTION_DAYS passed); "
+            "send the transcript again as a new ingest"
+        )
+    requeued = await repo.requeue_finished_job(job_id, datetime.now(UTC))
+    if requeued is None:  # finished and requeued by a concurrent retry between the two reads
+        raise Conflict("the job was retried concurrently")
+    uow.enqueue_after_commit(tenant_id, job_id)
+    await uow.commit()
+    return requeued
+
+
 async def sweep(
     sessions: async_sessionmaker[AsyncSession], enqueue: Enqueue, settings: Settings
 ) -> int:
@@ -387,3 +296,18 @@ async def sweep(
     for tenant_id, job_id in ids:
         await enqueue(tenant_id, job_id)
     return len(ids)
+
+
+async def expire_payloads(sessions: async_sessionmaker[AsyncSession], settings: Settings) -> int:
+    """Forget the payloads of jobs finished more than the retention period ago; returns how many.
+
+    Without its payload a job can no longer be retried, and reprocessing carries its items over
+    as they are instead of extracting them again.
+    """
+    if settings.payload_retention_days <= 0:
+        return 0
+    cutoff = datetime.now(UTC) - timedelta(days=settings.payload_retention_days)
+    async with UnitOfWork(sessions) as uow:
+        count = await uow.system.expire_payloads(cutoff)
+        await uow.commit()
+    return count

@@ -115,14 +115,15 @@ async def record_version(
     """Save a new document as the next version and append its version row (caller holds lock)."""
     version = old_version + 1
     snapshot = new_doc if snapshot_every > 0 and version % snapshot_every == 0 else None
+    change = delta.diff(old_doc, new_doc)
     await repo.save_passport(user_key, new_doc, version, now)
     await repo.add_version(
         PassportVersion(
             user_key=user_key,
             version=version,
-            delta=delta.diff(old_doc, new_doc),
+            delta=change,
             snapshot=snapshot,
-            summary=delta.summarize(old_doc, new_doc),
+            summary=delta.summarize_delta(old_doc, change),
             cause=cause,
             job_id=job_id,
             created_at=now,

@@ -24,6 +24,10 @@ async def test_every_user_route_is_404_for_another_tenant(client, app):
         ("GET", "/users/alice/versions"): None,
         ("GET", "/users/alice/jobs"): None,
         ("GET", "/users/alice/passport?version=1"): None,
+        ("GET", "/users/alice/context?q=Lisbon"): None,
+        ("GET", "/users/alice/search?q=Lisbon"): None,
+        ("POST", "/users/alice/reprocess"): None,
+        ("POST", "/users/alice/compact"): None,
     }
     for method, path in calls:
         if method == "PUT":
@@ -40,6 +44,7 @@ async def test_every_user_route_is_404_for_another_tenant(client, app):
     job = await client.post("/users/alice/ingest", json=ingest, headers=b.headers)
     job_id = job.json()["job_id"]
     assert (await client.get(f"/jobs/{job_id}", headers=a.headers)).status_code == 404
+    assert (await client.post(f"/jobs/{job_id}/retry", headers=a.headers)).status_code == 404
     mine = await client.get("/users/alice/passport", headers=a.headers)
     assert mine.json() == SOZO_FILE
     # Every route of the app that takes a user key was tried above.
@@ -58,6 +63,10 @@ async def test_every_user_route_is_404_for_another_tenant(client, app):
         ("POST", "/users/{key}/facts"),
         ("POST", "/users/{key}/ingest"),
         ("POST", "/users/{key}/plan"),
+        ("GET", "/users/{key}/context"),
+        ("GET", "/users/{key}/search"),
+        ("POST", "/users/{key}/reprocess"),
+        ("POST", "/users/{key}/compact"),
     }
     assert user_routes <= tried, user_routes - tried
 

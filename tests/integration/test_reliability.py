@@ -54,6 +54,7 @@ def start_worker(rel_settings) -> Iterator[Callable[[], subprocess.Popen]]:
             "TESSERA_JOB_STALE_SECONDS": "3",
             "TESSERA_SWEEP_INTERVAL_SECONDS": "1",
             "TESSERA_LOG_LEVEL": "warning",
+            "TESSERA_WORKER_METRICS_PORT": "0",
         }
     )
 

@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
+from app.domain import delta
 from app.domain.delta import DeltaError, apply, diff, replay, summarize
 from app.domain.ids import canonical_bytes
 
@@ -291,3 +292,36 @@ def test_summarize_counts_duplicates() -> None:
     old = {"observations": [{"text": "a"}]}
     new = {"observations": [{"text": "a"}, {"text": "a"}]}
     assert summarize(old, new) == {"observations": {"added": 1, "removed": 0}}
+
+
+def test_summarize_delta_matches_summarize_for_passport_edits():
+    rng = random.Random(7)
+    for _ in range(200):
+        old = _random_passport_like(rng)
+        new = copy.deepcopy(old)
+        for section in ("facts", "episodes", "sources"):
+            items = new.setdefault(section, [])
+            action = rng.choice(["append", "edit", "remove", "none"])
+            if action == "append":
+                items.append({"id": f"n{rng.random()}", "v": rng.randint(0, 9)})
+            elif action == "edit" and items:
+                items[rng.randrange(len(items))]["v"] = rng.random()
+            elif action == "remove" and items:
+                items.pop(rng.randrange(len(items)))
+        if rng.random() < 0.3:
+            new["updated_at"] = str(rng.random())
+        got = delta.summarize_delta(old, delta.diff(old, new))
+        assert got == delta.summarize(old, new), (old, new)
+
+
+def _random_passport_like(rng: random.Random) -> dict:
+    return {
+        "version": "2.1",
+        "updated_at": "t0",
+        **{
+            section: [
+                {"id": f"{section}{i}", "v": rng.randint(0, 3)} for i in range(rng.randint(0, 6))
+            ]
+            for section in ("facts", "episodes", "sources")
+        },
+    }

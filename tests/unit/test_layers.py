@@ -18,6 +18,9 @@ FORBIDDEN = {
         "httpx",
         "asyncpg",
         "psycopg",
+        "prometheus_client",
+        "structlog",
+        "opentelemetry",
         "app.api",
         "app.db",
         "app.services",
@@ -27,7 +30,17 @@ FORBIDDEN = {
         "workers",
     ),
     "app/db": ("fastapi", "app.api", "app.services", "app.cli", "workers"),
-    "app/services": ("fastapi", "starlette", "app.api", "app.cli", "workers"),
+    # Metrics are recorded by the API and the worker from what services return.
+    "app/services": (
+        "fastapi",
+        "starlette",
+        "prometheus_client",
+        "prometheus_fastapi_instrumentator",
+        "opentelemetry",
+        "app.api",
+        "app.cli",
+        "workers",
+    ),
     "app/api": ("workers", "app.cli"),
     "workers": ("fastapi", "app.api", "app.cli"),
 }

@@ -1,4 +1,4 @@
-"""Ingestion routes: ingest, plan, jobs, client-supplied facts, versions."""
+"""Ingestion routes: ingest, plan, jobs (retry), reprocess, compact, client facts, versions."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from fastapi import APIRouter, Header, Query, Request, Response, status
 from pydantic import BaseModel, Field
 
 from app.api.deps import SettingsDep, TenantDep, UowDep, UserKey
-from app.api.problems import COMMON, NOT_FOUND
+from app.api.problems import COMMON, CONFLICT, NOT_FOUND
 from app.db.models import IngestJob
 from app.domain.ingest_input import IngestPayload
 from app.domain.passport import Belief
-from app.services import facts, ingest, versions
+from app.services import compact, facts, ingest, reprocess, versions
 
 router = APIRouter(responses={**COMMON, **NOT_FOUND})
 
@@ -28,6 +28,11 @@ class PlanOut(BaseModel):
     estimated_input_tokens: int
     mean_segment_tokens: float
     max_segment_tokens: int
+    extractor: str = Field(description="The configured extractor: rules or provider:model.")
+    model_calls: int = Field(
+        description="Paid model calls at most (a repaired answer adds one; cached segments "
+        "cost none): 0 with the rule extractor, else one per segment."
+    )
 
 
 class Progress(BaseModel):
@@ -38,11 +43,12 @@ class Progress(BaseModel):
 
 
 class Usage(BaseModel):
-    """Extraction usage of a job."""
+    """Model usage of a job, over all its runs."""
 
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_hits: int = Field(default=0, description="Segments answered from the cache, no call.")
 
 
 class JobOut(BaseModel):
@@ -50,6 +56,7 @@ class JobOut(BaseModel):
 
     job_id: uuid.UUID
     user_key: str
+    kind: str = Field(description="ingest, reprocess or compact")
     status: str = Field(description="queued, running, done or failed")
     progress: Progress
     usage: Usage
@@ -104,7 +111,7 @@ class VersionOut(BaseModel):
 
     version: int
     created_at: datetime
-    cause: str = Field(description="create, import, ingest or facts")
+    cause: str = Field(description="create, import, ingest, facts, reprocess or compact")
     job_id: uuid.UUID | None
     changes: dict[str, Any] = Field(description="Items added/removed per section.")
 
@@ -120,6 +127,7 @@ def _job_out(job: IngestJob, request: Request) -> JobOut:
     return JobOut(
         job_id=job.id,
         user_key=job.user_key,
+        kind=job.kind,
         status=job.status,
         progress=Progress(done=job.progress_done, total=job.progress_total),
         usage=Usage(**{k: int(v) for k, v in (job.usage or {}).items() if k in Usage.model_fields}),
@@ -205,6 +213,96 @@ async def list_jobs(
     items = [_job_out(j, request) for j in jobs[:limit]]
     next_cursor = versions.time_cursor(jobs[limit - 1].created_at) if len(jobs) > limit else None
     return JobPage(items=items, next_cursor=next_cursor)
+
+
+Wait = Annotated[float, Query(ge=0, description="Seconds to wait for the job to finish (capped).")]
+QUEUED = {
+    status.HTTP_200_OK: {"model": JobOut, "description": "The job finished within ?wait."},
+    **CONFLICT,
+}
+
+
+async def _queued(
+    job: IngestJob,
+    wait: float,
+    tenant: uuid.UUID,
+    settings: SettingsDep,
+    request: Request,
+    response: Response,
+) -> JobOut:
+    """The job as queued, or as it ended within ?wait; 202 or 200, Location set."""
+    if wait > 0:
+        job = await ingest.wait_for_job(
+            request.app.state.sessions, tenant, job.id, min(wait, settings.ingest_wait_max_seconds)
+        )
+    out = _job_out(job, request)
+    response.headers["Location"] = out.status_url
+    if job.status in ("done", "failed"):
+        response.status_code = status.HTTP_200_OK
+    return out
+
+
+@router.post(
+    "/jobs/{job_id}/retry",
+    tags=["jobs"],
+    name="retry_job",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses=QUEUED,
+)
+async def retry_job(
+    job_id: uuid.UUID,
+    tenant: TenantDep,
+    uow: UowDep,
+    settings: SettingsDep,
+    request: Request,
+    response: Response,
+    wait: Wait = 0,
+) -> JobOut:
+    """Run a failed job, or a done one with failed segments, again; 409 if it cannot be."""
+    job = await ingest.retry_job(uow, tenant, job_id)
+    return await _queued(job, wait, tenant, settings, request, response)
+
+
+@router.post(
+    "/users/{key}/reprocess",
+    tags=["users"],
+    name="reprocess",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses=QUEUED,
+)
+async def reprocess_route(
+    key: UserKey,
+    tenant: TenantDep,
+    uow: UowDep,
+    settings: SettingsDep,
+    request: Request,
+    response: Response,
+    wait: Wait = 0,
+) -> JobOut:
+    """Rebuild the passport from its stored transcripts with the current extractor."""
+    job = await reprocess.accept(uow, tenant, key)
+    return await _queued(job, wait, tenant, settings, request, response)
+
+
+@router.post(
+    "/users/{key}/compact",
+    tags=["users"],
+    name="compact",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses=QUEUED,
+)
+async def compact_route(
+    key: UserKey,
+    tenant: TenantDep,
+    uow: UowDep,
+    settings: SettingsDep,
+    request: Request,
+    response: Response,
+    wait: Wait = 0,
+) -> JobOut:
+    """Merge keys that mean the same thing, with one model pass over all keys (LLM only)."""
+    job = await compact.accept(uow, tenant, key, settings)
+    return await _queued(job, wait, tenant, settings, request, response)
 
 
 @router.post("/users/{key}/facts", tags=["ingest"], name="write_facts")

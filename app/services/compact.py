@@ -1,0 +1,129 @@
+"""Compaction (dedupe tier 3): one model pass over a passport's keys, merging synonyms.
+
+The model proposes merges; ``app.llm.reconcile`` refuses invented keys, other people's keys and
+opposites; ``app.domain.merge.apply_key_merges`` folds the accepted ones in and records every
+verdict in ``meta.dedupe.decisions``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+
+from app.db.models import IngestJob
+from app.db.uow import Sessions, UnitOfWork
+from app.domain.merge import MergeReport, apply_key_merges
+from app.domain.passport import Passport
+from app.llm.errors import FatalProviderError, ProviderError, SegmentOutputError
+from app.llm.reconcile import MAX_SAMPLES, KeySample, Reconciliation, reconcile
+from app.services import jobs, passports
+from app.services.errors import Conflict
+from app.services.extraction import Pipeline, extractor_name, new_usage, uses_model
+from app.services.jobs import Outcome
+from app.settings import Settings
+
+KIND = "compact"
+NEEDS_LLM = "compaction needs an LLM extractor: set TESSERA_EXTRACTOR to a model"
+
+
+async def accept(
+    uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str, settings: Settings
+) -> IngestJob:
+    """Queue a compaction job for a user; 409 with the rule extractor or while one is pending."""
+    await passports.current_version(uow, tenant_id, user_key)  # 404 first: reveals nothing
+    if not uses_model(extractor_name(settings.extractor)):
+        raise Conflict(NEEDS_LLM)
+    return await jobs.queue_job(uow, tenant_id, user_key, KIND)
+
+
+def key_samples(passport: Passport) -> list[KeySample]:
+    """Every fact and preference key with a few of its values, facts first."""
+    values: dict[str, list[str]] = {}
+    for belief in [*passport.facts, *passport.prefs]:
+        text = belief.value if isinstance(belief.value, str) else json.dumps(belief.value)
+        samples = values.setdefault(belief.key, [])
+        if len(samples) < MAX_SAMPLES and text not in samples:
+            samples.append(text)
+    return [KeySample(key, tuple(samples)) for key, samples in values.items()]
+
+
+def pending_pairs(passport: Passport) -> list[tuple[str, str]]:
+    """The key pairs tier 2 left for review (``meta.dedupe.pending_review``)."""
+    dedupe = passport.meta.get("dedupe")
+    items = dedupe.get("pending_review") if isinstance(dedupe, dict) else None
+    pairs: list[tuple[str, str]] = []
+    for item in items if isinstance(items, list) else []:
+        pair = (item.get("a"), item.get("b")) if isinstance(item, dict) else None
+        if pair is not None and isinstance(pair[0], str) and isinstance(pair[1], str):
+            pairs.append((pair[0], pair[1]))
+    return pairs
+
+
+def _usage(calls: int, input_tokens: int, output_tokens: int) -> dict[str, int]:
+    return {
+        **new_usage(),
+        "calls": calls,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+    }
+
+
+async def run(
+    sessions: Sessions,
+    tenant_id: uuid.UUID,
+    job: IngestJob,
+    settings: Settings,
+    pipeline: Pipeline,
+) -> Outcome:
+    """Ask the model for key merges (no transaction open), then apply them under the row lock."""
+    client = pipeline.llm_client
+    if client is None:
+        return await jobs.fail(sessions, tenant_id, job.id, NEEDS_LLM)
+    async with UnitOfWork(sessions) as uow:
+        row = await uow.tenant(tenant_id).passport(job.user_key)
+    if row is None:
+        return Outcome(status="skipped")  # the user was deleted meanwhile
+    passport = Passport.from_dict(row.doc)
+    keys = key_samples(passport)
+    rec = Reconciliation()
+    if len(keys) >= 2:  # fewer: nothing to merge, and no call
+        async with pipeline.slots or asyncio.Semaphore(1):
+            if pipeline.budget is not None:
+                wait = await pipeline.budget.reserve_call(tenant_id)
+                if wait is not None:
+                    return await jobs.defer(
+                        sessions, tenant_id, job, new_usage(), wait, pipeline.enqueue_later
+                    )
+            try:
+                rec = await reconcile(client, keys, pending_pairs(passport))
+            except FatalProviderError as exc:
+                return await jobs.fail(sessions, tenant_id, job.id, f"compaction failed: {exc}")
+            except SegmentOutputError as exc:
+                spent = _usage(exc.calls, exc.input_tokens, exc.output_tokens)
+                reason = f"compaction failed: {exc.reason}"
+                return await jobs.fail(sessions, tenant_id, job.id, reason, spent)
+            except ProviderError as exc:  # transient, retries used up: the job can be retried
+                return await jobs.fail(sessions, tenant_id, job.id, f"compaction failed: {exc}")
+    usage = _usage(rec.calls, rec.input_tokens, rec.output_tokens)
+    if pipeline.budget is not None:
+        await pipeline.budget.charge_tokens(tenant_id, rec.input_tokens + rec.output_tokens)
+
+    def edit(current: Passport, now: str) -> MergeReport:
+        return apply_key_merges(current, rec.merges, rejected=rec.rejected, now=now)
+
+    merges = [{"keep": m.keep, "drop": m.drop, "reason": m.reason} for m in rec.merges]
+    rejected = [
+        {"keep": m.keep, "drop": m.drop, "reason": m.reason, "refused": why}
+        for m, why in rec.rejected
+    ]
+    return await jobs.finish(
+        sessions,
+        tenant_id,
+        job,
+        edit,
+        cause=KIND,
+        usage=usage,
+        settings=settings,
+        result={"keys": len(keys), "merges": merges, "rejected": rejected},
+    )

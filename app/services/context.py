@@ -1,0 +1,90 @@
+"""Reading: the budgeted context and search, over a passport index cached per version."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from app.db.uow import UnitOfWork
+from app.domain.context import Context, ContextIndex, ScoredMemory, build_context, parse_when
+from app.domain.ids import sha256_hex
+from app.domain.passport import Passport
+from app.services.cache import VersionedLRU
+from app.services.errors import NotFound, Unprocessable
+
+IndexCache = VersionedLRU[ContextIndex]
+
+
+@dataclass(frozen=True)
+class Window:
+    """Optional date limits of a read, as given and as epoch seconds."""
+
+    since: float | None = None
+    until: float | None = None
+
+    @classmethod
+    def parse(cls, since: str | None, until: str | None) -> Window:
+        """Parse ISO dates (or datetimes, or YYYY-MM, YYYY); a bad date is Unprocessable."""
+        return cls(_bound(since, "since", start=True), _bound(until, "until", start=False))
+
+
+def _bound(value: str | None, name: str, *, start: bool) -> float | None:
+    if value is None or value == "":
+        return None
+    when = parse_when(value)
+    if when is None:
+        raise Unprocessable(f"{name}: {value!r} is not a date (use e.g. 2023-05-08)")
+    if start:
+        return when.epoch
+    # An "until" names a whole period: until=2023-05 includes all of May.
+    return _period_end(when.year, when.month, when.label, when.epoch)
+
+
+def _period_end(year: int, month: int, label: str, epoch: float) -> float:
+    from datetime import UTC, datetime, timedelta
+
+    if len(label) == 4:  # a year
+        return datetime(year + 1, 1, 1, tzinfo=UTC).timestamp() - 1
+    if len(label) == 7:  # a month
+        nxt = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+        return nxt.timestamp() - 1
+    if len(label) == 10:  # a day
+        return epoch + timedelta(days=1).total_seconds() - 1
+    return epoch
+
+
+async def index_for(
+    uow: UnitOfWork, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
+) -> tuple[ContextIndex, int]:
+    """The user's index at the current version: one small query when warm, NotFound if no user."""
+    repo = uow.tenant(tenant_id)
+    version = await repo.passport_version(user_key)
+    if version is None:
+        raise NotFound(f"no user {user_key!r}")
+    index = cache.get(tenant_id, user_key, version)
+    if index is not None:
+        return index, version
+    row = await repo.passport(user_key)
+    if row is None:
+        raise NotFound(f"no user {user_key!r}")
+    index = ContextIndex.from_passport(Passport.from_dict(row.doc))
+    cache.put(tenant_id, user_key, row.version, index, index.approx_bytes())
+    return index, row.version
+
+
+def context_etag(version: int, params: dict[str, Any]) -> str:
+    """An ETag for a context read: the passport version and the read's parameters."""
+    return f'"{version}-{sha256_hex(params)[:16]}"'
+
+
+def render(index: ContextIndex, q: str | None, budget_chars: int, window: Window) -> Context:
+    """The budgeted context for a query (pure; the index is already loaded)."""
+    return build_context(index, q or None, budget_chars, since=window.since, until=window.until)
+
+
+def search_memories(index: ContextIndex, q: str, limit: int, window: Window) -> list[ScoredMemory]:
+    """Ranked observations and episodes for a query."""
+    from app.domain.context import search
+
+    return search(index, q, limit, since=window.since, until=window.until)

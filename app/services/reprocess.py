@@ -1,0 +1,110 @@
+"""Reprocess: rebuild a passport from its stored transcripts with the current extractor.
+
+The new version is the current passport minus what came from the segments extracted again,
+plus the fresh extractions merged in their original order. Everything else is carried over:
+client facts, imports, and items whose transcript is past payload retention.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+from app.db.models import IngestJob
+from app.db.uow import Sessions, UnitOfWork
+from app.domain.ingest_input import IngestPayload
+from app.domain.merge import MergeReport, remove_sources
+from app.domain.passport import Passport
+from app.services import jobs
+from app.services.errors import Unprocessable
+from app.services.extraction import Pipeline, Work, extract_all
+from app.services.jobs import Outcome
+from app.settings import Settings
+
+KIND = "reprocess"
+
+
+async def accept(uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str) -> IngestJob:
+    """Queue a reprocess job for a user (409 while one is queued or running)."""
+    return await jobs.queue_job(uow, tenant_id, user_key, KIND)
+
+
+def works_of(sources: Sequence[IngestJob], settings: Settings) -> tuple[list[Work], int]:
+    """Every distinct segment of these jobs' payloads in order, and how many payloads were unusable.
+
+    Each segment keeps its own job's subject and acceptance time, so undated turns get the
+    same time as when they were first ingested.
+    """
+    works: list[Work] = []
+    seen: set[str] = set()
+    unusable = 0
+    for source in sources:
+        try:
+            payload = IngestPayload.model_validate(source.payload)
+            segments = jobs.segments_of(payload, settings)
+        except (Unprocessable, ValueError):
+            unusable += 1  # its items stay as they are
+            continue
+        for segment in segments:
+            if segment.hash not in seen:
+                seen.add(segment.hash)
+                works.append(Work(segment, payload.subject, source.created_at))
+    return works, unusable
+
+
+async def run(
+    sessions: Sessions,
+    tenant_id: uuid.UUID,
+    job: IngestJob,
+    settings: Settings,
+    pipeline: Pipeline,
+) -> Outcome:
+    """Extract every stored segment again (the cache applies), then rebuild under the row lock."""
+    async with UnitOfWork(sessions) as uow:
+        repo = uow.tenant(tenant_id)
+        row = await repo.passport(job.user_key)
+        sources = await repo.stored_ingest_jobs(job.user_key)
+    if row is None:
+        return Outcome(status="skipped")  # the user was deleted meanwhile
+    works, unusable = works_of(sources, settings)
+    await jobs.progress(sessions, tenant_id, job.id, 0, total=len(works))
+
+    async def heartbeat(done: int) -> None:
+        await jobs.progress(sessions, tenant_id, job.id, done)
+
+    # The current keys, so the fresh extractions reuse them (dedupe tier 0) and keys stay stable.
+    known = Passport.from_dict(row.doc).known_keys()
+    extracted = await extract_all(
+        sessions,
+        tenant_id,
+        job.user_key,
+        works,
+        known,
+        pipeline,
+        max_concurrency=settings.llm_max_concurrency,
+        heartbeat=heartbeat,
+        heartbeat_seconds=settings.job_stale_seconds / 3,
+    )
+    merge = jobs.merge_all(extracted.done)
+    # Only segments extracted again lose their old items: a failed one keeps what it had.
+    redone = {work.segment.id for work, _ in extracted.done}
+
+    def rebuild(passport: Passport, now: str) -> MergeReport:
+        removed = remove_sources(passport, redone)
+        report = merge(passport, now)
+        report.bump("items_removed", removed)
+        report.changed |= removed > 0
+        return report
+
+    return await jobs.conclude(
+        sessions,
+        tenant_id,
+        job,
+        extracted,
+        rebuild,
+        cause=KIND,
+        total=len(works),
+        settings=settings,
+        enqueue_later=pipeline.enqueue_later,
+        result={"jobs_reprocessed": len(sources) - unusable, "jobs_unusable": unusable},
+    )

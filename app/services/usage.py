@@ -1,0 +1,59 @@
+"""A tenant's usage over a period: jobs, model calls, tokens and cache hits, per UTC day."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+
+from app.db.repository import USAGE_FIELDS
+from app.db.uow import UnitOfWork
+from app.services.errors import Unprocessable
+
+DEFAULT_DAYS = 30
+MAX_DAYS = 366
+
+
+@dataclass(frozen=True)
+class DayUsage:
+    """One UTC day's sums."""
+
+    day: date
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    """Sums over [since, until] (whole UTC days, both included) and the days that had any."""
+
+    since: date
+    until: date
+    totals: dict[str, int]
+    days: list[DayUsage] = field(default_factory=list)
+
+
+def period(since: date | None, until: date | None, today: date) -> tuple[date, date]:
+    """The days asked for; by default the last 30 days up to today."""
+    end = until or today
+    start = since or end - timedelta(days=DEFAULT_DAYS - 1)
+    if start > end:
+        raise Unprocessable(f"since ({start}) is after until ({end})")
+    if (end - start).days >= MAX_DAYS:
+        raise Unprocessable(f"ask for at most {MAX_DAYS} days at a time")
+    return start, end
+
+
+async def usage(
+    uow: UnitOfWork, tenant_id: uuid.UUID, since: date | None, until: date | None
+) -> UsageReport:
+    """The tenant's usage summed over the period and per day."""
+    start, end = period(since, until, datetime.now(UTC).date())
+    rows = await uow.tenant(tenant_id).usage_by_day(
+        datetime.combine(start, time(), UTC), datetime.combine(end + timedelta(days=1), time(), UTC)
+    )
+    days = [
+        DayUsage(row[0].astimezone(UTC).date(), dict(zip(USAGE_FIELDS, row[1:], strict=True)))
+        for row in rows
+    ]
+    totals = {name: sum(d.counts[name] for d in days) for name in USAGE_FIELDS}
+    return UsageReport(since=start, until=end, totals=totals, days=days)

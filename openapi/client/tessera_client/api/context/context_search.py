@@ -1,0 +1,268 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.search_result import SearchResult
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    key: str,
+    *,
+    q: str,
+    limit: int | Unset = 20,
+    since: None | str | Unset = UNSET,
+    until: None | str | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["q"] = q
+
+    params["limit"] = limit
+
+    json_since: None | str | Unset
+    if isinstance(since, Unset):
+        json_since = UNSET
+    else:
+        json_since = since
+    params["since"] = json_since
+
+    json_until: None | str | Unset
+    if isinstance(until, Unset):
+        json_until = UNSET
+    else:
+        json_until = until
+    params["until"] = json_until
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/users/{key}/search".format(
+            key=quote(str(key), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | SearchResult | None:
+    if response.status_code == 200:
+        response_200 = SearchResult.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | SearchResult]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    q: str,
+    limit: int | Unset = 20,
+    since: None | str | Unset = UNSET,
+    until: None | str | Unset = UNSET,
+) -> Response[Problem | SearchResult]:
+    """Search
+
+     Observations and episodes ranked for ``q``, with scores and provenance.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        q (str):
+        limit (int | Unset):  Default: 20.
+        since (None | str | Unset): Only memories on or after this date.
+        until (None | str | Unset): Only memories on or before this date.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | SearchResult]
+    """
+
+    kwargs = _get_kwargs(
+        key=key,
+        q=q,
+        limit=limit,
+        since=since,
+        until=until,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    q: str,
+    limit: int | Unset = 20,
+    since: None | str | Unset = UNSET,
+    until: None | str | Unset = UNSET,
+) -> Problem | SearchResult | None:
+    """Search
+
+     Observations and episodes ranked for ``q``, with scores and provenance.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        q (str):
+        limit (int | Unset):  Default: 20.
+        since (None | str | Unset): Only memories on or after this date.
+        until (None | str | Unset): Only memories on or before this date.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | SearchResult
+    """
+
+    return sync_detailed(
+        key=key,
+        client=client,
+        q=q,
+        limit=limit,
+        since=since,
+        until=until,
+    ).parsed
+
+
+async def asyncio_detailed(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    q: str,
+    limit: int | Unset = 20,
+    since: None | str | Unset = UNSET,
+    until: None | str | Unset = UNSET,
+) -> Response[Problem | SearchResult]:
+    """Search
+
+     Observations and episodes ranked for ``q``, with scores and provenance.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        q (str):
+        limit (int | Unset):  Default: 20.
+        since (None | str | Unset): Only memories on or after this date.
+        until (None | str | Unset): Only memories on or before this date.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | SearchResult]
+    """
+
+    kwargs = _get_kwargs(
+        key=key,
+        q=q,
+        limit=limit,
+        since=since,
+        until=until,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    q: str,
+    limit: int | Unset = 20,
+    since: None | str | Unset = UNSET,
+    until: None | str | Unset = UNSET,
+) -> Problem | SearchResult | None:
+    """Search
+
+     Observations and episodes ranked for ``q``, with scores and provenance.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        q (str):
+        limit (int | Unset):  Default: 20.
+        since (None | str | Unset): Only memories on or after this date.
+        until (None | str | Unset): Only memories on or before this date.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | SearchResult
+    """
+
+    return (
+        await asyncio_detailed(
+            key=key,
+            client=client,
+            q=q,
+            limit=limit,
+            since=since,
+            until=until,
+        )
+    ).parsed

@@ -1,0 +1,255 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.accepted import Accepted
+from ...models.ingest_payload import IngestPayload
+from ...models.problem import Problem
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    key: str,
+    *,
+    body: IngestPayload,
+    wait: float | Unset = 0.0,
+    idempotency_key: None | str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["idempotency-key"] = idempotency_key
+
+    params: dict[str, Any] = {}
+
+    params["wait"] = wait
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/users/{key}/ingest".format(
+            key=quote(str(key), safe=""),
+        ),
+        "params": params,
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Accepted | Problem | None:
+    if response.status_code == 200:
+        response_200 = Accepted.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 202:
+        response_202 = Accepted.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Accepted | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    body: IngestPayload,
+    wait: float | Unset = 0.0,
+    idempotency_key: None | str | Unset = UNSET,
+) -> Response[Accepted | Problem]:
+    """Ingest
+
+     Store the input durably and queue it; 202 with the job, or its end state with ?wait.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
+        idempotency_key (None | str | Unset):
+        body (IngestPayload): What to remember: a text, chat turns, database rows, or a mixed list
+            of them.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Accepted | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        key=key,
+        body=body,
+        wait=wait,
+        idempotency_key=idempotency_key,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    body: IngestPayload,
+    wait: float | Unset = 0.0,
+    idempotency_key: None | str | Unset = UNSET,
+) -> Accepted | Problem | None:
+    """Ingest
+
+     Store the input durably and queue it; 202 with the job, or its end state with ?wait.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
+        idempotency_key (None | str | Unset):
+        body (IngestPayload): What to remember: a text, chat turns, database rows, or a mixed list
+            of them.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Accepted | Problem
+    """
+
+    return sync_detailed(
+        key=key,
+        client=client,
+        body=body,
+        wait=wait,
+        idempotency_key=idempotency_key,
+    ).parsed
+
+
+async def asyncio_detailed(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    body: IngestPayload,
+    wait: float | Unset = 0.0,
+    idempotency_key: None | str | Unset = UNSET,
+) -> Response[Accepted | Problem]:
+    """Ingest
+
+     Store the input durably and queue it; 202 with the job, or its end state with ?wait.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
+        idempotency_key (None | str | Unset):
+        body (IngestPayload): What to remember: a text, chat turns, database rows, or a mixed list
+            of them.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Accepted | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        key=key,
+        body=body,
+        wait=wait,
+        idempotency_key=idempotency_key,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    body: IngestPayload,
+    wait: float | Unset = 0.0,
+    idempotency_key: None | str | Unset = UNSET,
+) -> Accepted | Problem | None:
+    """Ingest
+
+     Store the input durably and queue it; 202 with the job, or its end state with ?wait.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
+        idempotency_key (None | str | Unset):
+        body (IngestPayload): What to remember: a text, chat turns, database rows, or a mixed list
+            of them.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Accepted | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            key=key,
+            client=client,
+            body=body,
+            wait=wait,
+            idempotency_key=idempotency_key,
+        )
+    ).parsed

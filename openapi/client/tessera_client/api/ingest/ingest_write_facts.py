@@ -1,0 +1,211 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.facts_in import FactsIn
+from ...models.facts_out import FactsOut
+from ...models.problem import Problem
+from ...types import Response
+
+
+def _get_kwargs(
+    key: str,
+    *,
+    body: FactsIn,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/users/{key}/facts".format(
+            key=quote(str(key), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> FactsOut | Problem | None:
+    if response.status_code == 200:
+        response_200 = FactsOut.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[FactsOut | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    body: FactsIn,
+) -> Response[FactsOut | Problem]:
+    """Write Facts
+
+     Merge facts and preferences the client already knows (same merge and versioning).
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        body (FactsIn): Facts and preferences the client already knows; merged without extraction.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[FactsOut | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        key=key,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    body: FactsIn,
+) -> FactsOut | Problem | None:
+    """Write Facts
+
+     Merge facts and preferences the client already knows (same merge and versioning).
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        body (FactsIn): Facts and preferences the client already knows; merged without extraction.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        FactsOut | Problem
+    """
+
+    return sync_detailed(
+        key=key,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    body: FactsIn,
+) -> Response[FactsOut | Problem]:
+    """Write Facts
+
+     Merge facts and preferences the client already knows (same merge and versioning).
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        body (FactsIn): Facts and preferences the client already knows; merged without extraction.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[FactsOut | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        key=key,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    body: FactsIn,
+) -> FactsOut | Problem | None:
+    """Write Facts
+
+     Merge facts and preferences the client already knows (same merge and versioning).
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        body (FactsIn): Facts and preferences the client already knows; merged without extraction.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        FactsOut | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            key=key,
+            client=client,
+            body=body,
+        )
+    ).parsed

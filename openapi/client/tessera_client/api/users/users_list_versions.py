@@ -1,0 +1,233 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.version_page import VersionPage
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    key: str,
+    *,
+    limit: int | Unset = 50,
+    cursor: int | None | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    json_cursor: int | None | Unset
+    if isinstance(cursor, Unset):
+        json_cursor = UNSET
+    else:
+        json_cursor = cursor
+    params["cursor"] = json_cursor
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/users/{key}/versions".format(
+            key=quote(str(key), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | VersionPage | None:
+    if response.status_code == 200:
+        response_200 = VersionPage.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | VersionPage]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = 50,
+    cursor: int | None | Unset = UNSET,
+) -> Response[Problem | VersionPage]:
+    """List Versions
+
+     The passport's versions, newest first: when, why, and what changed.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        limit (int | Unset):  Default: 50.
+        cursor (int | None | Unset): next_cursor of the previous page
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | VersionPage]
+    """
+
+    kwargs = _get_kwargs(
+        key=key,
+        limit=limit,
+        cursor=cursor,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = 50,
+    cursor: int | None | Unset = UNSET,
+) -> Problem | VersionPage | None:
+    """List Versions
+
+     The passport's versions, newest first: when, why, and what changed.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        limit (int | Unset):  Default: 50.
+        cursor (int | None | Unset): next_cursor of the previous page
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | VersionPage
+    """
+
+    return sync_detailed(
+        key=key,
+        client=client,
+        limit=limit,
+        cursor=cursor,
+    ).parsed
+
+
+async def asyncio_detailed(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = 50,
+    cursor: int | None | Unset = UNSET,
+) -> Response[Problem | VersionPage]:
+    """List Versions
+
+     The passport's versions, newest first: when, why, and what changed.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        limit (int | Unset):  Default: 50.
+        cursor (int | None | Unset): next_cursor of the previous page
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | VersionPage]
+    """
+
+    kwargs = _get_kwargs(
+        key=key,
+        limit=limit,
+        cursor=cursor,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = 50,
+    cursor: int | None | Unset = UNSET,
+) -> Problem | VersionPage | None:
+    """List Versions
+
+     The passport's versions, newest first: when, why, and what changed.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        limit (int | Unset):  Default: 50.
+        cursor (int | None | Unset): next_cursor of the previous page
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | VersionPage
+    """
+
+    return (
+        await asyncio_detailed(
+            key=key,
+            client=client,
+            limit=limit,
+            cursor=cursor,
+        )
+    ).parsed

@@ -1,0 +1,240 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.passport_written import PassportWritten
+from ...models.problem import Problem
+from ...models.users_put_passport_doc import UsersPutPassportDoc
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    key: str,
+    *,
+    body: UsersPutPassportDoc,
+    if_match: None | str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(if_match, Unset):
+        headers["if-match"] = if_match
+
+    _kwargs: dict[str, Any] = {
+        "method": "put",
+        "url": "/users/{key}/passport".format(
+            key=quote(str(key), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> PassportWritten | Problem | None:
+    if response.status_code == 200:
+        response_200 = PassportWritten.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 201:
+        response_201 = PassportWritten.from_dict(response.json())
+
+        return response_201
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 412:
+        response_412 = Problem.from_dict(response.json())
+
+        return response_412
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[PassportWritten | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    body: UsersPutPassportDoc,
+    if_match: None | str | Unset = UNSET,
+) -> Response[PassportWritten | Problem]:
+    """Put Passport
+
+     Import or replace the whole passport; ``If-Match`` guards against lost updates.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        if_match (None | str | Unset):
+        body (UsersPutPassportDoc): A passport document (format 1.x or 2.x).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[PassportWritten | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        key=key,
+        body=body,
+        if_match=if_match,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    body: UsersPutPassportDoc,
+    if_match: None | str | Unset = UNSET,
+) -> PassportWritten | Problem | None:
+    """Put Passport
+
+     Import or replace the whole passport; ``If-Match`` guards against lost updates.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        if_match (None | str | Unset):
+        body (UsersPutPassportDoc): A passport document (format 1.x or 2.x).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        PassportWritten | Problem
+    """
+
+    return sync_detailed(
+        key=key,
+        client=client,
+        body=body,
+        if_match=if_match,
+    ).parsed
+
+
+async def asyncio_detailed(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    body: UsersPutPassportDoc,
+    if_match: None | str | Unset = UNSET,
+) -> Response[PassportWritten | Problem]:
+    """Put Passport
+
+     Import or replace the whole passport; ``If-Match`` guards against lost updates.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        if_match (None | str | Unset):
+        body (UsersPutPassportDoc): A passport document (format 1.x or 2.x).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[PassportWritten | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        key=key,
+        body=body,
+        if_match=if_match,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    key: str,
+    *,
+    client: AuthenticatedClient,
+    body: UsersPutPassportDoc,
+    if_match: None | str | Unset = UNSET,
+) -> PassportWritten | Problem | None:
+    """Put Passport
+
+     Import or replace the whole passport; ``If-Match`` guards against lost updates.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        if_match (None | str | Unset):
+        body (UsersPutPassportDoc): A passport document (format 1.x or 2.x).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        PassportWritten | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            key=key,
+            client=client,
+            body=body,
+            if_match=if_match,
+        )
+    ).parsed

@@ -1,0 +1,99 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .accepted import Accepted
+from .belief import Belief
+from .context_get_context_format import ContextGetContextFormat
+from .contradiction import Contradiction
+from .day_out import DayOut
+from .entity import Entity
+from .entity_type import EntityType
+from .episode import Episode
+from .facts_in import FactsIn
+from .facts_out import FactsOut
+from .facts_out_summary import FactsOutSummary
+from .health import Health
+from .health_checks import HealthChecks
+from .ingest_payload import IngestPayload
+from .issued_key_out import IssuedKeyOut
+from .job_out import JobOut
+from .job_out_result import JobOutResult
+from .job_page import JobPage
+from .key_create import KeyCreate
+from .observation import Observation
+from .open_loop import OpenLoop
+from .passport import Passport
+from .passport_meta import PassportMeta
+from .passport_written import PassportWritten
+from .plan_out import PlanOut
+from .problem import Problem
+from .problem_errors_type_0_item import ProblemErrorsType0Item
+from .progress import Progress
+from .row_in import RowIn
+from .row_in_row import RowInRow
+from .search_hit import SearchHit
+from .search_result import SearchResult
+from .source import Source
+from .tenant_create import TenantCreate
+from .tenant_created import TenantCreated
+from .tenant_out import TenantOut
+from .text_in import TextIn
+from .turn_in import TurnIn
+from .usage import Usage
+from .usage_counts import UsageCounts
+from .usage_out import UsageOut
+from .user_out import UserOut
+from .user_page import UserPage
+from .users_put_passport_doc import UsersPutPassportDoc
+from .version_out import VersionOut
+from .version_out_changes import VersionOutChanges
+from .version_page import VersionPage
+
+__all__ = (
+    "Accepted",
+    "Belief",
+    "ContextGetContextFormat",
+    "Contradiction",
+    "DayOut",
+    "Entity",
+    "EntityType",
+    "Episode",
+    "FactsIn",
+    "FactsOut",
+    "FactsOutSummary",
+    "Health",
+    "HealthChecks",
+    "IngestPayload",
+    "IssuedKeyOut",
+    "JobOut",
+    "JobOutResult",
+    "JobPage",
+    "KeyCreate",
+    "Observation",
+    "OpenLoop",
+    "Passport",
+    "PassportMeta",
+    "PassportWritten",
+    "PlanOut",
+    "Problem",
+    "ProblemErrorsType0Item",
+    "Progress",
+    "RowIn",
+    "RowInRow",
+    "SearchHit",
+    "SearchResult",
+    "Source",
+    "TenantCreate",
+    "TenantCreated",
+    "TenantOut",
+    "TextIn",
+    "TurnIn",
+    "Usage",
+    "UsageCounts",
+    "UsageOut",
+    "UserOut",
+    "UserPage",
+    "UsersPutPassportDoc",
+    "VersionOut",
+    "VersionOutChanges",
+    "VersionPage",
+)

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="UsageCounts")
+
+
+@_attrs_define
+class UsageCounts:
+    """What was spent.
+
+    Attributes:
+        cache_hits (int): Segments answered from the extraction cache.
+        calls (int): Model calls, repairs included.
+        input_tokens (int):
+        jobs (int): Job runs that finished (done or failed).
+        output_tokens (int):
+    """
+
+    cache_hits: int
+    calls: int
+    input_tokens: int
+    jobs: int
+    output_tokens: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        cache_hits = self.cache_hits
+
+        calls = self.calls
+
+        input_tokens = self.input_tokens
+
+        jobs = self.jobs
+
+        output_tokens = self.output_tokens
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "cache_hits": cache_hits,
+                "calls": calls,
+                "input_tokens": input_tokens,
+                "jobs": jobs,
+                "output_tokens": output_tokens,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        cache_hits = d.pop("cache_hits")
+
+        calls = d.pop("calls")
+
+        input_tokens = d.pop("input_tokens")
+
+        jobs = d.pop("jobs")
+
+        output_tokens = d.pop("output_tokens")
+
+        usage_counts = cls(
+            cache_hits=cache_hits,
+            calls=calls,
+            input_tokens=input_tokens,
+            jobs=jobs,
+            output_tokens=output_tokens,
+        )
+
+        usage_counts.additional_properties = d
+        return usage_counts
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,92 @@
+"""Generate the Python client (openapi/client) from the committed spec (openapi/openapi.json).
+
+Run by `make openapi` after it writes the spec. The client is generated into a temporary folder
+and only then moved into place, so a failed run leaves the committed client as it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SPEC = HERE / "openapi.json"
+CONFIG = HERE / "client-config.yaml"
+OUTPUT = HERE / "client"
+# "pdm" gives a PEP 621 pyproject.toml, and its editable install is a plain .pth path entry that
+# mypy can follow (setuptools' import-hook editables hide the package from it).
+META = "pdm"
+# Left behind in the client folder by an editable install or by importing it; never generated.
+IGNORED = {"__pycache__", ".pdm-build", ".ruff_cache"}
+
+
+def generate(spec: Path, output: Path, *, verbose: bool = False) -> None:
+    """Generate the client for ``spec`` and put it at ``output`` (replacing what was there)."""
+    # The post hooks call `ruff`: the one installed beside this Python, not whatever is on PATH.
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    with tempfile.TemporaryDirectory(prefix="tessera-client-") as tmp:
+        target = Path(tmp) / "client"
+        command = [
+            sys.executable,
+            "-m",
+            "openapi_python_client",
+            "generate",
+            "--path",
+            str(spec),
+            "--config",
+            str(CONFIG),
+            "--meta",
+            META,
+            "--output-path",
+            str(target),
+        ]
+        run = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        if verbose:
+            sys.stderr.write(run.stdout + run.stderr)
+        if run.returncode != 0 or not (target / "tessera_client").is_dir():
+            if not verbose:
+                sys.stderr.write(run.stdout + run.stderr)
+            raise SystemExit(f"openapi-python-client failed (exit {run.returncode})")
+        # Warnings mean parts of the spec (some error responses, today) have no typed model.
+        warnings = [line for line in run.stderr.splitlines() if line.startswith("WARNING")]
+        if warnings:
+            print(
+                f"openapi-python-client: {len(warnings)} warnings (--verbose shows them), "
+                f"first: {warnings[0]}",
+                file=sys.stderr,
+            )
+        if output.exists():
+            shutil.rmtree(output)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(target, output)
+
+
+def files(root: Path) -> dict[str, bytes]:
+    """Every generated file under ``root`` by relative path, without run-time leftovers."""
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not IGNORED.intersection(path.relative_to(root).parts)
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: generate into openapi/client, or ``--output`` elsewhere."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spec", type=Path, default=SPEC)
+    parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--verbose", action="store_true", help="show the generator's output")
+    args = parser.parse_args(argv)
+    generate(args.spec, args.output, verbose=args.verbose)
+    print(f"client: {args.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

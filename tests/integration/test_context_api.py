@@ -1,0 +1,181 @@
+"""Reading over HTTP: context within budget, JSON with provenance, ETags, search, cache."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import make_tenant
+
+pytestmark = pytest.mark.integration
+
+PASSPORT = {
+    "version": "2.1",
+    "user_key": "mel",
+    "facts": [
+        {"key": "location", "value": "Kwekwe", "ts": "2024-02-01T00:00:00Z", "confidence": 0.9},
+        {"key": "caroline.location", "value": "Lisbon", "ts": "2024-01-01T00:00:00Z"},
+    ],
+    "prefs": [{"key": "likes_camping", "value": True, "ts": "2023-07-02T00:00:00Z"}],
+    "observations": [
+        {
+            "text": "Melanie ran a charity race for mental health.",
+            "when": "2023-05-06",
+            "ts": "2023-05-08T13:56:00Z",
+            "source": "seg_a",
+            "participants": ["Melanie"],
+        },
+        {
+            "text": "Caroline visited Lisbon with her sister.",
+            "when": "2023-09-10",
+            "ts": "2023-09-12T10:00:00Z",
+            "source": "seg_b",
+            "participants": ["Caroline"],
+        },
+    ],
+    "episodes": [
+        {
+            "id": "seg_c",
+            "ts": "2023-07-02T18:00:00Z",
+            "source": "seg_c",
+            "summary": "Melanie took the kids camping at Lake Tahoe.",
+            "salience": 0.7,
+            "participants": ["Melanie", "Caroline"],
+            "keywords": ["camping", "tahoe"],
+        },
+    ],
+    "sources": [
+        {"id": "seg_a", "kind": "chat", "hash": "sha256:a", "turn_ids": ["d1:2"]},
+        {"id": "seg_b", "kind": "chat", "hash": "sha256:b", "turn_ids": ["d5:1", "d5:2"]},
+        {"id": "seg_c", "kind": "chat", "hash": "sha256:c", "turn_ids": ["d2:1"]},
+    ],
+}
+
+
+@pytest.fixture
+async def mel(client, tenant):
+    resp = await client.put("/users/mel/passport", json=PASSPORT, headers=tenant.headers)
+    assert resp.status_code == 201
+    return tenant
+
+
+async def test_context_text_holds_facts_and_the_relevant_memory(client, mel):
+    resp = await client.get(
+        "/users/mel/context",
+        params={"q": "When did Melanie run the charity race?"},
+        headers=mel.headers,
+    )
+    assert resp.status_code == 200
+    assert resp.headers["content-type"].startswith("text/plain")
+    text = resp.text
+    assert "Kwekwe" in text
+    assert "charity race" in text
+    assert "2023-05-06" in text or "6 May 2023" in text
+    assert len(text) <= 3000
+
+
+async def test_budget_is_never_exceeded(client, mel):
+    for budget in (400, 500, 800, 1500, 3000):
+        resp = await client.get(
+            "/users/mel/context",
+            params={"q": "camping", "budget_chars": budget},
+            headers=mel.headers,
+        )
+        assert len(resp.text) <= budget
+    for bad in (399, 100_001):
+        resp = await client.get(
+            "/users/mel/context", params={"budget_chars": bad}, headers=mel.headers
+        )
+        assert resp.status_code == 422
+
+
+async def test_json_format_has_scores_and_provenance(client, mel):
+    resp = await client.get(
+        "/users/mel/context", params={"q": "Lisbon", "format": "json"}, headers=mel.headers
+    )
+    body = resp.json()
+    assert body["version"] == 1
+    flat = str(body)
+    assert "d5:1" in flat and "seg_b" in flat and "score" in flat
+
+
+async def test_etag_and_new_versions_are_picked_up(client, mel):
+    first = await client.get("/users/mel/context", params={"q": "Lisbon"}, headers=mel.headers)
+    etag = first.headers["etag"]
+    again = await client.get(
+        "/users/mel/context",
+        params={"q": "Lisbon"},
+        headers={**mel.headers, "If-None-Match": etag},
+    )
+    assert again.status_code == 304
+    other_q = await client.get(
+        "/users/mel/context",
+        params={"q": "camping"},
+        headers={**mel.headers, "If-None-Match": etag},
+    )
+    assert other_q.status_code == 200
+    await client.post(
+        "/users/mel/facts",
+        json={"facts": [{"key": "location", "value": "Harare", "ts": "2025-01-01T00:00:00Z"}]},
+        headers=mel.headers,
+    )
+    after = await client.get(
+        "/users/mel/context",
+        params={"q": "Lisbon"},
+        headers={**mel.headers, "If-None-Match": etag},
+    )
+    assert after.status_code == 200
+    assert "Harare" in after.text
+    assert after.headers["x-passport-version"] == "2"
+
+
+async def test_search_ranks_with_provenance(client, mel):
+    resp = await client.get("/users/mel/search", params={"q": "Lisbon sister"}, headers=mel.headers)
+    assert resp.status_code == 200
+    items = resp.json()["items"]
+    assert items[0]["text"].startswith("Caroline visited Lisbon")
+    assert items[0]["turn_ids"] == ["d5:1", "d5:2"]
+    assert items[0]["score"] > 0
+
+
+async def test_since_until_and_bad_dates(client, mel):
+    resp = await client.get(
+        "/users/mel/search",
+        params={
+            "q": "Melanie camping charity race Lisbon",
+            "since": "2023-07-01",
+            "until": "2023-07",
+        },
+        headers=mel.headers,
+    )
+    texts = [i["text"] for i in resp.json()["items"]]
+    assert texts and all("Tahoe" in t for t in texts)
+    bad = await client.get("/users/mel/context", params={"since": "soon"}, headers=mel.headers)
+    assert bad.status_code == 422
+    assert "since" in bad.json()["detail"]
+
+
+async def test_context_of_unknown_or_foreign_user_is_404(client, mel):
+    other = await make_tenant(client, "other")
+    assert (await client.get("/users/mel/context", headers=other.headers)).status_code == 404
+    assert (await client.get("/users/mel/search?q=x", headers=other.headers)).status_code == 404
+    assert (await client.get("/users/nobody/context", headers=mel.headers)).status_code == 404
+
+
+async def test_ingested_chat_answers_a_question(client, worker):
+    t = await make_tenant(client, "reader")
+    body = {
+        "subject": "Melanie",
+        "session_ts": "2023-05-08T13:56:00Z",
+        "turns": [
+            {"speaker": "Caroline", "text": "How was the weekend?", "id": "1"},
+            {
+                "speaker": "Melanie",
+                "text": "I ran a charity race for mental health on Saturday.",
+                "id": "2",
+            },
+        ],
+    }
+    done = await client.post("/users/m/ingest?wait=20", json=body, headers=t.headers)
+    assert done.json()["status"] == "done"
+    resp = await client.get("/users/m/context", params={"q": "charity race"}, headers=t.headers)
+    assert "charity race" in resp.text

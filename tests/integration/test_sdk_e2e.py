@@ -1,0 +1,362 @@
+"""The generated client (tessera_client) and the client commands against a live server.
+
+One `tessera api` and one `tessera worker` subprocess, on this run's database and Redis, with a
+queue of their own, serve every test here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from tessera_client import AuthenticatedClient
+from tessera_client.api.admin import admin_create_tenant
+from tessera_client.api.context import context_get_context
+from tessera_client.api.ingest import ingest_ingest
+from tessera_client.api.jobs import jobs_get_job
+from tessera_client.api.users import (
+    users_delete_user,
+    users_get_passport,
+    users_list_versions,
+)
+from tessera_client.models import (
+    Accepted,
+    ContextGetContextFormat,
+    IngestPayload,
+    JobOut,
+    Passport,
+    TenantCreate,
+    TenantCreated,
+    TurnIn,
+    VersionPage,
+)
+
+from app.cli.main import main
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+ADMIN_TOKEN = "sdk-admin-token"
+SDK_GUIDE = Path(__file__).resolve().parents[2] / "docs" / "sdk.md"
+
+
+@dataclass
+class Live:
+    """A running API server and worker."""
+
+    url: str
+
+    def admin(self) -> AuthenticatedClient:
+        """A client holding the admin token."""
+        return AuthenticatedClient(base_url=self.url, token=ADMIN_TOKEN)
+
+    def new_tenant_key(self, name: str) -> str:
+        """Create a tenant through the admin API; its first API key."""
+        with self.admin() as admin:
+            created = admin_create_tenant.sync(client=admin, body=TenantCreate(name=name))
+        assert isinstance(created, TenantCreated), created
+        return created.api_key.key
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def live(settings, tmp_path_factory) -> Iterator[Live]:  # type: ignore[no-untyped-def]
+    """`tessera api` on a free port and `tessera worker`, both on this run's servers."""
+    logs = tmp_path_factory.mktemp("sdk-live")
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
+    env.update(
+        {
+            "TESSERA_DATABASE_URL": settings.database_url,
+            "TESSERA_REDIS_URL": settings.redis_url,
+            "TESSERA_QUEUE_NAME": f"tessera-sdk:{uuid.uuid4().hex[:8]}",
+            "TESSERA_ADMIN_TOKEN": ADMIN_TOKEN,
+            "TESSERA_DATA_DIR": str(logs / "data"),
+            "TESSERA_LOG_LEVEL": "warning",
+        }
+    )
+    base = [sys.executable, "-m", "app.cli.main"]
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    for role, argv in (("api", ["api", "--port", str(port)]), ("worker", ["worker"])):
+        with (logs / f"{role}.log").open("wb") as log:
+            procs[role] = subprocess.Popen(
+                [*base, *argv], env=env, stdout=log, stderr=subprocess.STDOUT
+            )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            for role, proc in procs.items():
+                if proc.poll() is not None:
+                    log_tail = (logs / f"{role}.log").read_text(errors="replace")[-3000:]
+                    raise AssertionError(f"tessera {role} exited early:\n{log_tail}")
+            try:
+                if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the API did not become ready"
+            time.sleep(0.2)
+        yield Live(url=url)
+    finally:
+        _stop(list(procs.values()))
+
+
+@pytest.fixture
+def tenant_client(live: Live) -> Iterator[AuthenticatedClient]:
+    """A client holding a fresh tenant's key."""
+    key = live.new_tenant_key(f"sdk-{uuid.uuid4().hex[:6]}")
+    with AuthenticatedClient(base_url=live.url, token=key) as client:
+        yield client
+
+
+def _session(text: str, turn_id: str, ts: str) -> IngestPayload:
+    return IngestPayload(
+        subject="Melanie",
+        session_ts=ts,
+        turns=[
+            TurnIn(speaker="Melanie", text=text, id=turn_id),
+            TurnIn(speaker="Caroline", text="That sounds great!", id=f"{turn_id}-r"),
+        ],
+    )
+
+
+def test_sdk_flow_ingest_jobs_passport_versions_delete(tenant_client):
+    client = tenant_client
+    first = ingest_ingest.sync_detailed(
+        "mel",
+        client=client,
+        body=_session("I moved to Kwekwe last week for a new job.", "m1", "2023-05-08T13:56:00Z"),
+        wait=30,
+    )
+    assert first.status_code == 200, first.content  # finished within ?wait
+    assert isinstance(first.parsed, Accepted)
+    assert first.parsed.status == "done"
+    assert first.parsed.plan.segments == 1
+
+    # Without ?wait: 202 and a job to poll.
+    second = ingest_ingest.sync_detailed(
+        "mel",
+        client=client,
+        body=_session("We took the kids camping at Lake Tahoe.", "m2", "2023-07-02T18:00:00Z"),
+    )
+    assert second.status_code == 202
+    assert isinstance(second.parsed, Accepted)
+    deadline = time.monotonic() + 30
+    job = jobs_get_job.sync(second.parsed.job_id, client=client)
+    while isinstance(job, JobOut) and job.status not in ("done", "failed"):
+        assert time.monotonic() < deadline, f"job still {job.status}"
+        time.sleep(0.2)
+        job = jobs_get_job.sync(second.parsed.job_id, client=client)
+    assert isinstance(job, JobOut)
+    assert (job.status, job.version_after, job.progress.done) == ("done", 2, 1)
+
+    current = users_get_passport.sync_detailed("mel", client=client)
+    assert current.status_code == 200 and current.headers["etag"] == '"2"'
+    passport = current.parsed
+    assert isinstance(passport, Passport)
+    assert passport.user_key == "mel"
+    assert [e.ts[:10] for e in passport.episodes] == ["2023-05-08", "2023-07-02"]
+    assert [s.turn_ids for s in passport.sources] == [["m1", "m1-r"], ["m2", "m2-r"]]
+
+    context = context_get_context.sync(
+        "mel", client=client, q="where did Melanie move", format_=ContextGetContextFormat.JSON
+    )
+    assert isinstance(context, str)
+    memories = json.loads(context)["memories"]
+    assert "Kwekwe" in json.dumps(memories[0])  # the move ranks first for this query
+    text = context_get_context.sync("mel", client=client, q="where did Melanie move")
+    assert isinstance(text, str) and "Kwekwe" in text
+
+    page = users_list_versions.sync("mel", client=client)
+    assert isinstance(page, VersionPage)
+    assert [(v.version, v.cause) for v in page.items][:2] == [(2, "ingest"), (1, "ingest")]
+    earlier = users_get_passport.sync("mel", client=client, version=1)
+    assert isinstance(earlier, Passport)
+    assert [e.to_dict() for e in earlier.episodes] == [passport.episodes[0].to_dict()]
+
+    assert users_delete_user.sync_detailed("mel", client=client).status_code == 204
+    gone = users_get_passport.sync_detailed("mel", client=client)
+    assert gone.status_code == 404
+    assert json.loads(gone.content)["detail"] == "no user 'mel'"
+
+
+def test_sdk_rejects_a_wrong_key(live):
+    with AuthenticatedClient(base_url=live.url, token="tsr_nope_nope") as client:
+        reply = users_get_passport.sync_detailed("mel", client=client)
+    assert reply.status_code == 401
+    assert json.loads(reply.content)["detail"] == "unknown or revoked API key"
+
+
+def test_the_sdk_guide_runs_as_written(live, monkeypatch, capsys):
+    # docs/sdk.md is one script in its python blocks; run it as a reader would.
+    script = "\n".join(re.findall(r"```python\n(.*?)```", SDK_GUIDE.read_text(), flags=re.S))
+    assert "users_get_passport" in script
+    monkeypatch.setenv("TESSERA_URL", live.url)
+    monkeypatch.setenv("TESSERA_API_KEY", live.new_tenant_key("guide"))
+    monkeypatch.setenv("TESSERA_ADMIN_TOKEN", ADMIN_TOKEN)
+    exec(compile(script, str(SDK_GUIDE), "exec"), {"__name__": "sdk_guide"})
+    printed = capsys.readouterr().out
+    assert "('location', 'Harare')" in printed  # the facts of the imported passport
+    assert "done 1 1 2 None" in printed  # the ingest job's end state: version 2
+
+
+# --- the `tessera` client commands -----------------------------------------------------------
+
+
+def tessera(capsys, *argv: str) -> tuple[int, str, str]:
+    """Run `tessera ARGV` in process; its exit code, stdout and stderr."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def cli(live: Live, monkeypatch) -> list[str]:
+    """--url and --key for a fresh tenant; no TESSERA_* client settings from the environment."""
+    monkeypatch.delenv("TESSERA_URL", raising=False)
+    monkeypatch.delenv("TESSERA_API_KEY", raising=False)
+    return ["--url", live.url, "--key", live.new_tenant_key("cli")]
+
+
+def test_cli_ingest_waits_with_a_progress_bar_then_export_and_import(cli, tmp_path, capsys):
+    transcript = tmp_path / "chat.json"
+    transcript.write_text(
+        json.dumps(
+            {
+                "session_ts": "2023-05-08T13:56:00Z",
+                "turns": [
+                    {"speaker": "Melanie", "text": "I moved to Kwekwe for a new job.", "id": "a"},
+                    {"speaker": "Caroline", "text": "Congrats! How is it going?", "id": "b"},
+                ],
+            }
+        )
+    )
+    code, out, err = tessera(
+        capsys, "ingest", str(transcript), "--user", "u1", "--subject", "Melanie", "--wait", *cli
+    )
+    assert code == 0, err
+    job = json.loads(out)
+    assert (job["status"], job["version_after"]) == ("done", 1)
+    assert "[" + "#" * 30 + "] done 1/1 segments" in err
+
+    note = tmp_path / "note.txt"
+    note.write_text("Melanie: I started learning the piano this spring.")
+    code, out, err = tessera(capsys, "ingest", str(note), "--user", "u1", "--wait", *cli)
+    assert code == 0, err
+    assert json.loads(out)["version_after"] == 2
+
+    saved = tmp_path / "u1.json"
+    code, _, err = tessera(capsys, "export", "u1", "-o", str(saved), *cli)
+    assert code == 0 and "version 2" in err
+    exported = json.loads(saved.read_text())
+    assert exported["user_key"] == "u1" and len(exported["episodes"]) == 2
+    assert exported["sources"][0]["turn_ids"] == ["a", "b"]
+
+    code, out, err = tessera(
+        capsys, "context", "u1", "-q", "what is Melanie learning", "--budget", "600", *cli
+    )
+    assert code == 0, err
+    assert "piano" in out and len(out) <= 601
+    code, out, _ = tessera(capsys, "context", "u1", "--json", *cli)
+    assert code == 0 and json.loads(out)["budget_chars"] == 3000
+
+    code, out, err = tessera(capsys, "import", "u2", str(saved), *cli)
+    assert code == 0, err
+    assert json.loads(out)["created"] is True
+    code, out, _ = tessera(capsys, "export", "u2", *cli)
+    assert code == 0
+    copied = json.loads(out)
+    assert copied["episodes"] == exported["episodes"]
+    assert copied["sources"] == exported["sources"]
+
+
+def test_cli_ingest_without_wait_reports_the_queued_job(cli, tmp_path, capsys):
+    note = tmp_path / "note.txt"
+    note.write_text("I prefer short answers.")
+    code, out, err = tessera(capsys, "ingest", str(note), "--user", "u3", *cli)
+    assert code == 0, err
+    job = json.loads(out)
+    assert job["status"] in ("queued", "running", "done")
+    assert job["status_url"] == f"/jobs/{job['job_id']}"
+
+
+def test_cli_errors_print_the_problem_detail(cli, live, tmp_path, capsys):
+    code, out, err = tessera(capsys, "export", "nobody", *cli)
+    assert (code, out) == (1, "")
+    assert err.strip() == "tessera: 404 Not found: no user 'nobody'"
+
+    code, out, err = tessera(capsys, "context", "nobody", "-q", "anything", *cli)
+    assert (code, out) == (1, "")
+    assert err.strip() == "tessera: 404 Not found: no user 'nobody'"
+    code, _, err = tessera(capsys, "context", "nobody", "--budget", "5", *cli)
+    assert code == 1 and err.startswith("tessera: 422 ") and "budget_chars" in err
+
+    code, _, err = tessera(capsys, "export", "nobody", "--url", live.url, "--key", "tsr_x_y")
+    assert code == 1 and "401 Unauthorized: unknown or revoked API key" in err
+
+    not_a_passport = tmp_path / "bad.json"
+    not_a_passport.write_text('{"facts": "no"}')
+    code, _, err = tessera(capsys, "import", "u1", str(not_a_passport), *cli)
+    assert code == 1 and err.startswith("tessera: 422 ")
+
+    misspelt = tmp_path / "chat.json"
+    misspelt.write_text('{"turns": [{"speakr": "Mel", "text": "hi"}]}')
+    code, _, err = tessera(capsys, "ingest", str(misspelt), "--user", "u1", *cli)
+    assert code == 2 and "turns.0.speaker" in err
+
+    code, _, err = tessera(capsys, "ingest", str(tmp_path / "missing.txt"), "--user", "u1", *cli)
+    assert code == 2 and "cannot read" in err
+
+    closed = f"http://127.0.0.1:{_free_port()}"
+    code, _, err = tessera(capsys, "export", "u1", "--url", closed, "--key", "k")
+    assert code == 1 and f"cannot reach {closed}" in err
+
+
+def test_cli_finds_url_and_key_in_the_environment_then_the_dev_key_file(
+    live, tmp_path, monkeypatch, capsys
+):
+    key = live.new_tenant_key("cli-env")
+    doc = tmp_path / "p.json"
+    doc.write_text(json.dumps({"version": "2.1", "facts": [{"key": "city", "value": "Kwekwe"}]}))
+    monkeypatch.setenv("TESSERA_URL", live.url)
+    monkeypatch.setenv("TESSERA_API_KEY", key)
+    monkeypatch.setenv("TESSERA_DATA_DIR", str(tmp_path / "data"))
+    assert tessera(capsys, "import", "env-user", str(doc))[0] == 0
+
+    monkeypatch.delenv("TESSERA_API_KEY")
+    code, _, err = tessera(capsys, "export", "env-user")
+    assert code == 2 and "no API key" in err
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "dev-api-key").write_text(key + "\n")
+    code, out, _ = tessera(capsys, "export", "env-user")
+    assert code == 0
+    assert json.loads(out)["facts"][0]["value"] == "Kwekwe"
