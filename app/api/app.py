@@ -14,9 +14,9 @@ from app.api.metrics import install_metrics
 from app.api.problems import add_problem_schema, install_handlers
 from app.api.request_id import RequestContext
 from app.api.routes import admin, context, health, ingest, usage, users
-from app.db.engine import create_engine, session_factory
+from app.db.engine import create_engine, read_session_factory, session_factory
 from app.db.queue import enqueuer, open_pool
-from app.services.cache import KeyCache
+from app.services.cache import KeyCache, ResultLRU
 from app.services.context import IndexCache
 from app.settings import Settings
 
@@ -36,6 +36,7 @@ def create_app(settings: Settings) -> FastAPI:
         redis = await open_pool(settings.require_redis_url())
         app.state.engine = engine
         app.state.sessions = session_factory(engine)
+        app.state.read_sessions = read_session_factory(engine)
         app.state.redis = redis
         app.state.enqueue = enqueuer(redis, settings.queue_name)
         try:
@@ -54,6 +55,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = settings
     app.state.key_cache = KeyCache(settings.auth_cache_seconds)
     app.state.context_cache = IndexCache(settings.context_cache_bytes)
+    app.state.context_results = ResultLRU(settings.context_cache_bytes // 8)
     install_handlers(app)
     app.include_router(health.router)
     app.include_router(users.router)

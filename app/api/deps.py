@@ -33,8 +33,15 @@ async def get_uow(request: Request) -> AsyncIterator[UnitOfWork]:
         yield uow
 
 
+async def get_read_uow(request: Request) -> AsyncIterator[UnitOfWork]:
+    """A unit of work for reads that need no transaction (each statement stands alone)."""
+    async with UnitOfWork(request.app.state.read_sessions) as uow:
+        yield uow
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 UowDep = Annotated[UnitOfWork, Depends(get_uow)]
+ReadUowDep = Annotated[UnitOfWork, Depends(get_read_uow)]
 
 
 # Declared as bearer security schemes, so the spec (and the generated SDK) know the auth.

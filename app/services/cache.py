@@ -109,3 +109,36 @@ class KeyCache:
         """Drop a revoked key at once (in this process)."""
         with self._lock:
             self._items = {k: v for k, v in self._items.items() if v[1] != prefix}
+
+
+class ResultLRU:
+    """Finished responses keyed by whatever determines them, evicted LRU past max_bytes."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[object, tuple[bytes, str]] = OrderedDict()
+        self._bytes = 0
+        self._lock = Lock()
+
+    def get(self, key: object) -> tuple[bytes, str] | None:
+        """The cached (body, media type), if any."""
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: object, body: bytes, media_type: str) -> None:
+        """Remember a response body."""
+        size = len(body) + 200
+        if size > self.max_bytes:
+            return
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old[0]) + 200
+            self._items[key] = (body, media_type)
+            self._bytes += size
+            while self._bytes > self.max_bytes and self._items:
+                _, (evicted, _) = self._items.popitem(last=False)
+                self._bytes -= len(evicted) + 200

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +55,14 @@ def _period_end(year: int, month: int, label: str, epoch: float) -> float:
     return epoch
 
 
+async def current_version(uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str) -> int:
+    """The user's current passport version (one small query), or NotFound."""
+    version = await uow.tenant(tenant_id).passport_version(user_key)
+    if version is None:
+        raise NotFound(f"no user {user_key!r}")
+    return version
+
+
 async def index_for(
     uow: UnitOfWork, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
 ) -> tuple[ContextIndex, int]:
@@ -65,12 +74,34 @@ async def index_for(
     index = cache.get(tenant_id, user_key, version)
     if index is not None:
         return index, version
-    row = await repo.passport(user_key)
+    key = (tenant_id, user_key, version)
+    pending = _building.get(key)
+    if pending is None:
+        # One build per (tenant, user, version), however many reads miss at once.
+        pending = asyncio.ensure_future(_build(uow, cache, tenant_id, user_key))
+        _building[key] = pending
+        pending.add_done_callback(lambda _: _building.pop(key, None))
+    return await asyncio.shield(pending)
+
+
+_building: dict[tuple[uuid.UUID, str, int], asyncio.Future[tuple[ContextIndex, int]]] = {}
+
+
+async def _build(
+    uow: UnitOfWork, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
+) -> tuple[ContextIndex, int]:
+    row = await uow.tenant(tenant_id).passport(user_key)
     if row is None:
         raise NotFound(f"no user {user_key!r}")
-    index = ContextIndex.from_passport(Passport.from_dict(row.doc))
+    # Parsing and indexing a large passport takes a while: off the event loop, so other
+    # requests are served meanwhile.
+    index = await asyncio.to_thread(_index_of, row.doc)
     cache.put(tenant_id, user_key, row.version, index, index.approx_bytes())
     return index, row.version
+
+
+def _index_of(doc: dict[str, Any]) -> ContextIndex:
+    return ContextIndex.from_passport(Passport.from_dict(doc))
 
 
 def context_etag(version: int, params: dict[str, Any]) -> str:

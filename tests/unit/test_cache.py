@@ -39,3 +39,17 @@ def test_key_cache_expires_and_forgets_revoked_prefixes():
     off = KeyCache(ttl_seconds=0)
     off.put("sha-2", T, "p")
     assert off.get("sha-2") is None
+
+
+def test_result_lru_keeps_recent_bodies_within_bytes():
+    from app.services.cache import ResultLRU
+
+    cache = ResultLRU(max_bytes=1000)
+    cache.put("a", b"x" * 300, "text/plain")
+    cache.put("b", b"y" * 300, "text/plain")
+    assert cache.get("a") == (b"x" * 300, "text/plain")  # a is now the most recent
+    cache.put("c", b"z" * 300, "text/plain")  # 3 x (300 + 200) > 1000: b goes
+    assert cache.get("b") is None
+    assert cache.get("a") is not None and cache.get("c") is not None
+    cache.put("huge", b"h" * 2000, "text/plain")
+    assert cache.get("huge") is None

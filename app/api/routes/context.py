@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Header, Query, Request, Response
 from pydantic import BaseModel, Field
 
-from app.api.deps import TenantDep, UowDep, UserKey
+from app.api.deps import ReadUowDep, TenantDep, UserKey
 from app.api.problems import COMMON, NOT_FOUND
 from app.services import context
 
@@ -60,7 +60,7 @@ class SearchResult(BaseModel):
 async def get_context(
     key: UserKey,
     tenant: TenantDep,
-    uow: UowDep,
+    uow: ReadUowDep,
     request: Request,
     q: Q = None,
     budget_chars: Annotated[
@@ -73,26 +73,40 @@ async def get_context(
 ) -> Response:
     """Facts and preferences, then the memories that matter for ``q``, within the budget."""
     window = context.Window.parse(since, until)
-    index, version = await context.index_for(uow, request.app.state.context_cache, tenant, key)
+    state = request.app.state
+    version = await context.current_version(uow, tenant, key)
     params: dict[str, Any] = {"q": q, "b": budget_chars, "f": format, "s": since, "u": until}
     etag = context.context_etag(version, params)
     headers = {"ETag": etag, "X-Passport-Version": str(version)}
     if if_none_match is not None and etag in {t.strip() for t in if_none_match.split(",")}:
         return Response(status_code=304, headers=headers)
-    built = context.render(index, q, budget_chars, window)
-    if format == "json":
-        import orjson
+    # The same read of the same version gives the same bytes: agents repeat questions.
+    cache_key = (tenant, key, etag)
+    cached = state.context_results.get(cache_key)
+    if cached is None:
+        index, built_version = await context.index_for(uow, state.context_cache, tenant, key)
+        if built_version != version:  # a new version landed between the two reads
+            version = built_version
+            etag = context.context_etag(version, params)
+            headers = {"ETag": etag, "X-Passport-Version": str(version)}
+            cache_key = (tenant, key, etag)
+        built = context.render(index, q, budget_chars, window)
+        if format == "json":
+            import orjson
 
-        body = {"version": version, "budget_chars": budget_chars, **built.to_json()}
-        return Response(orjson.dumps(body), media_type="application/json", headers=headers)
-    return Response(built.render_text(), media_type="text/plain; charset=utf-8", headers=headers)
+            body = {"version": version, "budget_chars": budget_chars, **built.to_json()}
+            cached = (orjson.dumps(body), "application/json")
+        else:
+            cached = (built.render_text().encode(), "text/plain; charset=utf-8")
+        state.context_results.put(cache_key, *cached)
+    return Response(cached[0], media_type=cached[1], headers=headers)
 
 
 @router.get("/users/{key}/search", name="search")
 async def search(
     key: UserKey,
     tenant: TenantDep,
-    uow: UowDep,
+    uow: ReadUowDep,
     request: Request,
     q: Annotated[str, Query(min_length=1, max_length=2000)],
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
