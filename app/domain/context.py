@@ -6,6 +6,14 @@ memory, the BM25 index, date arrays), so the service can cache it per (tenant, u
 ``build_context`` renders facts, preferences, entities, open loops, recent changes and the best
 memories into text that never exceeds a character budget, plus the same selection as JSON.
 
+The rules that decide what a small budget holds: a person's name in the query selects and lifts
+that person's memories once (``_parse_query``, PERSON_LIFT) instead of scoring as a word that
+rewards repetition; an episode that only repeats, for this query, the observations already chosen
+from the same turns waits until everything else has had its turn (``_choose_memories``); a line
+never states its own date twice (``_without_own_date``); open loops that only end a chat are left
+out (``_is_leave_taking``); with a query, the facts, preferences and open loops it does not name
+yield to memories first (``_first_pass``). Whatever is left out is counted in the text.
+
 Pure: no clock. "Now", for recency, is the newest time the passport itself records.
 """
 
@@ -17,11 +25,14 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from app.domain.bm25 import K1 as BM25_K1
+from app.domain.bm25 import B as BM25_B
 from app.domain.bm25 import BM25Index
 from app.domain.passport import (
     Belief,
@@ -39,9 +50,15 @@ from app.domain.text import tokenize
 # the best textual match gets 1.0 whatever the query, and the boosts below mean the same thing
 # for every query.
 RELEVANCE_WEIGHT = 1.0
-# Added, in proportion, when the memory involves the entities or participants the query names
-# ("what did Caroline ..."): enough to prefer Caroline's memories among similar matches, not
-# enough to let any memory that merely mentions her beat one that answers the question.
+# Added, in proportion, when the memory involves the people the query names ("what did Caroline
+# ..."). A person's name is not a BM25 term (see ``_parse_query``), so this is all that naming
+# her does: as much as the whole relevance scale, a soft filter that puts her memories matching
+# the question before anyone else's. Her memories that match nothing but her name get at most
+# this much, less the longer they are: never more than one of hers that matches the question,
+# and more than someone else's only when that one matches weakly.
+PERSON_LIFT = 1.0
+# The same for other entities the query names ("... in Lisbon"), whose names stay BM25 terms:
+# enough to prefer memories of Lisbon among similar matches, no more.
 ENTITY_LIFT = 0.2
 # A small prior for recent memories: with a query it breaks near-ties and nothing more.
 RECENCY_WEIGHT = 0.1
@@ -62,6 +79,11 @@ DEFAULT_SALIENCE = 0.5  # observations carry no salience of their own
 # unused then goes back to the sections that were cut, in the same order.
 BELIEF_SHARE = 0.6
 SIDE_SHARE = 0.1
+# With a query, the facts and preferences it does not name take at most this share in the first
+# pass (those it names keep BELIEF_SHARE), and open loops it does not name wait for the second
+# pass: at a small budget the memories that answer the question come first. The newest fact and
+# preference are shown all the same whenever they fit, and the omitted counts say what is left.
+QUERY_BELIEF_SHARE = 0.25
 MAX_CHANGES = 5  # "Changed:" shows at most this many, newest first
 MAX_VALUE_CHARS = 200  # one long fact value must not crowd out all the others
 MAX_MEMORY_CHARS = 500
@@ -106,7 +128,21 @@ _TEMPORAL_RE = re.compile(
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|1[89]\d\d|2\d\d\d|"
     r"cuándo|cuando|quand|wann|quando|когда)\b|いつ|何時|什么时候|何时|언제"
 )
-_LEADING_DATE_RE = re.compile(r"^On \d{1,2} [A-Z][a-z]+ \d{4}, ")
+_DATE_TEXT = (
+    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH_RE},?\s+\d{{4}}"
+    rf"|{_MONTH_RE}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}})"
+)
+# "On 8 May 2023, Jon ..." / "On 1 February 2023 Jon ..." / "... the escape room on 6 March 2023."
+_LEADING_DATE_RE = re.compile(rf"^On\s+(?P<date>{_DATE_TEXT}),?\s+(?=\S)", re.IGNORECASE)
+_TRAILING_DATE_RE = re.compile(rf",?\s+on\s+(?P<date>{_DATE_TEXT})(?P<end>[.!]?)$", re.IGNORECASE)
+_DATE_IN_TEXT_RE = re.compile(_DATE_TEXT, re.IGNORECASE)
+_ASIDE_RE = re.compile(r"\([^)]*\)")
+# A small-talk goodbye: words of leaving, and what may come with them (an errand without object).
+_LEAVING_WORDS = "go gonna gotta run head leave bye goodbye later ttyl brb cya"
+_LEAVE_TAKING_WORDS = (
+    "got need must now quick really bed sleep cook dinner eat shower talk chat speak soon"
+)
+MAX_LEAVE_TAKING_WORDS = 6
 _OWNER_RE = re.compile(r"[^\W\d][\w-]*")
 _SPACE_RE = re.compile(r"\s+")
 
@@ -204,9 +240,11 @@ class ContextIndex:
     salience: FloatArray
     recency: FloatArray  # 1.0 at "now", halving every RECENCY_HALF_LIFE_DAYS, 0 when undated
     has_when: BoolArray
+    mention: FloatArray  # BM25's weight of one occurrence of a term in each memory (length only)
     years: npt.NDArray[np.int32]  # 0 when undated
     months: npt.NDArray[np.int32]  # 0 when undated or only the year is known
     names: Mapping[tuple[str, ...], str]  # tokens of an entity/participant name -> who it is
+    people: frozenset[str]  # the ``names`` values that are people (participants, person entities)
     now: float | None
     lines: tuple[str, ...]  # each memory as its context line, rendered once per version
     sections: Mapping[str, _Section]  # facts, prefs, entities, open loops, changes: pre-rendered
@@ -221,6 +259,8 @@ class ContextIndex:
         memories = [m for m, _ in pairs]
         whens = [w for _, w in pairs]
         docs = [tokenize(" ".join((m.text, *m.keywords, *m.participants))) for m in memories]
+        names = _names(p)
+        people = _people(p)
         dates = np.array([np.nan if w is None else w.epoch for w in whens], dtype=np.float64)
         now = _newest_ts(p)
         if now is None and np.isfinite(dates).any():
@@ -231,7 +271,6 @@ class ContextIndex:
             age_days = np.maximum(now - dates[known], 0.0) / 86400.0
             recency[known] = 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
         bm25 = BM25Index(docs)
-        names = _names(p)
         index = cls(
             passport=p,
             memories=tuple(memories),
@@ -243,12 +282,14 @@ class ContextIndex:
             ).astype(np.float64),
             recency=recency,
             has_when=np.array([m.has_when for m in memories], dtype=np.bool_),
+            mention=_mention_weights(docs),
             years=np.array([0 if w is None else w.year for w in whens], dtype=np.int32),
             months=np.array([0 if w is None else w.month for w in whens], dtype=np.int32),
             names=names,
+            people=people,
             now=now,
             lines=tuple(_memory_line(m) for m in memories),
-            sections=_sections(p),
+            sections=_sections(p, _name_tokens(names, people)),
         )
         object.__setattr__(index, "size", _estimate_bytes(index))
         return index
@@ -331,6 +372,26 @@ def _names(p: Passport) -> dict[tuple[str, ...], str]:
     return names
 
 
+def _mention_weights(docs: Sequence[Sequence[str]]) -> FloatArray:
+    """BM25's term-frequency factor for a single occurrence: 1 / (1 + k1 * length norm)."""
+    lengths = np.array([len(d) for d in docs], dtype=np.float64)
+    avgdl = float(lengths.mean()) if len(docs) and lengths.sum() else 1.0
+    return 1.0 / (1.0 + BM25_K1 * (1.0 - BM25_B + BM25_B * lengths / avgdl))
+
+
+def _name_tokens(names: Mapping[tuple[str, ...], str], people: frozenset[str]) -> frozenset[str]:
+    """Every token of every name of a person."""
+    return frozenset(t for name, who in names.items() if who in people for t in name)
+
+
+def _people(p: Passport) -> frozenset[str]:
+    """The ``_names`` keys of people: every participant and every entity typed as a person."""
+    people = {e.name.casefold() for e in p.entities if e.type == "person"}
+    people.update(who.casefold() for o in p.observations for who in o.participants)
+    people.update(who.casefold() for e in p.episodes for who in e.participants)
+    return frozenset(people)
+
+
 # Measured with tracemalloc on a 6,600-memory passport: a parsed passport item (pydantic model,
 # its dict and small lists) takes ~1,500 bytes beyond its text; a Memory record with its rendered
 # line ~350 bytes beyond the line's characters.
@@ -343,7 +404,15 @@ def _estimate_bytes(index: ContextIndex) -> int:
     """Rough by design: arrays and BM25 postings exactly, Python objects at measured sizes."""
     p = index.passport
     items = sum(len(getattr(p, name)) for name in _SECTIONS) + len(p.episodes) + len(p.sources)
-    arrays = (index.dates, index.salience, index.recency, index.has_when, index.years, index.months)
+    arrays = (
+        index.dates,
+        index.salience,
+        index.recency,
+        index.has_when,
+        index.mention,
+        index.years,
+        index.months,
+    )
     passport = _PASSPORT_ITEM_BYTES * items + sum(len(m.text) for m in index.memories)
     records = sum(len(line) + _MEMORY_BYTES for line in index.lines)
     return index.bm25.approx_bytes() + sum(a.nbytes for a in arrays) + records + passport
@@ -376,18 +445,42 @@ def _is_word(text: str, m: re.Match[str]) -> bool:
     return not before.isalnum() and not after.isalnum()
 
 
-def _entity_lift(index: ContextIndex, tokens: Sequence[str]) -> FloatArray | None:
-    """ENTITY_LIFT times the share of the entities named in the query that each memory involves."""
+@dataclass(frozen=True, slots=True)
+class _Query:
+    """A query's tokens split into what BM25 scores and who it names."""
+
+    content: tuple[str, ...]  # BM25 terms: the tokens minus the names of people it names
+    named: frozenset[str]  # ``ContextIndex.names`` values whose every name token is in the query
+
+
+def _parse_query(index: ContextIndex, tokens: Sequence[str]) -> _Query:
+    """Take the names of people out of the BM25 terms; they select memories, they do not match.
+
+    The third-person rewrite repeats a person's name ("Ruth turned it off and on, Ruth shook it"),
+    and every memory of a two-person chat names one of them, so as a BM25 term a name rewards
+    repetition and short lines, not answers. It lifts (or, alone, selects) that person's memories
+    instead, counted once. A name that is all the query says stays the only thing it asks about.
+    """
     present = set(tokens)
     named = {who for name, who in index.names.items() if all(t in present for t in name)}
-    if not named:
-        return None
+    person_tokens = {
+        t
+        for name, who in index.names.items()
+        if who in named and who in index.people and all(t in present for t in name)
+        for t in name
+    }
+    content = tuple(t for t in tokens if t not in person_tokens)
+    return _Query(content, frozenset(named))
+
+
+def _lift(index: ContextIndex, named: frozenset[str]) -> FloatArray:
+    """Per memory: PERSON_LIFT or ENTITY_LIFT for each of the named it involves, averaged."""
     spellings: dict[str, list[tuple[str, ...]]] = {who: [] for who in named}
     for name, who in index.names.items():
         if who in spellings:  # "Mel" in the query: memories naming "Melanie" count too
             spellings[who].append(name)
     lift = np.zeros(len(index.memories), dtype=np.float64)
-    for names in spellings.values():
+    for who, names in spellings.items():
         involved = np.zeros(len(index.memories), dtype=np.bool_)
         for name in names:
             # A memory involves a name when it holds all its tokens (participants are indexed).
@@ -395,8 +488,8 @@ def _entity_lift(index: ContextIndex, tokens: Sequence[str]) -> FloatArray | Non
             for token in name[1:]:
                 docs = np.intersect1d(docs, index.bm25.docs_with(token), assume_unique=True)
             involved[docs] = True
-        lift += involved
-    return ENTITY_LIFT * lift / len(named)
+        lift += (PERSON_LIFT if who in index.people else ENTITY_LIFT) * involved
+    return lift / max(len(named), 1)
 
 
 def rank(
@@ -412,22 +505,28 @@ def rank(
         allowed &= index.dates >= since
     if until is not None:
         allowed &= index.dates <= until
-    tokens = tokenize(q) if q else []
+    query = _parse_query(index, tokenize(q) if q else [])
     period = _period(index, q) if q else None
-    if not tokens and period is None:
+    lift = _lift(index, query.named)
+    if not query.content and period is None:
+        # No query, or only names: the most recent and salient memories (of those people).
         scores = index.recency + BROWSE_SALIENCE_WEIGHT * index.salience
-        candidates = allowed
+        candidates = allowed & (lift > 0) if query.named else allowed
     else:
-        bm25 = index.bm25.scores(tokens).astype(np.float64)
+        bm25 = index.bm25.scores(query.content).astype(np.float64)
         best = float(bm25[allowed].max(initial=0.0))
         scores = RELEVANCE_WEIGHT * (bm25 / best if best > 0 else bm25)
-        scores = scores + RECENCY_WEIGHT * index.recency
-        lift = _entity_lift(index, tokens)
-        if lift is not None:
-            scores += lift
+        scores = scores + RECENCY_WEIGHT * index.recency + lift
         if q and is_temporal(q):
             scores += TEMPORAL_BOOST * index.has_when
-        matched = bm25 > 0
+        matched = (bm25 > 0) | (lift > 0)
+        # A memory that matches only by naming the person keeps less of the lift the longer it
+        # is (BM25's length normalisation of a single mention): at most what one of theirs that
+        # matches the question gets, and the budget buys many short memories, not a few long.
+        only = (bm25 == 0) & (lift > 0) & allowed
+        if only.any():
+            mention = index.mention[only]
+            scores[only] -= lift[only] * (1 - mention / mention.max())
         if period is not None:
             scores += PERIOD_BOOST * period
             matched |= period
@@ -523,7 +622,33 @@ def _change_line(c: Contradiction) -> str:
 
 
 def _loop_line(loop: OpenLoop) -> str:
-    return f"- {_clip(loop.item, MAX_VALUE_CHARS)}{_day(loop.ts)}"
+    item = _clip(loop.item, MAX_VALUE_CHARS)
+    when = parse_when(loop.ts)
+    if when is None or any(_is_label(m[0], when.label) for m in _DATE_IN_TEXT_RE.finditer(item)):
+        return f"- {item}"  # "... (said 24 June 2023)" already names the day it was said
+    return f"- {item} ({when.label})"
+
+
+def _is_leave_taking(item: str, names: frozenset[str]) -> bool:
+    """Is the loop a way of ending a chat ("needs to go cook, talk later", "gotta run")?
+
+    Conservative: every word, names and asides in brackets aside, is one of leaving, a chore
+    named without an object, or "talk later"; "needs to go to the dentist" stays.
+    """
+    words = [t for t in tokenize(_ASIDE_RE.sub(" ", item)) if t not in names]
+    leaving, allowed = _leave_taking()
+    return (
+        0 < len(words) <= MAX_LEAVE_TAKING_WORDS
+        and set(words) <= allowed
+        and not leaving.isdisjoint(words)
+    )
+
+
+@cache
+def _leave_taking() -> tuple[frozenset[str], frozenset[str]]:
+    """The leaving words, and all the words a goodbye may hold, as (stemmed) search tokens."""
+    leaving = frozenset(tokenize(_LEAVING_WORDS))
+    return leaving, leaving | frozenset(tokenize(_LEAVE_TAKING_WORDS))
 
 
 def _entity_item(e: Entity) -> str:
@@ -532,13 +657,32 @@ def _entity_item(e: Entity) -> str:
 
 
 def _memory_line(m: Memory) -> str:
-    text = _SPACE_RE.sub(" ", m.text).strip()
-    if m.date_label and _LEADING_DATE_RE.match(text):
-        # The rule extractor opens summaries with "On 8 May 2023, "; the line already has it.
-        text = _LEADING_DATE_RE.sub("", text, count=1)
-        text = text[:1].upper() + text[1:]
+    text = _without_own_date(_SPACE_RE.sub(" ", m.text).strip(), m.date_label)
     text = _clip(text, MAX_MEMORY_CHARS)
     return f"- {m.date_label}: {text}" if m.date_label else f"- {text}"
+
+
+def _without_own_date(text: str, label: str | None) -> str:
+    """``text`` without an opening "On <date>" or closing "on <date>" that is its line's date.
+
+    The line starts with the memory's date already; a date in the text that names another day
+    (or is more precise than the label) is information and stays.
+    """
+    if not label:
+        return text
+    lead = _LEADING_DATE_RE.match(text)
+    if lead and _is_label(lead["date"], label):
+        text = text[lead.end() :]
+        text = text[:1].upper() + text[1:]
+    tail = _TRAILING_DATE_RE.search(text)
+    if tail and tail.start() > 0 and _is_label(tail["date"], label):
+        text = text[: tail.start()] + tail["end"]
+    return text
+
+
+def _is_label(date_text: str, label: str) -> bool:
+    when = parse_when(date_text)
+    return when is not None and when.label == label
 
 
 @dataclass(slots=True)
@@ -549,6 +693,7 @@ class _Block:
     lines: list[str]  # ranked candidates (for an inline block, the items of its one line)
     total: int  # items the passport holds, so the omitted count covers those never candidates
     note: Callable[[int], str]
+    named: int  # how many of the first ``lines`` the query names (all of them without a query)
     inline: bool = False
     shown: int = 0
     prefix: list[int] = field(default_factory=list)
@@ -587,9 +732,9 @@ class _Budget:
     cap: int  # budget_chars + 1: every line is costed with a newline, the last one is not printed
     used: int = 0
 
-    def grow(self, block: _Block, limit: float) -> None:
+    def grow(self, block: _Block, limit: float, upto: int | None = None) -> None:
         """Show more of ``block``, in rank order, while it stays within ``limit`` and the cap."""
-        while block.shown < len(block.lines):
+        while block.shown < min(len(block.lines), len(block.lines) if upto is None else upto):
             now, after = block.cost(block.shown), block.cost(block.shown + 1)
             if after > limit or self.used - now + after > self.cap:
                 return
@@ -654,14 +799,12 @@ class _Section:
 
     def named_first(
         self, named: Callable[[tuple[frozenset[str], ...]], bool]
-    ) -> tuple[list[Any], list[str]]:
+    ) -> tuple[list[Any], list[str], int]:
         """Items the query names first, then the rest, each group in the query-free order."""
         first = [i for i, t in enumerate(self.terms) if named(t)]
-        if not first:
-            return list(self.items), list(self.lines)
         chosen = set(first)
         order = first + [i for i in range(len(self.items)) if i not in chosen]
-        return [self.items[i] for i in order], [self.lines[i] for i in order]
+        return [self.items[i] for i in order], [self.lines[i] for i in order], len(first)
 
 
 def _belief_section(beliefs: Sequence[Belief]) -> _Section:
@@ -675,12 +818,19 @@ def _belief_section(beliefs: Sequence[Belief]) -> _Section:
     return _Section(tuple(items), tuple(map(_belief_line, items)), terms, len(items))
 
 
-def _sections(p: Passport) -> dict[str, _Section]:
-    """Everything before the memories, ordered and rendered once per passport version."""
+def _sections(p: Passport, people: frozenset[str]) -> dict[str, _Section]:
+    """Everything before the memories, ordered and rendered once per passport version.
+
+    Open loops that only end a chat ("needs to go cook, talk later") are left out, newest first
+    for the rest; the omitted count still counts them. ``people``: tokens of people's names,
+    which every loop holds and so do not make a query name it.
+    """
     entity_terms = tuple(
         tuple(frozenset(tokenize(n)) for n in (e.name, *e.aliases)) for e in p.entities
     )
-    loops = sorted(p.open_loops, key=lambda loop: -_ts_key(loop.ts))
+    kept = [loop for loop in p.open_loops if not _is_leave_taking(loop.item, people)]
+    loops = sorted(kept, key=lambda loop: -_ts_key(loop.ts))
+    loop_terms = tuple((frozenset(tokenize(loop.item)) - people,) for loop in loops)
     changes = sorted(p.contradictions, key=lambda c: -_ts_key(c.ts_new))[:MAX_CHANGES]
     return {
         "facts": _belief_section(p.facts),
@@ -691,7 +841,9 @@ def _sections(p: Passport) -> dict[str, _Section]:
             entity_terms,
             len(p.entities),
         ),
-        "open_loops": _Section(tuple(loops), tuple(map(_loop_line, loops)), (), len(loops)),
+        "open_loops": _Section(
+            tuple(loops), tuple(map(_loop_line, loops)), loop_terms, len(p.open_loops)
+        ),
         "contradictions": _Section(
             tuple(changes), tuple(map(_change_line, changes)), (), len(p.contradictions)
         ),
@@ -714,29 +866,35 @@ _NOTES: dict[str, Callable[[int], str]] = {
 }
 
 
-def _blocks(index: ContextIndex, query: set[str]) -> tuple[dict[str, _Block], dict[str, list[Any]]]:
-    """The sections before the memories as blocks, what the query names first."""
+def _blocks(
+    index: ContextIndex, query: set[str], content: frozenset[str]
+) -> tuple[dict[str, _Block], dict[str, list[Any]]]:
+    """The sections before the memories as blocks, what the query names first.
+
+    Facts and preferences are named by any query word (their keys carry the person: "caroline.
+    location"), open loops only by ``content``, the query's words other than people's names.
+    """
 
     def names_belief(terms: tuple[frozenset[str], ...]) -> bool:
         return any(not t.isdisjoint(query) for t in terms)
 
+    def names_loop(terms: tuple[frozenset[str], ...]) -> bool:
+        return any(not t.isdisjoint(content) for t in terms)
+
     def names_entity(terms: tuple[frozenset[str], ...]) -> bool:
         return any(t and t <= query for t in terms)
 
+    predicates = {"entities": names_entity, "open_loops": names_loop}
     blocks: dict[str, _Block] = {}
     items: dict[str, list[Any]] = {}
     for name, section in index.sections.items():
-        predicate = names_entity if name == "entities" else names_belief
-        items[name], lines = (
-            section.named_first(predicate)
-            if query
-            else (
-                list(section.items),
-                list(section.lines),
-            )
-        )
+        if query:
+            items[name], lines, named = section.named_first(predicates.get(name, names_belief))
+        else:
+            items[name], lines = list(section.items), list(section.lines)
+            named = len(lines)
         blocks[name] = _Block(
-            _HEADERS[name], lines, section.total, _NOTES[name], inline=name == "entities"
+            _HEADERS[name], lines, section.total, _NOTES[name], named, inline=name == "entities"
         )
     return blocks, items
 
@@ -751,18 +909,10 @@ def build_context(
 ) -> Context:
     """Facts, preferences, entities, open loops, changes and the best memories, within budget."""
     query = set(tokenize(q)) if q else set()
-    blocks, items = _blocks(index, query)
+    content = frozenset(_parse_query(index, sorted(query)).content)
+    blocks, items = _blocks(index, query, content)
     budget = _Budget(cap=max(budget_chars, 0) + 1)
-    # First pass: each section up to its share, facts and preferences split by what they need.
-    belief_cap = BELIEF_SHARE * budget_chars
-    f, pr = blocks["facts"], blocks["prefs"]
-    need_f, need_p = f.cost(len(f.lines)), pr.cost(len(pr.lines))
-    # The newest fact and preference are shown even past the share, whenever the budget allows.
-    budget.grow(f, max(belief_cap * need_f / max(need_f + need_p, 1), f.cost(1)))
-    budget.grow(pr, max(belief_cap - f.cost(f.shown), pr.cost(1)))
-    budget.grow(f, belief_cap - pr.cost(pr.shown))
-    for name in ("contradictions", "open_loops", "entities"):
-        budget.grow(blocks[name], SIDE_SHARE * budget_chars)
+    _first_pass(blocks, budget, budget_chars, bool(query))
 
     ranked = rank(index, q, since=since, until=until)
     searched = bool(q) and (bool(query) or _period(index, q or "") is not None)
@@ -775,7 +925,7 @@ def build_context(
         if memory_order == "relevance"
         else "Memories (most recent, in time order):"
     )
-    chosen = _choose_memories(index, ranked, header, budget)
+    chosen = _choose_memories(index, ranked, header, budget, content)
     # Second pass: what memories left goes back to the sections the first pass cut.
     for name in ("facts", "prefs", "open_loops", "contradictions", "entities"):
         budget.grow(blocks[name], math.inf)
@@ -808,12 +958,53 @@ def build_context(
     )
 
 
+def _first_pass(
+    blocks: Mapping[str, _Block], budget: _Budget, budget_chars: int, query: bool
+) -> None:
+    """Each section up to its share, before the memories; facts and preferences by what they need.
+
+    With a query, the facts and preferences it does not name share QUERY_BELIEF_SHARE (those it
+    names may use BELIEF_SHARE), and only the open loops it names are shown now. The entity line
+    keeps its share: a roster of the people, places and things, many of them answers, is a lot of
+    meaning per character.
+    """
+    f, pr = blocks["facts"], blocks["prefs"]
+    belief_cap = BELIEF_SHARE * budget_chars
+    if query:
+        named = f.cost(f.named) + pr.cost(pr.named)
+        belief_cap = min(belief_cap, max(named, QUERY_BELIEF_SHARE * budget_chars))
+    need_f, need_p = f.cost(len(f.lines)), pr.cost(len(pr.lines))
+    # The newest fact and preference are shown even past the share, whenever the budget allows.
+    budget.grow(f, max(belief_cap * need_f / max(need_f + need_p, 1), f.cost(1)))
+    budget.grow(pr, max(belief_cap - f.cost(f.shown), pr.cost(1)))
+    budget.grow(f, belief_cap - pr.cost(pr.shown))
+    budget.grow(blocks["contradictions"], SIDE_SHARE * budget_chars)
+    loops = blocks["open_loops"]
+    budget.grow(loops, SIDE_SHARE * budget_chars, upto=loops.named)
+    budget.grow(blocks["entities"], SIDE_SHARE * budget_chars)
+
+
 def _choose_memories(
-    index: ContextIndex, ranked: list[tuple[int, float]], header: str, budget: _Budget
+    index: ContextIndex,
+    ranked: list[tuple[int, float]],
+    header: str,
+    budget: _Budget,
+    terms: frozenset[str],
 ) -> list[ScoredMemory]:
-    """The best-ranked memories that fit, skipping one that is too long for a shorter next one."""
+    """The best-ranked memories that fit, skipping one that is too long for a shorter next one.
+
+    An episode waits until every other memory has had its turn when the observations already
+    chosen from its source (the same turns) match every query term it matches: for this query it
+    would only repeat them, at several times the length. A large budget still shows it; one it
+    does not fit counts among the memories not shown. Without query terms nothing waits: an
+    episode's other lines are then what it adds.
+    """
     chosen: list[ScoredMemory] = []
     seen: set[str] = set()
+    # Which memories hold each query term: read from the BM25 postings, no tokenising.
+    holders = {t: set(index.bm25.docs_with(t).tolist()) for t in terms}
+    said: dict[str, set[str]] = {}  # source -> the query terms its chosen observations match
+    later: list[tuple[int, int, float]] = []
     lines_cost = 0
     current = 0  # what the memory section costs now: header + lines + omitted note
     note_base = len(_count_note("memories")(0)) - 1  # without the digits of the count
@@ -824,17 +1015,38 @@ def _choose_memories(
         note = note_base + len(str(omitted)) + 1 if omitted else 0
         return len(header) + 1 + lines + note
 
-    for r, (i, score) in enumerate(ranked, start=1):
-        # Stop scanning once not even the shortest line could fit, were the note to vanish.
-        if budget.cap - budget.used + (current - lines_cost) < shortest:
-            break
+    def matched(i: int) -> set[str]:
+        return {t for t, docs in holders.items() if i in docs}
+
+    def room() -> bool:
+        # Whether even the shortest line could still fit, were the omitted note to vanish.
+        return budget.cap - budget.used + (current - lines_cost) >= shortest
+
+    def take(r: int, i: int, score: float) -> None:
+        nonlocal current, lines_cost
         line = index.lines[i]
         if line in seen:  # the same memory stored twice is shown once
-            continue
+            return
         after = cost(len(chosen) + 1, lines_cost + len(line) + 1)
         if budget.used - current + after <= budget.cap:
             budget.used += after - current
             current, lines_cost = after, lines_cost + len(line) + 1
             seen.add(line)
-            chosen.append(ScoredMemory(index.memories[i], score, r, i))
+            memory = index.memories[i]
+            chosen.append(ScoredMemory(memory, score, r, i))
+            if holders and memory.kind == "observation" and memory.source is not None:
+                said.setdefault(memory.source, set()).update(matched(i))
+
+    for r, (i, score) in enumerate(ranked, start=1):
+        if not room():
+            break
+        source = index.memories[i].source
+        if index.memories[i].kind == "episode" and source in said and matched(i) <= said[source]:
+            later.append((r, i, score))
+            continue
+        take(r, i, score)
+    for r, i, score in later:
+        if not room():
+            break
+        take(r, i, score)
     return chosen

@@ -458,3 +458,225 @@ def test_naming_the_period_puts_that_periods_match_first() -> None:
     index = _index(observations=observations)
     assert search(index, "concert", 1)[0].memory.date_label == "2023-08-01"
     assert search(index, "concert in May 2023", 1)[0].memory.date_label == "2023-05-03"
+
+
+# --- people's names, duplicates, dates, open loops, budget under a query ------------------------
+
+
+def _ruth_and_tom(*more: dict[str, Any]) -> ContextIndex:
+    """Ruth's chatter, rewritten in the third person (her name again and again), Tom's, and more."""
+    chatter = [
+        "Ruth turned it off and on, Ruth shook it, Ruth read the manual.",
+        "Ruth organised Ruth's desk drawer.",
+        "Ruth knows, Ruth knows, Ruth has been terrible at replying.",
+        "Ruth has given up on the umbrella.",
+        "Guess what Ruth found in Ruth's old jacket.",
+    ]
+    observations = [
+        {"text": text, "ts": f"2023-02-{10 + i:02d}T10:00:00Z", "participants": ["Ruth"]}
+        for i, text in enumerate(chatter)
+    ]
+    observations += [
+        {
+            "text": f"Tom made soup, round {i}.",
+            "ts": "2023-02-01T10:00:00Z",
+            "participants": ["Tom"],
+        }
+        for i in range(6)
+    ]
+    return _index(observations=[*observations, *more])
+
+
+def test_a_memory_that_only_repeats_the_name_does_not_outrank_one_that_answers() -> None:
+    answer = {
+        "text": "Ruth and Tom talked about the weekend, the weather and the bus. Tom: the bus was "
+        "late again, forty minutes in the rain. Ruth: the motorcycle exam went fine in the end, I "
+        "got my licence. Tom: ambitious. Ruth: we should get dinner soon, I miss the old place.",
+        "ts": "2023-01-12T10:00:00Z",
+        "participants": ["Ruth", "Tom"],
+    }
+    index = _ruth_and_tom(
+        answer,
+        {"text": "Tom has an exam on Friday.", "participants": ["Tom"]},
+        {"text": "Tom's sister failed her exam.", "participants": ["Tom"]},
+    )
+    found = [m.memory.text for m in search(index, "What exam did Ruth pass?", 20)]
+    # Before Tom's exams too: the question is about Ruth.
+    assert found[0] == answer["text"]
+    # Asked about someone else, Ruth's memories do not come first just for naming her.
+    assert {m.memory.participants for m in search(index, "Tom soup", 6)} == {("Tom",)}
+
+
+def test_a_query_of_only_a_name_gives_that_persons_recent_memories() -> None:
+    index = _ruth_and_tom({"text": "Tom fixed the bike.", "ts": "2023-03-01T10:00:00Z"})
+    found = search(index, "Ruth", 10)
+    assert len(found) == 5 and all(m.memory.participants == ("Ruth",) for m in found)
+    assert found[0].memory.text == "Guess what Ruth found in Ruth's old jacket."  # the newest
+    context = build_context(index, "Ruth", 2000)
+    assert "Ruth's desk drawer" in context.render_text()
+    assert "soup" not in context.render_text()
+
+
+def _race_story(extra_episode: str = "") -> ContextIndex:
+    """A race told twice from one chat (an observation and the episode quoting it), and more."""
+    return _index(
+        observations=[
+            {
+                "text": "Melanie ran a charity race for mental health.",
+                "when": "2023-05-06",
+                "source": "seg_race",
+                "participants": ["Melanie"],
+            },
+            {
+                "text": "The running club from work asked Melanie to join their team for the "
+                "autumn charity race, and she has not said yes yet.",
+                "when": "2023-03-01",
+                "source": "seg_later",
+                "participants": ["Melanie"],
+            },
+        ],
+        episodes=[
+            {
+                "id": "seg_race",
+                "ts": "2023-05-08T13:56:00Z",
+                "summary": "Caroline and Melanie talked about the weekend. Melanie: I ran a "
+                "charity race for mental health on Saturday. Caroline: so proud of you!"
+                + extra_episode,
+                "salience": 0.9,
+                "source": "seg_race",
+                "participants": ["Caroline", "Melanie"],
+            }
+        ],
+        sources=[
+            {"id": "seg_race", "turn_ids": ["m1", "m2"]},
+            {"id": "seg_later", "turn_ids": ["m9"]},
+        ],
+    )
+
+
+def test_an_episode_repeating_a_shown_observation_gives_way_to_other_memories() -> None:
+    index = _race_story()
+    ranked = [m.memory.kind for m in search(index, "charity race", 3)]
+    assert ranked.index("episode") == 1  # the episode outranks the second race
+    context = build_context(index, "charity race", 300)
+    assert {m.memory.kind for m in context.memories} == {"observation"}
+    assert len(context.memories) == 2
+    assert "(+1 more memories not shown)" in context.render_text()
+    # It waits, it is not dropped: a budget with room shows it too.
+    assert len(build_context(index, "charity race", 2000).memories) == 3
+
+
+def test_an_episode_that_matches_more_of_the_query_is_still_shown() -> None:
+    index = _race_story(" Melanie: the medal is on the fridge.")
+    kinds = [m.memory.kind for m in build_context(index, "charity race medal", 400).memories]
+    assert "episode" in kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "when", "line"),
+    [
+        ("On 1 February 2023 Jon adopted a dog.", "2023-02-01", "- 2023-02-01: Jon adopted a dog."),
+        (
+            "On 1 February 2023, Jon adopted a dog.",
+            "2023-02-01",
+            "- 2023-02-01: Jon adopted a dog.",
+        ),
+        (
+            "On February 1, 2023 Jon adopted a dog.",
+            "2023-02-01",
+            "- 2023-02-01: Jon adopted a dog.",
+        ),
+        (
+            "Jon tried the escape room on 6 March 2023.",
+            "2023-03-06",
+            "- 2023-03-06: Jon tried the escape room.",
+        ),
+        # Another day, or a day where the line only knows the month: the text keeps it.
+        (
+            "On 1 February 2023 Jon adopted a dog.",
+            "2023-02-03",
+            "- 2023-02-03: On 1 February 2023 Jon adopted a dog.",
+        ),
+        (
+            "On 1 February 2023 Jon adopted a dog.",
+            "2023-02",
+            "- 2023-02: On 1 February 2023 Jon adopted a dog.",
+        ),
+        (
+            "Jon slept eleven hours on the night of 6 March 2023.",
+            "2023-03-06",
+            "- 2023-03-06: Jon slept eleven hours on the night of 6 March 2023.",
+        ),
+        (
+            "The parcel has not moved since 6 March 2023.",
+            "2023-03-06",
+            "- 2023-03-06: The parcel has not moved since 6 March 2023.",
+        ),
+    ],
+)
+def test_a_memory_line_states_its_own_date_once(text: str, when: str, line: str) -> None:
+    index = _index(observations=[{"text": text, "when": when}])
+    assert index.lines == (line,)
+
+
+def _loops(*items: tuple[str, str]) -> list[dict[str, str]]:
+    return [{"item": item, "ts": ts} for item, ts in items]
+
+
+def test_goodbye_loops_are_left_out_and_counted() -> None:
+    loops = _loops(
+        ("Jon needs to go cook, talk later (said 31 January 2023)", "2023-01-31T12:00:00Z"),
+        ("Maya gotta run", "2023-02-01T12:00:00Z"),
+        ("Jon needs to go to the dentist on Friday", "2023-01-20T12:00:00Z"),
+        ("Maya will send Jon the recipe (said 24 June 2023)", "2023-06-24T12:00:00Z"),
+    )
+    observations = [{"text": "Jon and Maya chatted.", "participants": ["Jon", "Maya"]}]
+    context = build_context(_index(open_loops=loops, observations=observations), None, 2000)
+    text = context.render_text()
+    assert "cook" not in text and "gotta run" not in text
+    assert "- Jon needs to go to the dentist on Friday (2023-01-20)" in text
+    # The item already says the day it was said: no second date.
+    assert "- Maya will send Jon the recipe (said 24 June 2023)\n" in text
+    assert "(+2 more open loops not shown)" in text
+    assert context.omitted["open_loops"] == 2
+
+
+def test_with_a_query_open_loops_it_names_come_first_and_others_yield() -> None:
+    loops = _loops(
+        ("Book the dentist for the kids", "2023-01-05T12:00:00Z"),
+        *((f"Call the plumber about leak {i}", f"2023-03-{i + 1:02d}T12:00:00Z") for i in range(5)),
+    )
+    observations = [
+        {"text": f"Went to the dentist, visit {i}, all fine.", "when": f"2023-02-{i + 1:02d}"}
+        for i in range(30)
+    ]
+    index = _index(open_loops=loops, observations=observations)
+    tight = build_context(index, "dentist", 1000)
+    assert [loop.item for loop in tight.open_loops] == ["Book the dentist for the kids"]
+    assert "(+5 more open loops not shown)" in tight.render_text()
+    assert "plumber" not in tight.render_text()
+    # Without a query, the newest loops come first; with room, everything is shown.
+    assert "plumber about leak 4" in build_context(index, None, 1000).render_text()
+    assert len(build_context(index, "dentist", 10_000).open_loops) == 6
+
+
+def test_with_a_query_unnamed_facts_yield_to_memories_but_never_silently() -> None:
+    facts = [
+        {"key": f"fact_{i:02d}", "value": f"value {i}", "ts": f"2023-01-{i + 1:02d}"}
+        for i in range(30)
+    ]
+    facts.append({"key": "favorite_trail", "value": "Skyline", "ts": "2022-01-01"})
+    observations = [
+        {"text": f"Hiked the Skyline trail, outing {i}.", "when": f"2023-03-{i + 1:02d}"}
+        for i in range(25)
+    ]
+    index = _index(facts=facts, observations=observations)
+    browse, asked = build_context(index, None, 1500), build_context(index, "skyline trail", 1500)
+    assert asked.facts[0].key == "favorite_trail"  # the fact the query names comes first
+    assert 1 < len(asked.facts) < len(browse.facts)
+    assert len(asked.memories) > len(browse.memories)
+    left = 31 - len(asked.facts)
+    assert f"(+{left} more facts not shown)" in asked.render_text()
+    assert asked.omitted["facts"] == left
+    # With room for everything, every fact is there.
+    assert len(build_context(index, "skyline trail", 10_000).facts) == 31
