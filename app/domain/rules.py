@@ -128,6 +128,7 @@ class _Sentence:
     words: tuple[str, ...]  # lowercased tokens
     small_talk: bool
     ts: datetime | None = None  # when it was said: the turn's time, else the segment's
+    turn: int = 0  # which turn of the segment it belongs to: a turn's sentences share context
 
 
 @dataclass(slots=True)
@@ -176,9 +177,9 @@ def _build_view(request: ExtractionInput) -> _View:
     when = _segment_time(segment, request.reference_ts)
     sentences = [
         sentence
-        for who, turn in zip(speakers, segment.turns, strict=True)
+        for index, (who, turn) in enumerate(zip(speakers, segment.turns, strict=True))
         for raw in _SENTENCE_SPLIT_RE.split(turn.text.replace("’", "'"))
-        if (sentence := _make_sentence(who, " ".join(raw.split()), names, turn.ts or when))
+        if (sentence := _make_sentence(who, " ".join(raw.split()), names, turn.ts or when, index))
         is not None
     ]
     view = _View(
@@ -195,7 +196,9 @@ def _build_view(request: ExtractionInput) -> _View:
     return view
 
 
-def _make_sentence(who: str, text: str, names: set[str], ts: datetime | None) -> _Sentence | None:
+def _make_sentence(
+    who: str, text: str, names: set[str], ts: datetime | None, turn: int
+) -> _Sentence | None:
     if not text:
         return None
     cleaned = _TRAILING_FILLER_RE.sub("", _SMALL_TALK_RE.sub("", text)).strip(" ,;:-")
@@ -209,7 +212,7 @@ def _make_sentence(who: str, text: str, names: set[str], ts: datetime | None) ->
     words = tuple(t.lower().removesuffix("'s") for t in tokens)
     if stripped:
         cleaned = cleaned[:1].upper() + cleaned[1:]
-    return _Sentence(who, cleaned if cleaned else text, words, small_talk, ts)
+    return _Sentence(who, cleaned if cleaned else text, words, small_talk, ts, turn)
 
 
 def _speaker_name(kind: str, speaker: str, table: str | None, subject: str | None) -> str:

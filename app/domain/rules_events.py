@@ -4,7 +4,13 @@
   group yesterday") become third-person observations with absolute dates ("Caroline went to a
   LGBTQ support group on 7 May 2023."). Only statements whose verb says something happened (past
   tense, present perfect, or an ongoing "I'm taking a pottery class") are kept; small talk,
-  questions, negations, hypotheticals and plans (a future date) are not.
+  questions, negations, hypotheticals and plans (a future date) are not. Chat's dropped subjects
+  count as the speaker's: "ran the Lakeshore 5K a week ago!" -> "Maya ran the Lakeshore 5K on 22
+  March 2023 (a week before 29 March 2023)."; "Mom broke her hip" is the speaker's mom's event;
+  "my sister got married last weekend" stays the sister's. When the event names no object of its
+  own ("we went three days ago"), the sentences before it in the same turn (at most two, at most
+  200 characters) say what, and the observation keeps them: "That's six hours on the Blue Lake
+  trail. Maya went on 26 March 2023."
 - exact values are kept character for character - UUIDs, URLs, e-mail addresses, file paths,
   connection strings, IP addresses, version numbers, order and ticket ids ("ORD-12345", "#4521",
   "JIRA-77"): ``value_family`` makes each an entity named by the value ("tool" for addresses and
@@ -13,7 +19,13 @@
 - ``open_loop_family``: plans, intentions, promises and to-dos ("I need to", "I'm going to",
   "I'll", "remind me to", "we should", "I plan to", "I'm thinking about ...ing") in the third person
   with the day they were said and any date they name: "Melanie plans to go camping (said 8 May
-  2023; next month = June 2023)".
+  2023; next month = June 2023)". A move or a start is a plan without a date ("we're moving to
+  Austin!", "starting at Kestrel Labs in two weeks", subject left out), and so is anything booked
+  or scheduled for a future day: "can't do drinks on Wednesday, I have my eye test" -> "Marcus
+  has Marcus's eye test (said 13 March 2023; on Wednesday = 15 March 2023)", also when the day
+  is in the sentence before, in the same turn; "my interview is on Thursday"; "I fly to Lisbon
+  on Friday". A planned move or job is only a loop: the fact comes once it has happened (see
+  ``rules_facts``).
 
 Pronouns are rewritten conservatively: I/we -> the speaker's name (with the verb agreeing: "I
 am" -> "Caroline is"), me/us -> the name, my/our/mine -> "Caroline's"; you/your -> the other
@@ -83,6 +95,9 @@ _ADVERBS = _words(
     "especially mostly rarely hardly barely certainly simply generally personally occasionally "
     "now then too both all once officially"
 )
+# Adverbs that may stand between a subject and its verb in the third person: "Jon never uses".
+# Kept apart from _ADVERBS, which the event test skips over: "I never went" is no event.
+_BEFORE_VERB = _ADVERBS | _words("never rarely seldom")
 # Verbs ending in -ed that are present tense: "I need" -> "Jon needs".
 _NOT_PAST_ED = _words("need feed bleed breed speed seed exceed proceed succeed embed shred")
 _THIRD_IRREGULAR = {
@@ -166,7 +181,7 @@ def third_person(text: str, name: str, other: str | None, *, capitalize: bool = 
             out.append(token)
             continue
         if conjugate:
-            if lower in _ADVERBS or lower.endswith("ly"):
+            if lower in _BEFORE_VERB or lower.endswith("ly"):
                 out.append(token)
                 continue
             conjugate = False
@@ -439,12 +454,15 @@ _WEAK_VERBS = _words(
     "thought meant knew guessed wondered figured said told asked hoped wanted needed forgot "
     "supposed was were had did"
 )
-# Ongoing activities worth keeping ("I'm taking a class"), not moods or plans.
+# Ongoing activities worth keeping ("I'm taking a class"), not moods or plans. "I'm moving to
+# Austin" is a plan: the open-loop family has it.
 _WEAK_ING = _words(
     "going doing feeling thinking hoping planning wondering trying looking kidding saying "
-    "talking asking getting gonna"
+    "talking asking getting gonna moving relocating leaving starting flying heading"
 )
 _DATE_WORD = re.compile(r"\w+")
+# "My sister's wedding was last weekend": "was" and a date is an event.
+_WAS_WHEN = _words("at in on invited born yesterday last this earlier today")
 
 
 def _event_end(text: str, match: re.Match[str]) -> int | None:
@@ -470,7 +488,7 @@ def _event_end(text: str, match: re.Match[str]) -> int | None:
         return rest[0].end() if ongoing else None
     if verb in ("was", "were"):
         # "I was at the beach" is an event; "I was thinking" and "I was so tired" are not.
-        return tokens[0].end() if following in ("at", "in", "on", "invited", "born") else None
+        return tokens[0].end() if following in _WAS_WHEN else None
     if verb in _WEAK_VERBS:
         return None
     if verb == "discussed" or (verb in ("talked", "chatted", "spoke") and following == "about"):
@@ -488,23 +506,75 @@ def _content_count(view: _View, text: str) -> int:
     return sum(1 for w in words if w in view.word_counts and w not in _TRIVIAL)
 
 
+# Chat often drops the "I": "ran the Lakeshore 5K a week ago!", "sat the GRE last night".
+_BARE_START = re.compile(
+    r"^(?P<lead>(?:(?i:just|finally|recently|actually|also|so|and)\s+)*)(?P<verb>[A-Za-z]+)"
+    r"(?=\s+(?P<next>[A-Za-z']+))"
+)
+# Past participles that read as moods or states at the start of a line: "Tired of waiting".
+_STATE_WORDS = _words(
+    "tired excited worried bored scared stressed exhausted interested pleased amazed surprised "
+    "annoyed obsessed stuck used supposed blessed thrilled stoked relieved shocked confused "
+    "impressed inspired overwhelmed disappointed frustrated delighted convinced determined "
+    "prepared married engaged based located sorted done gone hooked spoiled spoilt glued "
+    "swamped slammed booked packed crushed wrecked"
+)
+# "Mom broke her hip": a bare kinship word is the speaker's own relative.
+_KIN_START = re.compile(r"^(?P<kin>mom|mum|dad|mama|papa|grandma|grandpa|granny|nana)\b(?!')", re.I)
+# "Just back from Lisbon!": a return with neither subject nor verb.
+_BACK_START = re.compile(r"^(?P<lead>(?:just|finally)\s+)?(?=back\s+(?:home\s+)?from\b)", re.I)
+
+
+def _with_subject(text: str) -> str:
+    """``text`` with the subject chat left out put back: "Ran a 5K" -> "I ran a 5K"."""
+    kin = _KIN_START.match(text)
+    if kin is not None:
+        return f"my {kin.group('kin').lower()}{text[kin.end() :]}"
+    back = _BACK_START.match(text)
+    if back is not None:
+        return f"I {(back.group('lead') or '').lower()}got {text[back.end() :]}"
+    bare = _BARE_START.match(text)
+    if bare is None:
+        return text
+    verb, following = bare.group("verb").lower(), bare.group("next").lower()
+    past = verb in PAST_WORDS or (
+        verb.endswith("ed") and len(verb) > 3 and verb not in _NOT_PAST_ED
+    )
+    # "Jared came over": a capitalised word before a verb is a name, not a dropped "I".
+    name_first = verb not in PAST_WORDS and (
+        following in PAST_WORDS or following.endswith("ed") or following == "is"
+    )
+    if not past or verb in _WEAK_VERBS or verb in _STATE_WORDS or name_first:
+        return text
+    return "I " + text[:1].lower() + text[1:]
+
+
 def observation_family(view: _View, out: Extraction) -> None:
     """What happened, in the third person with dates, and every sentence with an exact value."""
     if view.segment.kind == "row":
         return
     seen = {o.text for o in out.observations}
-    for sentence in view.sentences:
+    for index, sentence in enumerate(view.sentences):
         values = find_values(sentence.text)
         said = _said_part(view, sentence)
         if values:
             observation = _value_observation(view, sentence, values)
-        elif said is not None and _is_event(view, said):
-            observation = _observation(view, sentence, said)
+        elif said is not None:
+            observation = _event_observation(view, sentence, said, view.sentences[:index])
+        elif sentence.small_talk and _dated(sentence) and is_person(view, sentence.speaker):
+            # "we went a week ago" is all stopwords, yet an event when the turn says what.
+            observation = _event_observation(
+                view, sentence, sentence.text, view.sentences[:index], lead_only=True
+            )
         else:
             continue
         if observation is not None and observation.text not in seen:
             seen.add(observation.text)
             out.observations.append(observation)
+
+
+def _dated(sentence: _Sentence) -> bool:
+    return sentence.ts is not None and bool(resolve_relative(sentence.text, sentence.ts))
 
 
 def _said_part(view: _View, sentence: _Sentence) -> str | None:
@@ -514,21 +584,73 @@ def _said_part(view: _View, sentence: _Sentence) -> str | None:
     return statement(sentence.text)
 
 
-def _is_event(view: _View, text: str) -> bool:
-    """A first-person statement that something happened, said for real, with some substance."""
+def _event_observation(
+    view: _View,
+    sentence: _Sentence,
+    said: str,
+    earlier: list[_Sentence],
+    *,
+    lead_only: bool = False,
+) -> Observation | None:
+    if is_question(said):
+        return None
+    text = _with_subject(said)
+    what = _event_content(view, sentence, text)
+    if what is None or (lead_only and what > 0):
+        return None
+    lead = _lead(view, sentence, earlier) if what == 0 else ""
+    if what == 0 and not lead:
+        return None
+    return _observation(view, sentence, text, lead)
+
+
+def _event_content(view: _View, sentence: _Sentence, text: str) -> int | None:
+    """How many content words follow the event's verb (dates aside), or None for no event."""
     for match in _SUBJECT.finditer(text):
         end = _event_end(text, match)
-        if end is not None:
-            # Something must follow the verb: "I went to the beach", not "I loved it".
-            return is_asserted(text, match.start()) and _content_count(view, text[end:]) >= 1
-    return False
+        if end is None:
+            continue
+        if not is_asserted(text, match.start()):
+            return None
+        rest = text[end:]
+        if sentence.ts is not None:
+            # "We went three days ago": the date is no object, so "three" is no content.
+            for resolved in reversed(resolve_relative(rest, sentence.ts)):
+                a, b = resolved.span
+                rest = rest[:a] + " " + rest[b:]
+        return _content_count(view, rest)
+    return None
+
+
+_LEAD_MAX_CHARS = 200
+
+
+def _lead(view: _View, sentence: _Sentence, earlier: list[_Sentence]) -> str:
+    """What the event refers back to: the sentences before it in the same turn, or ""."""
+    lead: list[str] = []
+    for previous in reversed(earlier[-2:]):
+        if previous.turn != sentence.turn:
+            break
+        said = _said_part(view, previous)
+        if said is None or not said.strip():
+            break
+        lead.insert(0, _closed(said))
+    text = " ".join(lead)
+    if len(text) > _LEAD_MAX_CHARS or _content_count(view, text) == 0:
+        return ""
+    return text
+
+
+def _closed(text: str) -> str:
+    text = text.strip()
+    return text if text[-1:] in ".!?…" else text + "."
 
 
 # "Big news: I moved ..." - a short lead-in before a colon is not part of the event.
 _LEAD_IN = re.compile(r"^(?:[A-Za-z']+\s+){0,2}[A-Za-z']+\s*:\s+(?=\S)")
 
 
-def _observation(view: _View, sentence: _Sentence, text: str) -> Observation | None:
+def _observation(view: _View, sentence: _Sentence, text: str, lead: str = "") -> Observation | None:
     text = _LEAD_IN.sub("", text)
     found: list[Resolved] = []
     if sentence.ts is not None:
@@ -536,8 +658,12 @@ def _observation(view: _View, sentence: _Sentence, text: str) -> Observation | N
         text, found = rewrite_dates(text, sentence.ts)
         if any(r.date > today for r in found):
             return None  # a plan, not an event: the open-loop family has it
+        if lead:
+            lead, earlier = rewrite_dates(lead, sentence.ts)
+            found += earlier
     name = display_name(sentence.speaker)
-    rewritten = third_person(text, name, other_speaker(view, sentence.speaker))
+    other = other_speaker(view, sentence.speaker)
+    rewritten = third_person(f"{lead} {text}".strip(), name, other)
     if rewritten is None:
         return None
     final = _finish(rewritten, OBSERVATION_MAX_CHARS)
@@ -593,6 +719,36 @@ _LOOP_TABLE: tuple[tuple[str, str], ...] = (
 )
 _LOOP_PATTERNS = tuple((re.compile(p), phrase) for p, phrase in _LOOP_TABLE)
 _PROGRESSIVE = re.compile(rf"(?:{_IM}|{_WERE}){_ADV}\s+{_GERUND}")
+# Gerunds that make a plan without a date: "we're moving to Austin!" (but "starting to feel").
+_PLAN_ING = re.compile(
+    rf"(?:{_IM}|{_WERE}){_ADV}\s+(?P<gerund>moving|relocating|starting|flying|heading|off(?=\s+to\b))\s+"
+    r"(?!(?i:to\s+(?!the\b|a\b)[a-z]+ing\b|to\s+(?:feel|get|think|see|wonder|worry|realize|"
+    r"like|love|hate|look|sound|wish|come\s+around)\b|on\b|it\b|out\b|over\b))"
+)
+# A line that opens with the plan, subject left out: "starting at Kestrel Labs in two weeks".
+_BARE_PLAN = re.compile(
+    r"^(?:(?i:so|and|just|also|finally|officially)\s+)*(?=(?i:moving|relocating|starting|flying|"
+    r"heading|leaving|driving|travell?ing|visiting|off\s+to)\b)"
+)
+# Something booked for a future day: "I have my eye test", "I've got a dentist appointment".
+_BOOKED = re.compile(
+    rf"(?:{_I}|{_WE}){_ADV}\s+(?i:have(?:\s+got)?|got)\s+(?=(?i:a|an|my|our|the|this)\s)|"
+    r"(?<![\w'])(?i:i've|we've)\s+(?i:got)\s+(?=(?i:a|an|my|our|the|this)\s)"
+)
+# "My interview is on Thursday": the thing, then "is" and the date.
+_BOOKED_IS = re.compile(
+    r"(?<![\w'])(?i:my|our)\s+(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+"
+    r"(?i:is|'s)\s+(?=\S)"
+)
+# Phrases filled in later: "has Jon's" + the thing booked, and the schedule's own verb.
+_HAS_OWN = "has {own}"
+_VERB = "{verb}"
+# Present tense with a future date is a schedule: "I fly to Lisbon on Friday".
+_SCHEDULE = re.compile(
+    rf"(?:{_I}|{_WE}){_ADV}\s+(?=(?i:fly|leave|start|move|head|travel|drive|arrive|return|"
+    r"begin|graduate|visit|meet|race|run|compete|perform|present|speak|sit|take|interview|"
+    r"close|marry|open|launch|play|see|go|get\s+back|come\s+back)\b)"
+)
 _LOOP_END = re.compile(
     r"[.;!?…]|,\s*(?:but|so|because|and\s+then|and\s+i|and\s+we|though)\b|"
     r"\s+(?:but|because|since|cause|cuz|lol|haha|though)\b|\s+-\s",
@@ -696,9 +852,12 @@ def open_loop_family(view: _View, out: Extraction) -> None:
     if view.segment.kind == "row":
         return
     seen = {loop.item for loop in out.open_loops}
+    previous: _Sentence | None = None
     for sentence in view.sentences:
         said = _said_part(view, sentence)
-        item = _loop_item(view, sentence, said) if said is not None else None
+        before = previous if previous is not None and previous.turn == sentence.turn else None
+        previous = sentence
+        item = _loop_item(view, sentence, said, before) if said is not None else None
         if item is not None and item not in seen:
             seen.add(item)
             out.open_loops.append(
@@ -706,24 +865,36 @@ def open_loop_family(view: _View, out: Extraction) -> None:
             )
 
 
-def _loop_item(view: _View, sentence: _Sentence, text: str) -> str | None:
+def _loop_item(
+    view: _View, sentence: _Sentence, text: str, before: _Sentence | None = None
+) -> str | None:
+    bare = _BARE_PLAN.match(text)
+    if bare is not None:
+        rest = text[bare.end() :]
+        text = f"{text[: bare.end()]}I'm {rest[:1].lower()}{rest[1:]}"
     dates = resolve_relative(text, sentence.ts) if sentence.ts is not None else []
-    found = _find_loop(text)
-    if found is not None:
-        match, phrase = found
-        start = match.end()
-    else:
-        # "I'm visiting Paris next week": a present progressive with a future date is a plan.
-        progressive = _PROGRESSIVE.search(text)
-        today = anchor_day(sentence.ts) if sentence.ts is not None else None
-        future = today is not None and any(r.date > today for r in dates)
-        if progressive is None or not future:
-            return None
-        match, phrase, start = progressive, "is", progressive.start("gerund")
+    today = anchor_day(sentence.ts) if sentence.ts is not None else None
+    future = today is not None and any(r.date > today for r in dates)
+    past = today is not None and any(r.date < today for r in dates)
+    found = _find_loop(text) or _dated_plan(text, dates, future, past)
+    if found is None and before is not None and today is not None and before.ts is not None:
+        # "Can't do drinks on Wednesday. I have my eye test": the day is in the sentence before.
+        earlier = [r for r in resolve_relative(before.text, before.ts) if r.date > today]
+        found = _booked(text, []) if earlier and not dates else None
+        dates = earlier if found is not None else dates
+    if found is None:
+        return None
+    match, phrase = found
     if not is_asserted(text, match.start()):
         return None
-    end_match = _LOOP_END.search(text, start)
-    end = end_match.start() if end_match else len(text)
+    if phrase == _HAS_OWN:
+        # "My interview is on Thursday" -> "Jon has Jon's interview".
+        start, end = match.span("thing")
+        phrase = f"has {possessive(display_name(sentence.speaker))}"
+    else:
+        start = match.start("gerund") if phrase == "is" else match.end()
+        end_match = _LOOP_END.search(text, start)
+        end = end_match.start() if end_match else len(text)
     complement = _without_dates(text, start, end, dates).strip(" ,")
     if not complement or _NOT_TASKS.match(complement):
         return None
@@ -736,6 +907,10 @@ def _loop_item(view: _View, sentence: _Sentence, text: str) -> str | None:
         base = _BASE_VERBS.get(gerund.lower())
         phrase = "is thinking about" if base is None else "plans to"
         complement = complement if base is None else f"{base} {rest}".strip()
+    elif phrase == _VERB:
+        # "I fly to Lisbon on Friday" -> "Jon flies to Lisbon".
+        verb, _, rest = complement.partition(" ")
+        phrase, complement = _third_person_verb(verb), rest
     name = display_name(sentence.speaker)
     other = other_speaker(view, sentence.speaker)
     rewritten = third_person(complement, name, other, capitalize=False)
@@ -743,6 +918,35 @@ def _loop_item(view: _View, sentence: _Sentence, text: str) -> str | None:
         return None
     body = _finish(f"{name} {phrase} {rewritten}", LOOP_MAX_CHARS).rstrip(".")
     return body + _said(sentence, dates)
+
+
+def _dated_plan(
+    text: str, dates: list[Resolved], future: bool, past: bool
+) -> tuple[re.Match[str], str] | None:
+    """A plan told by its verb or its date: "I'm moving to Austin", "I fly out on Friday"."""
+    moving = None if past else _PLAN_ING.search(text)
+    if moving is not None:
+        return moving, "is"
+    if not future:
+        return None
+    progressive = _PROGRESSIVE.search(text)
+    if progressive is not None:  # "I'm visiting Paris next week"
+        return progressive, "is"
+    schedule = _SCHEDULE.search(text)
+    if schedule is not None:
+        return schedule, _VERB
+    return _booked(text, dates)
+
+
+def _booked(text: str, dates: list[Resolved]) -> tuple[re.Match[str], str] | None:
+    booked = _BOOKED.search(text)
+    if booked is not None:
+        return booked, "has"
+    for thing in _BOOKED_IS.finditer(text):
+        # Only when the date follows "is" at once: "my sister is visiting next week" is no thing.
+        if any(r.span[0] == thing.end() for r in dates):
+            return thing, _HAS_OWN
+    return None
 
 
 def _without_dates(text: str, start: int, end: int, dates: list[Resolved]) -> str:

@@ -8,15 +8,20 @@ speaker called "user" is the subject. Machine speakers (assistant, bot, system) 
 | key | said as (I/we forms; see the rules below) | value |
 |---|---|---|
 | location | "I moved to X", "I live in X", "we relocated to X", "I'm based in X" | Kwekwe |
+| location | settled: "first week in X done", "settling into X", "our new flat in X" | Austin |
+| location | "we closed on a house in X", "the move to X went fine" | Austin |
 | previous_location | "I moved here from X", X a town | Harare |
 | hometown | "I'm from X", "I grew up in X", "my hometown is X", X a town | Bulawayo |
 | home_country | the same with X a country; "I moved here from Sweden" | Sweden |
 | birthplace | "I was born in X" | Mutare |
 | occupation | "I work as a nurse", "I'm a teacher", "I got promoted to X" | nurse |
 | employer | "I work at X", "I'm a nurse at X", "I started a new job at X" | Zimplats |
+| employer | "I started at X", "first week at X", "my new team at X", "joined X as a Y" | Kestrel |
+| previous_employer | "I lost my job at X", "I got laid off from X" | DoorDash |
 | workplace | "I work at a bakery" (no proper name) | a bakery |
 | school | "I'm a student at X", "I'm studying law at X" | UZ |
-| field_of_study | "I'm studying X", "I'm majoring in X" | nursing |
+| field_of_study | "I'm studying X", "majoring in X", "my X degree", "I'm in law school" | nursing |
+| degree | "I'm doing a masters in X", "I have a PhD in X", "I finished my masters" | masters in X |
 | age | "I'm 32", "I'm 32 years old", "I just turned 30" (an int) | 32 |
 | birthday | "my birthday is 5 June", "it's my birthday today" | 5 June |
 | birth_year | "I was born on 5 June 1990" (an int) | 1990 |
@@ -26,20 +31,64 @@ speaker called "user" is the subject. Machine speakers (assistant, bot, system) 
 | mother, father, son, ... | "my daughter Mia", "my mom Jane", "my best friend Kim" | Mia |
 | children, pets | "my kids Mia and Leo", "my dogs Max and Bella" | Mia and Leo |
 | children_count | "I have two kids", "I'm a mom of three" (an int) | 2 |
-| dog, cat, ... | "our dog Max", "a puppy named Biscuit" | Max |
+| dog, cat, ... | "our dog Max", "a puppy named Max", "our beagle Max", "Max is our dog" | Max |
+| dog, cat, ... | "a rescue dog, Bailey", "Oliver, my cat, ...", "Max (our dog)" | Bailey |
+| dog, cat, ... | one turn: "Biscuit knocked my glass off… worst dog ever" | Biscuit |
+| dog, cat, ... | one turn: "we got a puppy! His name is Rex" | Rex |
+| dog, cat, ... | an answer: "what's your cat called?" - "Mochi!" | Mochi |
+| turtle_count, ... | "I have three turtles" (an int) | 3 |
+| car | "just got a new car, a blue Civic", "I bought a Honda Civic", "my car is a Golf" | Golf |
+| plays_<x> | "I play the cello", "learning guitar", "piano lessons", "I play tennis" | true |
+| plays_<x> | "what do you play?" - "a bit of saxophone" (plays_saxophone) | true |
+| hobby_<x> | "I took up pottery", "I do yoga", "I go climbing", "a pottery class" | true |
+| learning_<lang> | "I'm learning Spanish"; speaks_<lang>: "I speak fluent Portuguese" | true |
+| allergic_to_<x> | "I'm allergic to cats", "allergic to nuts", "my shellfish allergy" | true |
+| lactose_intolerant, ... | "I'm lactose intolerant" | true |
+| diet | "I'm vegan", "I went vegetarian" | vegan |
 | name | "my name is X", "I changed my name to X", "call me X", "I go by X" | Sam |
 | likes_<topic> | "I love X", "I enjoy X", "I'm into X", "I'm a big fan of X" | camping |
-| dislikes_<topic> | "I hate X", "I don't like X", "I can't stand X", "never again" | camping |
+| dislikes_<topic> | "I hate X", "I don't like X", "I never liked X", "not a X person" | camping |
 | favorite_<thing> | "my favourite colour is blue", "Y is my favorite band" | blue |
+
+Negative facts are beliefs of their own, under keys that carry the negation, so the
+polarity-aware dedupe (``dedupe.NEGATIONS``: not, never, cannot ...) never merges them with a
+positive key (``does_not_eat_pork`` stays apart from ``eats_pork``); the value is ``true``, so
+the key says it all ("- does not eat pork"):
+
+| key | said as | verbs |
+|---|---|---|
+| does_not_<verb>_<x> | "I don't eat pork", "we don't own a toaster", "I no longer eat X" | habits |
+| does_not_<verb>_<x> | "I can't eat gluten", "we got rid of our TV" (does_not_own_tv) | habits |
+| does_not_<verb> | "I don't drink", "I don't smoke", "I don't drive" | habits |
+| never_<verb>_<x> | "I never learned to ski" (never_learned_to_ski), "never been to Japan" | done |
+| cannot_<skill> | "I can't swim", "I can't ride a bike" | skills |
+| quit_<habit> | "I quit smoking", "I gave up caffeine" | habits |
+
+The habits are eat, drink, own, have, smoke, drive, watch, wear, use, speak, play, celebrate and
+cook; skills and quit habits are short lists below. The third column names the verb family.
+
+A negative fact stays when a positive one follows ("I don't have a car", later "I got a car"):
+they are different keys, and which is current is for the reader of both, with their dates.
+
+Plans are no facts: "we're moving to Austin next month" and "starting at Kestrel Labs in two
+weeks" are open loops (``rules_events``), with the resolved date; the location or employer is
+recorded once the move has happened ("first week in Austin done", "I started at Kestrel Labs").
+A fact is never stamped with a future date: the newest ``ts`` wins a merge, so a planned move
+dated next month would outrank everything said before it, including a cancelled plan.
+
+Chat often drops its subject: "moved to Austin last month!", "allergic to cats, sadly" and
+"never been to Iceland" at the start of a line are the speaker's own. Home facts settled into
+("first week in X", "life in X") are skipped on a line about a trip or a holiday.
 
 Preferences go to ``prefs``, everything else to ``facts``. A key the passport already knows is
 reused when it names the same thing (``favourite_colour`` for ``favorite_color``, ``city`` for
 ``location``): dedupe tier 0.
 
-Not extracted, on purpose: questions ("Do you like camping?"), negated statements ("I didn't
-move", "I'm not from here"), hypotheticals and wishes ("If I moved to Paris", "I would love to
-see Rome", "I wish I lived by the sea": a wish is neither a preference nor a fact), and reported
-speech about someone else ("My sister said she moved to Rome"). A named relative's own facts are
+Not extracted, on purpose: questions ("Do you like camping?"), negated events and states ("I
+didn't move", "I'm not from here": only the negative facts above are kept), hypotheticals and
+wishes ("If I moved to Paris", "I would love to see Rome", "I wish I lived by the sea": a wish is
+neither a preference nor a fact), and reported speech about someone else ("My sister said she
+moved to Rome"). A named relative's own facts are
 kept under their name ("My sister Anna moved to Rome" -> ``anna.location``). A value is copied
 from the text, trimmed of punctuation; a lower-case country name is capitalised.
 """
@@ -169,7 +218,7 @@ def add_entity(out: Extraction, name: str, kind: EntityType, alias: str | None =
 
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|have|has|had|are|is|was|were|can|could|would|will|should|shall|may|"
-    r"how|what|where|when|why|who|whom|which|whose|ever|any)\b",
+    r"how|what|where|when|why|who|whom|which|whose|ever|any)\b(?!')",
     re.IGNORECASE,
 )
 _HYPOTHETICAL = re.compile(
@@ -312,6 +361,8 @@ def _place(view: _View, raw: str) -> str | None:
     while len(parts) > 1 and (parts[-1].lower() in people or parts[-1].lower() in _NOT_NAMES):
         parts.pop()
     value = ", ".join(parts)
+    # "since moving to Toronto I walk": a capital "I" after the place starts the next clause.
+    value = re.sub(r"(?:\s+(?:I|I'm|I've|I'd|I'll))+$", "", value)
     words = value.replace("’", "'").split()
     if words and words[0].lower() == "the":
         words = words[1:]
@@ -347,7 +398,19 @@ streamer student supervisor surgeon tailor teacher technician therapist trainer 
 tutor veterinarian vet volunteer waiter waitress welder writer youtuber
 """
 JOBS = frozenset(_JOB_TEXT.split())
-_JOB_SUFFIXES = ("ologist", "ician", "ographer", "engineer", "developer", "manager", "analyst")
+_JOB_SUFFIXES = (
+    "ologist",
+    "ician",
+    "ographer",
+    "engineer",
+    "developer",
+    "manager",
+    "analyst",
+    "writer",  # screenwriter, copywriter
+    "designer",
+    "maker",  # filmmaker, dressmaker
+    "smith",  # locksmith, blacksmith
+)
 
 
 def _is_job(phrase: str) -> bool:
@@ -386,7 +449,53 @@ class _Hit:
 Rule = Callable[["_View", "_Sentence", re.Match[str]], Iterator[_Hit]]
 # (trigger, pattern, rule): the pattern runs only on a sentence whose lower case has the trigger,
 # which skips most of the patterns for most sentences.
-_Triggered = tuple[re.Pattern[str], re.Pattern[str], Rule]
+# A trigger is a regex, or (for long word lists) a set of words one of which must be said.
+Trigger = re.Pattern[str] | frozenset[str]
+_Triggered = tuple[Trigger, re.Pattern[str], Rule]
+
+
+@dataclass(frozen=True, slots=True)
+class _RuleSet:
+    """Rules in order, with their distinct triggers tested once per sentence."""
+
+    rules: tuple[_Triggered, ...]
+    triggers: tuple[Trigger, ...]
+    index: tuple[int, ...]  # rule i runs when triggers[index[i]] fires
+
+    @classmethod
+    def of(cls, rules: tuple[_Triggered, ...]) -> _RuleSet:
+        """Group the rules' triggers; rules keep their order."""
+        triggers = tuple(dict.fromkeys(t for t, _, _ in rules))
+        return cls(rules, triggers, tuple(triggers.index(t) for t, _, _ in rules))
+
+    def fired(self, lowered: str) -> Iterator[tuple[re.Pattern[str], Rule]]:
+        """The patterns whose triggers the lower-cased sentence holds, in rule order."""
+        tokens = frozenset(_GATE_TOKEN.findall(lowered))
+        # A word list is a set lookup: far cheaper than a regex of a hundred alternatives.
+        on = [
+            not t.isdisjoint(tokens) if isinstance(t, frozenset) else t.search(lowered) is not None
+            for t in self.triggers
+        ]
+        for (_, pattern, rule), index in zip(self.rules, self.index, strict=True):
+            if on[index]:
+                yield pattern, rule
+
+
+_GATE_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def _compiled(table: list[tuple[str | frozenset[str], str, Rule]]) -> tuple[_Triggered, ...]:
+    return tuple(
+        (t if isinstance(t, frozenset) else re.compile(t), re.compile(p), rule)
+        for t, p, rule in table
+    )
+
+
+def gate(*lexicons: str) -> frozenset[str]:
+    """Every word of some word lists: a rule on them runs only when one was said."""
+    return frozenset(w for text in lexicons for w in _GATE_TOKEN.findall(text.lower()))
+
+
 LocationKind = Literal["location", "home", "from", "origin", "born"]
 
 
@@ -598,7 +707,15 @@ _PETS = {
     "gecko": "gecko",
     "ferret": "ferret",
     "guinea pig": "guinea_pig",
+    "pooch": "dog",
 }
+# Breeds name the kind of pet: "our beagle Biscuit" is a dog called Biscuit.
+_BREED_TEXT = """
+    golden retriever, retriever, labrador, beagle, poodle, husky, corgi, pug, bulldog, terrier,
+    dachshund, collie, border collie, spaniel, chihuahua, greyhound, schnauzer, whippet,
+    labradoodle, goldendoodle, cockapoo, german shepherd, rottweiler, dalmatian, shih tzu"""
+_PETS.update({b.strip(): "dog" for b in _BREED_TEXT.split(",")})
+_PETS.update({b: "cat" for b in ("tabby", "siamese", "maine coon", "ragdoll")})
 _REL_WORDS = "|".join(re.escape(w) for w in sorted((*_RELATIONS, *_PETS), key=len, reverse=True))
 _PET_WORDS = "|".join(re.escape(w) for w in sorted(_PETS, key=len, reverse=True))
 _GROUPS = {
@@ -609,6 +726,16 @@ _GROUPS = {
     "dogs": "pets",
     "cats": "pets",
     "pets": "pets",
+    "turtles": "pets",
+    "rabbits": "pets",
+    "bunnies": "pets",
+    "birds": "pets",
+    "fish": "pets",
+    "snakes": "pets",
+    "hamsters": "pets",
+    "guinea pigs": "pets",
+    "puppies": "pets",
+    "kittens": "pets",
 }
 # Words between "my" and the relation that keep it current; "ex-", "late" and "future" do not.
 _REL_MODIFIERS = (
@@ -642,7 +769,7 @@ def _group_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[
     names = [n for n in names if n and _name_ok(n)]
     if len(names) < 2:
         return
-    local = _GROUPS[m.group("group").lower()]
+    local = _GROUPS[" ".join(m.group("group").lower().split())]
     yield _Hit(sentence.speaker, local, ", ".join(names[:-1]) + " and " + names[-1], 0.8)
     for name in names:
         yield _Hit(sentence.speaker, "", name, 0.0, "person" if local == "children" else "other")
@@ -651,8 +778,25 @@ def _group_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[
 def _count_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
     raw = m.group("n").lower()
     count = 1 if raw in ("a", "an") else parse_number(raw)
+    pets = (m.groupdict().get("pets") or "").lower()
+    # "I have three turtles" counts pets of a kind: turtle_count.
+    local = f"{_PETS[_singular(pets)]}_count" if pets else "children_count"
     if count is not None and 0 < count < 30:
-        yield _Hit(sentence.speaker, "children_count", count, 0.8)
+        yield _Hit(sentence.speaker, local, count, 0.8)
+
+
+_PET_PLURALS = (
+    "dogs cats turtles rabbits bunnies birds fish snakes hamsters guinea pigs puppies kittens "
+    "lizards ferrets parrots horses geckos tortoises"
+)
+_PET_PLURAL = _PET_PLURALS.replace(" ", "|").replace("guinea|pigs", r"guinea\s+pigs")
+
+
+def _singular(plural: str) -> str:
+    plural = " ".join(plural.split())
+    if plural.endswith(("puppies", "bunnies", "kitties")):
+        return plural[:-3] + "y"
+    return plural if plural.endswith("fish") else plural.removesuffix("s")
 
 
 _FIRST_SUBJECT = re.compile(r"\b(i|we|he|she|they|you|it)\b", re.IGNORECASE)
@@ -759,7 +903,7 @@ def _rules() -> tuple[_Triggered, ...]:
     def third(what: str) -> Rule:
         return lambda v, s, m: _third_person_hits(v, s, m, what)
 
-    table: list[tuple[str, str, Rule]] = [
+    table: list[tuple[str | frozenset[str], str, Rule]] = [
         # where they live, and lived before
         (
             r"moved|relocated",
@@ -894,9 +1038,11 @@ def _rules() -> tuple[_Triggered, ...]:
             _pet_named_hits,
         ),
         (
-            r"kids|children|sons|daughters|dogs|cats|pets",
+            r"kids|children|sons|daughters|dogs|cats|pets|turtles|rabbits|bunnies|birds|fish|snakes|"
+            r"hamsters|pigs|puppies|kittens",
             rf"(?<![\w'])(?i:my|our)\s+{_REL_MODIFIERS}"
-            r"(?P<group>(?i:kids|children|sons|daughters|dogs|cats|pets)),?\s+"
+            r"(?P<group>(?i:kids|children|sons|daughters|dogs|cats|pets|turtles|rabbits|bunnies|"
+            r"birds|fish|snakes|hamsters|guinea\s+pigs|puppies|kittens)),?\s+"
             rf"(?P<names>{_NAME_WORD}(?:\s*,\s*{_NAME_WORD})*,?\s+(?:and|&)\s+{_NAME_WORD})",
             _group_hits,
         ),
@@ -911,6 +1057,12 @@ def _rules() -> tuple[_Triggered, ...]:
             rf"(?:^|,|\s(?i:and))\s+(?i:have|got)\s+(?P<n>\d{{1,2}}|(?i:a|an)|{_NUMBER})\s+"
             rf"{_KIDS}\b",
             _elided_count_hits,
+        ),
+        (
+            gate(_PET_PLURALS),
+            rf"{_SUBJ}{_ADV}\s+(?i:have|got|own)\s+(?P<n>\d{{1,2}}|{_NUMBER})\s+"
+            rf"(?P<pets>(?i:{_PET_PLURAL}))\b",
+            _count_hits,
         ),
         (
             r"\bof\b",
@@ -992,10 +1144,847 @@ def _rules() -> tuple[_Triggered, ...]:
         (r"works", rf"{_THIRD}{_ADV}\s+(?i:works)\s+(?i:at|for)\s+{_ORG}", third("job")),
         (r"\bis an?\b", rf"{_THIRD}{_ADV}\s+(?i:is)\s+(?i:an?)\s+{_JOB}{_JOB_TAIL}", third("job")),
     ]
-    return tuple((re.compile(t), re.compile(p), rule) for t, p, rule in table)
+    return _compiled(table)
 
 
-_FACT_RULES = _rules()
+# --- casual, settled and negative facts -------------------------------------------------------
+
+# "I", "we", "I've", "we have": the speaker as subject, the perfect included ("I'd" is a wish).
+_SUBJ = r"(?:(?<![\w'])(?i:i)|(?P<we>(?<![\w'])(?i:we)))(?:(?i:'ve|\s+have))?(?![\w'])"
+# Chat drops the subject at the start of a line: "moved to Austin last month!".
+_BARE = r"^(?:(?i:just|finally|recently|officially|so|and|also|now|basically|actually|still)\s+)*"
+_ME = rf"(?:{_SUBJ}{_ADV}\s+|{_BARE})"
+# Where the object of a casual fact ends: punctuation, or a word that opens another part.
+_END = (
+    r"(?=\s*[,.;:!?)\"—–…]|\s+-\s|\s*$|\s+(?i:and|but|because|cause|since|so|when|while|"
+    r"which|with|for|at|in|on|from|by|after|before|until|as|like|or|now|though|although|last|"
+    r"this|yesterday|today|tonight|ago|lol|haha|either|anymore|again|really|tbh|honestly|"
+    r"actually|ever|sadly|yet|myself|properly|well|these\s+days|anyway|whatsoever|"
+    r"growing\s+up)\b)"
+)
+_OBJ = r"(?P<obj>[A-Za-z][\w'&-]*(?:\s+[A-Za-z][\w'&-]*){0,3}?)"
+# Words that make a line a holiday, not a home: "our first week in Rome was magic".
+_TRIP = re.compile(
+    r"\b(?:trip|vacation|holiday|hols|visit|visiting|honeymoon|hotel|hostel|airbnb|tour|"
+    r"sightseeing|conference|getaway|cruise|backpacking|festival|layover)\b",
+    re.IGNORECASE,
+)
+_SCHOOL_WORDS = re.compile(r"\b(?:school|university|college|academy|uni|institute)\b", re.I)
+_OWN_START = re.compile(r"^(?:i|we|i'm|we're|i've|we've|finally|just|so|still|now|also)\b")
+
+
+def _own_clause(m: re.Match[str]) -> bool:
+    """Whether the clause before ``m`` is the speaker's: empty, or opened by I or we."""
+    before = m.string[clause_start(m.string, m.start()) : m.start()].strip().lower()
+    return not before or _OWN_START.match(before) is not None
+
+
+def _settled_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    # "First week in Austin done": a home, unless the line is about a holiday.
+    owned = m.group(0)[:3].lower() in ("my ", "our")
+    if (owned or _own_clause(m)) and not _TRIP.search(m.string):
+        place = _place(view, m.group("place"))
+        if place is not None and not _is_country(place):
+            yield _Hit(sentence.speaker, "location", place, 0.65, "place")
+
+
+def _home_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    # "We closed on a house in Denver", "the move to Austin went fine": where they live now.
+    place = _place(view, m.group("place"))
+    if place is not None and _own_clause(m):
+        yield _Hit(sentence.speaker, "location", place, 0.7, "place")
+
+
+# Words that make an arrival a move, not a visit: "we made it to Toronto! the movers come Friday".
+_MOVE_WORDS = re.compile(
+    r"\b(?:move|moved|moving|movers|unpack\w*|boxes|for\s+good|officially|new\s+(?:place|flat|"
+    r"apartment|house|home|city))\b",
+    re.IGNORECASE,
+)
+
+
+def _arrived_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    turn = " ".join(s.text for s in view.sentences if s.turn == sentence.turn)
+    if _MOVE_WORDS.search(turn) and not _TRIP.search(turn):
+        yield from _home_hits(view, sentence, m)
+
+
+def _former_employer_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    org = _org(m.group("org"))
+    if org is not None:
+        yield _Hit(sentence.speaker, "previous_employer", org, 0.75, "organization")
+
+
+# "I joined Kestrel Labs": a name that ends like a company is a workplace, unlike "a book club".
+_COMPANY_WORD = (
+    r"(?:Labs?|Inc\.?|Ltd\.?|LLC|Group|Corp\.?|Corporation|Technologies|Tech|Solutions|Health|"
+    r"Bank|Capital|Partners|Studios?|Agency|Consulting|Systems|Software|Media|Hospital|Clinic)"
+)
+
+
+# "Started at Nando's then went dancing" is no job: a start needs work in the turn, or a company.
+_WORK_WORDS = re.compile(
+    r"\b(?:job|work|working|role|position|team|boss|manager|office|onboarding|colleagues|"
+    r"coworkers|co-workers|hired|offer|shift|salary|first\s+(?:day|week))\b",
+    re.IGNORECASE,
+)
+
+
+def _started_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    turn = " ".join(s.text for s in view.sentences if s.turn == sentence.turn)
+    if _WORK_WORDS.search(turn) or re.search(rf"\b{_COMPANY_WORD}$", m.group("org")):
+        yield from _workplace_hits(view, sentence, m)
+
+
+def _workplace_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    # "My first week at Kestrel Labs", "I started at Kestrel Labs": an employer, or a school.
+    org = _org(m.group("org"))
+    if org is None or org.lower().removeprefix("the ").split()[0] in _NOT_PLACES:
+        return
+    local = "school" if _SCHOOL_WORDS.search(org) else "employer"
+    yield _Hit(sentence.speaker, local, org, 0.7, "organization")
+
+
+# --- cars ---
+
+_MAKE_TEXT = """
+    toyota honda ford chevy chevrolet nissan hyundai kia mazda subaru volkswagen vw bmw audi
+    mercedes mercedes-benz tesla volvo jeep gmc lexus acura infiniti porsche fiat peugeot renault
+    skoda citroen opel vauxhall suzuki mitsubishi buick cadillac chrysler polestar rivian saab
+    ferrari lamborghini maserati bentley dacia"""
+# Models whose names are no everyday words ("Focus", "Golf" and "Soul" need their make).
+_MODEL_TEXT = """
+    civic accord cr-v corolla camry prius rav4 yaris jetta passat tiguan fiesta mustang outback
+    forester impreza crosstrek altima sentra niro sportage elantra tucson ioniq miata cx-5
+    wrangler tacoma tundra highlander odyssey qashqai juke clio micra corsa astra octavia hilux
+    silverado camaro corvette malibu kona sorento telluride f-150"""
+_MAKE = "|".join(sorted(_MAKE_TEXT.split(), key=len, reverse=True))
+_MODEL = "|".join(re.escape(m) for m in sorted(_MODEL_TEXT.split(), key=len, reverse=True))
+_COLOUR = (
+    r"(?i:red|blue|green|black|white|silver|grey|gray|yellow|orange|purple|brown|beige|gold|"
+    r"navy|maroon|teal|pink|dark\s+blue|light\s+blue|dark\s+green|bright\s+red)"
+)
+_MODEL_WORD = r"(?:[A-Z0-9][\w-]*)"
+_CAR = (
+    rf"(?P<car>(?:{_COLOUR}\s+)?(?:(?:19|20)\d\d\s+)?(?:(?i:{_MAKE})(?:\s+(?:(?i:{_MODEL})|"
+    rf"{_MODEL_WORD}))?|(?i:{_MODEL})(?:\s+(?i:hybrid|estate|wagon|gt|gti|sport))?))(?![\w-])"
+)
+# After "a new car, ..." any capitalised name will do: "a blue Civic", "a 2015 Golf".
+_CAR_AFTER_NOUN = (
+    rf"(?P<car>(?:{_COLOUR}\s+)?(?:(?:19|20)\d\d\s+)?(?:{_MODEL_WORD}(?:\s+{_MODEL_WORD})?|"
+    rf"(?i:{_MAKE})(?:\s+[\w-]+)?|(?i:{_MODEL})))(?![\w-])"
+)
+_CAR_NOUN_TEXT = "car ride truck suv van motorbike motorcycle hatchback sedan wheels jeep"
+_CAR_NOUN = rf"(?i:{_CAR_NOUN_TEXT.replace(' ', '|')})"
+_CAR_NEW = r"(?:(?i:new|used|second-hand|secondhand|brand[\s-]new|first|old|little|shiny)\s+)*"
+
+
+def _car_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    car = _clean_value(m.group("car"))
+    if car and car.split()[0].lower() not in _NOT_NAMES and len(car) <= 40:
+        yield _Hit(sentence.speaker, "car", car, 0.8 if _own_clause(m) else 0.65)
+
+
+# --- pets named in passing ---
+
+_NAME_ONLY = r"(?P<name>[A-Z][a-z'’-]+)"
+# Openers a capital word is no name in: "Anyway, my dog ...".
+_DISCOURSE_TEXT = """
+    anyway anyways honestly seriously basically actually sadly luckily unfortunately
+    fortunately apparently plus btw update guess ugh welp meanwhile also still then sometimes
+    lately recently"""
+_DISCOURSE = frozenset(_DISCOURSE_TEXT.split())
+
+
+def _pet_name_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    name = m.group("name")
+    people = {p.lower().split()[0] for p in view.participants}
+    lowered = name.lower()
+    if _name_ok(name) and lowered not in _DISCOURSE and lowered not in people:
+        yield _Hit(sentence.speaker, _PETS[m.group("rel").lower()], name, 0.75, "other")
+
+
+_PET_NOUN_TEXT = "dog cat puppy pup kitten doggo pooch kitty"
+_PET_NOUN = rf"(?P<pet>{_PET_NOUN_TEXT.replace(' ', '|')})"
+# "worst dog ever", "bad cat!": a short line that names its subject a pet.
+_PET_EPITHET = re.compile(
+    r"^(?:(?:what\s+a|such\s+a|this|that|my|our|the|silly|stupid|crazy)\s+)*"
+    r"(?:worst|best|silliest|naughtiest|cutest|sweetest|dumbest|craziest|laziest|goodest|bad|good|"
+    rf"silly|naughty|crazy|lazy|cheeky|little|dumb|greedy|poor|sweet|old)\s+{_PET_NOUN}\b",
+    re.IGNORECASE,
+)
+# "Luna keeps stealing my socks, silly cat": the epithet closes the line itself.
+_PET_EPITHET_TAIL = re.compile(
+    r",\s*(?:(?:what\s+a|such\s+a|this|that|silly|stupid|crazy)\s+)*(?:worst|best|silliest|"
+    r"naughtiest|cutest|sweetest|dumbest|craziest|laziest|goodest|bad|good|silly|naughty|crazy|"
+    rf"lazy|cheeky|little|dumb|greedy|poor|sweet|old)\s+{_PET_NOUN}(?:\s+ever)?\W*$",
+    re.IGNORECASE,
+)
+_PET_MENTION = re.compile(
+    rf"\b(?:a|an|new|our|my|the|this|rescue)\s+(?:(?:new|little|rescue|baby)\s+)?{_PET_NOUN}\b",
+    re.IGNORECASE,
+)
+_LATER_NAME = re.compile(
+    r"(?<![\w'])(?:(?i:his|her|its)\s+(?i:name(?:'s|\s+is))|(?i:we|i)\s+(?i:named|called|call)"
+    rf"\s+(?i:him|her|it))\s+{_NAME_ONLY}"
+)
+# "Biscuit knocked my glass off": a name opening a line, before something it did.
+_NAME_SUBJECT = re.compile(
+    r"^(?P<name>[A-Z][a-z'’-]+)\s+(?:(?:just|literally|always|still|keeps|won't|will\s+not)\s+)?"
+    r"(?P<verb>[a-z]+(?:ed|s)|ate|ran|got|stole|broke|threw|bit|tore|dug|found|is|was|has|won't)\b"
+)
+_PET_QUESTION = re.compile(rf"\b{_PET_NOUN}\b", re.IGNORECASE)
+_NAME_QUESTION = re.compile(r"\b(?:name|named|called|call)\b", re.IGNORECASE)
+_NAME_ANSWER = re.compile(
+    r"^(?:(?:his|her|its)\s+name(?:'s|\s+is)\s+|(?:it's|he's|she's)\s+(?:called\s+)?)?"
+    r"(?P<name>[A-Z][a-z'’-]+)(?=\s*[!.,~]|\s*$|\s+(?:lol|haha))",
+    re.IGNORECASE,
+)
+
+
+def _pet_candidates(view: _View, turn: list[_Sentence]) -> Iterator[tuple[str, str]]:
+    """(pet kind, name) for pets named in passing in one turn."""
+    kinds = [
+        m.group("pet")
+        for s in turn
+        if (m := _PET_MENTION.search(s.text) or _PET_EPITHET.match(s.text))
+        or (m := _PET_EPITHET_TAIL.search(s.text))
+    ]
+    if not kinds:
+        return
+    kind = _PETS[kinds[0].lower()]
+    for sentence in turn:
+        later = _LATER_NAME.search(sentence.text)
+        if later is not None:
+            yield kind, later.group("name")
+            return
+    for sentence in turn:
+        tail = _PET_EPITHET_TAIL.search(sentence.text)
+        if tail is None or _PET_MENTION.search(sentence.text, 0, tail.start()):
+            continue
+        subject = _NAME_SUBJECT.match(sentence.text)
+        if subject is not None:
+            yield kind, subject.group("name")
+            return
+    # A short epithet line and exactly one other line opened by a name doing something.
+    if not any(_PET_EPITHET.match(s.text) and len(s.words) <= 6 for s in turn):
+        return
+    # "Jake walked the dog": a name doing something to the pet is no pet.
+    names = {
+        m.group("name")
+        for s in turn
+        if not _PET_EPITHET.match(s.text)
+        and (m := _NAME_SUBJECT.match(s.text)) is not None
+        and not _PET_MENTION.search(s.text, m.end())
+    }
+    if len(names) == 1:
+        yield kind, names.pop()
+
+
+def _pet_answer(view: _View, question: _Sentence, answer: _Sentence) -> Iterator[tuple[str, str]]:
+    """A pet named in answer to "what's your dog called?"."""
+    asked = _PET_QUESTION.search(question.text)
+    if asked is None or not is_question(question.text) or not _NAME_QUESTION.search(question.text):
+        return
+    named = _NAME_ANSWER.match(answer.text)
+    if named is not None:
+        yield _PETS[asked.group("pet").lower()], named.group("name")
+
+
+# --- hobbies, instruments, sports and languages ---
+
+_INSTRUMENT_TEXT = """
+    piano keyboard keyboards guitar bass violin viola cello saxophone sax drums drum ukulele uke
+    flute clarinet trumpet trombone tuba harp banjo mandolin accordion harmonica oboe bassoon
+    organ synth synthesizer bagpipes fiddle xylophone marimba sitar tabla djembe bongos
+    harmonium piccolo"""
+_INSTRUMENT = "|".join(sorted(_INSTRUMENT_TEXT.split(), key=len, reverse=True))
+_INSTRUMENT_NAMES = {"sax": "saxophone", "uke": "ukulele", "drum": "drums", "keyboards": "keyboard"}
+# Instruments no other word is spelt like, safe to read in a bare answer ("a bit of sax").
+_CLEAR_INSTRUMENTS = re.compile(
+    r"\b(?P<inst>piano|guitar|violin|viola|cello|saxophone|sax|drums|ukulele|uke|flute|"
+    r"clarinet|trumpet|trombone|tuba|harp|banjo|mandolin|accordion|harmonica|oboe|bassoon|"
+    r"bagpipes|fiddle|xylophone|sitar)\b",
+    re.IGNORECASE,
+)
+_PLAY_QUESTION = re.compile(r"\b(?:play|instruments?)\b", re.IGNORECASE)
+_SPORT_TEXT = """
+    tennis, golf, football, soccer, basketball, baseball, volleyball, rugby, cricket, hockey,
+    ice hockey, badminton, squash, pickleball, padel, chess, poker, bridge, darts, pool, snooker,
+    ultimate frisbee, frisbee, softball, table tennis, ping pong, lacrosse, netball, handball,
+    water polo, mahjong, video games, board games, d&d, dungeons and dragons, scrabble"""
+_SPORT = "|".join(
+    re.escape(w.strip()).replace(r"\ ", r"\s+")
+    for w in sorted(_SPORT_TEXT.split(","), key=len, reverse=True)
+)
+_HOBBY_TEXT = """
+    pottery, ceramics, painting, knitting, crochet, crocheting, yoga, pilates, running, jogging,
+    rock climbing, climbing, bouldering, hiking, cycling, mountain biking, biking, swimming,
+    surfing, photography, gardening, baking, woodworking, birdwatching, bird watching, fishing,
+    ice skating, skating, skateboarding, skiing, snowboarding, dancing, salsa, ballet, boxing,
+    kickboxing, karate, judo, taekwondo, jiu jitsu, jiu-jitsu, fencing, archery, calligraphy,
+    journaling, sewing, embroidery, quilting, meditation, kayaking, canoeing, rowing, sailing,
+    scuba diving, drawing, sketching, astronomy, scrapbooking, origami, crossfit, weightlifting,
+    powerlifting, trail running, martial arts, choir, improv, singing, poetry, blogging, cooking,
+    tai chi, spinning, zumba, barre, rollerblading, horse riding, horseback riding, triathlons,
+    marathons, writing"""
+_HOBBY = "|".join(
+    re.escape(w.strip()).replace(r"\ ", r"\s+")
+    for w in sorted(_HOBBY_TEXT.split(","), key=len, reverse=True)
+)
+_LANGUAGE_TEXT = """
+    spanish french german italian portuguese japanese mandarin chinese cantonese korean arabic
+    russian hindi urdu dutch swedish norwegian danish finnish greek turkish polish hebrew swahili
+    shona ndebele zulu xhosa afrikaans vietnamese thai tagalog irish welsh asl latin"""
+_LANGUAGE = "|".join(_LANGUAGE_TEXT.split())
+_LESSONS = r"(?i:lessons|classes|class|course|workshop)"
+
+
+def _slug(phrase: str) -> str:
+    return "_".join(re.sub(r"[^\w]", "", w) for w in phrase.lower().replace("&", "and").split())
+
+
+def _plays_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    found = m.group("inst") or m.group("game")
+    thing = " ".join(found.lower().split())
+    thing = _INSTRUMENT_NAMES.get(thing, thing)
+    learning = "learn" in m.group(0).lower()
+    yield _Hit(sentence.speaker, f"plays_{_slug(thing)}", True, 0.7 if learning else 0.8)
+
+
+def _hobby_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    found = m.groupdict().get("hobby") or _HOBBY_VERBS[m.group("verb").lower()]
+    hobby = _slug(" ".join(found.split()).replace("-", " "))
+    yield _Hit(sentence.speaker, f"hobby_{hobby}", True, 0.75)
+
+
+# "I paint", "I run every morning": a verb said as a habit, with nothing after it but when.
+_HOBBY_VERBS = {
+    "paint": "painting",
+    "draw": "drawing",
+    "knit": "knitting",
+    "bake": "baking",
+    "sing": "singing",
+    "dance": "dancing",
+    "run": "running",
+    "swim": "swimming",
+    "hike": "hiking",
+    "surf": "surfing",
+    "climb": "climbing",
+    "skate": "skating",
+    "ski": "skiing",
+    "cycle": "cycling",
+    "sew": "sewing",
+    "crochet": "crochet",
+    "garden": "gardening",
+    "meditate": "meditation",
+    "boulder": "bouldering",
+    "jog": "jogging",
+    "cook": "cooking",
+}
+_HABIT_END = (
+    r"(?=\s*[,.;:!?)…]|\s*$|\s+(?i:every|a\s+lot|most|on\s+weekends|on\s+the\s+weekends|"
+    r"on\s+\w+days|in\s+my\s+(?:free|spare)\s+time|for\s+fun|regularly|daily|whenever|"
+    r"sometimes|when\s+i\s+can|twice|three\s+times|once\s+a|in\s+a\s+choir|competitively|"
+    r"too|as\s+well|and|now|again|these\s+days|lol|haha)\b)"
+)
+
+
+def _language_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    language = m.group("lang").lower()
+    verb = "speaks" if re.search(r"speak|fluent", m.group(0), re.I) else "learning"
+    yield _Hit(sentence.speaker, f"{verb}_{language}", True, 0.75)
+
+
+# --- allergies, diet and education ---
+
+_NOT_ALLERGENS_TEXT = """
+    the this that my it food seasonal weird little stupid i we you sadly lol haha though too also
+    unfortunately apparently honestly tbh now"""
+_NOT_ALLERGENS = frozenset(_NOT_ALLERGENS_TEXT.split())
+
+
+def _allergy_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    for part in re.split(r"\s*,\s*|\s+(?:and|&|or)\s+", m.group("obj")):
+        topic = topic_key(part)
+        if topic and topic.split("_")[0] not in _NOT_ALLERGENS:
+            yield _Hit(sentence.speaker, f"allergic_to_{topic}", True, 0.85)
+
+
+_DIET_TEXT = "vegan vegetarian pescatarian pescetarian veggie plant keto free kosher halal teetotal"
+
+
+def _diet_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    diet = " ".join(m.group("diet").lower().split()).replace(" ", "-")
+    yield _Hit(sentence.speaker, "diet", diet, 0.8)
+
+
+def _intolerance_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    yield _Hit(sentence.speaker, f"{m.group('what').lower()}_intolerant", True, 0.8)
+
+
+_DEGREE = (
+    r"(?P<degree>(?i:master'?s|masters|master|ph\.?d\.?|doctorate|bachelor'?s|bachelors|"
+    r"associate'?s|diploma|postgrad|pgce)|MA|MSc|MS|MBA|MFA|MPH|MEd|BA|BSc|BS|BEd|JD|MD)"
+)
+_FIELD = r"(?P<field>[A-Za-z][\w-]*(?:\s+(?:and\s+)?[A-Za-z][\w-]*){0,3}?)"
+_NOT_FIELDS_TEXT = """
+    new first second whole four-year online college university uni undergrad grad the a my
+    part-time full-time"""
+_NOT_FIELDS = frozenset(_NOT_FIELDS_TEXT.split())
+
+
+_DEGREE_GATE = gate(
+    "master masters phd ph doctorate bachelor bachelors associate diploma postgrad pgce ma msc "
+    "ms mba mfa mph med ba bsc bs bed jd md"
+)
+
+
+def _degree_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    field = _clean_value(m.group("field") or "")
+    if not field or field.split()[0].lower() in _NOT_FIELDS | _NOT_NAMES:
+        return
+    degree = m.groupdict().get("degree")
+    if degree:
+        yield _Hit(sentence.speaker, "degree", f"{degree} in {field}", 0.8)
+    yield _Hit(sentence.speaker, "field_of_study", field, 0.75)
+    org = _org(m.groupdict().get("org") or "")
+    if org is not None:
+        yield _Hit(sentence.speaker, "school", org, 0.75, "organization")
+
+
+def _degree_only_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    yield _Hit(sentence.speaker, "degree", m.group("degree"), 0.75)
+
+
+_SCHOOL_FIELDS = {
+    "med": "medicine",
+    "medical": "medicine",
+    "vet": "veterinary medicine",
+    "veterinary": "veterinary medicine",
+    "dental": "dentistry",
+}
+
+
+def _school_field_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    field = m.group("field").lower()
+    yield _Hit(sentence.speaker, "field_of_study", _SCHOOL_FIELDS.get(field, field), 0.75)
+
+
+def _graduated_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    org = _org(m.group("org"))
+    if org is not None:
+        yield _Hit(sentence.speaker, "school", org, 0.75, "organization")
+
+
+# --- negative facts ---
+
+# Objects that say nothing about a person: "I don't have time", "I don't do that".
+_NEG_JUNK_TEXT = """
+    time idea clue chance choice energy patience money plans words anything much it that this
+    them him her you your one enough any those these sense problem issue issues reason way luck
+    room space option mood heart nothing everything something all stuff another more"""
+_NEG_JUNK = frozenset(_NEG_JUNK_TEXT.split())
+_BARE_HABITS = frozenset({"drink", "smoke", "drive", "vape", "gamble", "cook"})
+_NEVER_VERBS = {"learnt": "learned", "saw": "seen", "went": "been", "ate": "eaten"}
+_NEVER_VERBS |= {"rode": "ridden", "flew": "flown", "drove": "driven", "did": "done"}
+
+
+def _negative_topic(raw: str) -> str | None:
+    words = raw.lower().split()
+    if not words or words[0] in _NEG_JUNK:
+        return None
+    return topic_key(raw)
+
+
+def _dont_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    verb = m.group("verb").lower()
+    confidence = 0.7 if m.groupdict().get("we") else 0.8
+    if m.group("obj"):
+        topic = _negative_topic(m.group("obj"))
+        if topic is not None:
+            yield _Hit(sentence.speaker, f"does_not_{verb}_{topic}", True, confidence)
+    elif verb in _BARE_HABITS:
+        yield _Hit(sentence.speaker, f"does_not_{verb}", True, confidence)
+
+
+def _never_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    verb = " ".join(m.group("verb").lower().split())
+    verb = _NEVER_VERBS.get(verb, verb)
+    obj = re.sub(r"^how\s+(?=to\s)", "", " ".join(m.group("obj").lower().split()))
+    to = obj.startswith("to ")
+    # "never been happier" is a mood: "been" needs a place ("to Japan") or an activity.
+    if verb == "been" and not (to or obj.split()[0].endswith("ing")):
+        return
+    topic = _negative_topic(obj.removeprefix("to "))
+    if topic is not None:
+        yield _Hit(sentence.speaker, f"never_{_slug(verb)}_{'to_' * to}{topic}", True, 0.8)
+
+
+def _rid_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    topic = _negative_topic(m.group("obj"))
+    if topic is not None:
+        yield _Hit(sentence.speaker, f"does_not_own_{topic}", True, 0.7)
+
+
+def _cannot_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    yield _Hit(sentence.speaker, f"cannot_{topic_key(m.group('skill'))}", True, 0.75)
+
+
+def _quit_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    yield _Hit(sentence.speaker, f"quit_{_slug(m.group('habit'))}", True, 0.8)
+
+
+def _casual_rules() -> tuple[_Triggered, ...]:
+    table: list[tuple[str | frozenset[str], str, Rule]] = [
+        # homes, including the ones settled into ("first week in Austin done")
+        (
+            gate("moved relocated"),
+            rf"{_ME}{_MOVED}(?:\s+(?i:from)\s+(?P<origin>{_PLACE_WORD}(?:\s+{_PLACE_WORD})*))?"
+            rf"\s+(?i:to)\s+{_PLACE}",
+            _moved_hits,
+        ),
+        (gate("living based"), rf"{_BARE}(?i:living|based)\s+(?i:in)\s+{_PLACE}", loc_rule()),
+        (
+            gate("first second third 1st 2nd"),
+            r"(?:^|(?<![\w'])(?i:my|our)\s+)(?i:first|second|third|1st|2nd)\s+"
+            rf"(?i:weeks?|months?)\s+(?i:in)\s+{_PLACE}",
+            _settled_hits,
+        ),
+        (
+            gate("settling settled"),
+            rf"(?i:settling|settled)\s+(?i:in(?:to)?)\s+(?:(?i:life\s+in)\s+)?{_PLACE}",
+            _settled_hits,
+        ),
+        (
+            gate("life"),
+            rf"(?:^|(?<![\w'])(?i:loving|enjoying)\s+)(?i:life)\s+(?i:in)\s+{_PLACE}",
+            _settled_hits,
+        ),
+        (
+            gate("new"),
+            r"(?<![\w'])(?i:my|our)\s+new\s+(?i:place|flat|apartment|house|home|condo|"
+            rf"neighbou?rhood)\s+(?i:in)\s+{_PLACE}",
+            _settled_hits,
+        ),
+        (
+            gate("house home place flat apartment condo"),
+            rf"{_ME}(?i:bought|closed\s+on|found|signed\s+(?:a|the)\s+lease\s+on|moved\s+into)\s+"
+            r"(?i:a|an|our|my|the)\s+(?:(?i:new|first|little|own|dream)\s+)*"
+            rf"(?i:house|home|place|flat|apartment|condo)\s+(?i:in)\s+{_PLACE}",
+            _home_hits,
+        ),
+        (
+            gate("since after moving relocating move"),
+            r"(?<![\w'])(?i:since|after)\s+(?:(?i:moving|relocating|the\s+move|our\s+move|"
+            rf"my\s+move)\s+)(?i:to)\s+{_PLACE}",
+            _home_hits,
+        ),
+        (
+            gate("unpacking unpacked unpack"),
+            r"(?<![\w'])(?i:unpack(?:ing|ed)?)\s+(?:(?i:the\s+)?(?i:last\s+)?(?i:boxes)\s+)?"
+            rf"(?i:in)\s+{_PLACE}",
+            _home_hits,
+        ),
+        (
+            gate("made arrived landed"),
+            rf"{_ME}(?i:made\s+it|arrived|landed)\s+(?i:to|in)\s+{_PLACE}",
+            _arrived_hits,
+        ),
+        (
+            gate("move"),
+            rf"(?<![\w'])(?i:the|our|my)\s+(?i:move)\s+(?i:to)\s+{_PLACE}\s+"
+            r"(?i:went|was|is\s+(?:finally\s+)?(?:done|complete|over))\b",
+            _home_hits,
+        ),
+        # work: started, first weeks, new teams, and lines without their "I"
+        (
+            gate("started began"),
+            rf"{_ME}(?i:started|began)\s+(?i:at|with)\s+{_ORG}",
+            _started_hits,
+        ),
+        (
+            gate("first second third 1st 2nd"),
+            r"(?:^|(?<![\w'])(?i:my|our)\s+)(?i:first|second|third|1st|2nd)\s+"
+            rf"(?i:days?|weeks?|months?)\s+(?i:at)\s+{_ORG}",
+            _workplace_hits,
+        ),
+        (
+            gate("new"),
+            r"(?<![\w'])(?i:my|our)\s+new\s+(?i:job|role|position|gig|team|boss|manager|office|"
+            rf"colleagues|coworkers|co-workers)\s+(?i:at|with)\s+{_ORG}",
+            _workplace_hits,
+        ),
+        (
+            gate("job position role gig internship"),
+            rf"{_BARE}(?i:started|began|got|landed|accepted|took|found)\s+{_NEW_JOB}"
+            rf"(?:\s+(?i:as)\s+(?:(?i:an?)\s+)?{_JOB}{_STOP})?(?:\s+(?i:at|with|for)\s+{_ORG})?",
+            job_rule(),
+        ),
+        (gate("working"), rf"{_BARE}(?i:working)\s+(?i:at|for)\s+{_ORG}", job_rule()),
+        (
+            gate("joined"),
+            rf"{_ME}(?i:joined)\s+{_ORG}\s+(?i:as)\s+(?:(?i:an?|the)\s+)?{_JOB}{_STOP}",
+            job_rule(),
+        ),
+        (
+            gate("joined"),
+            rf"{_ME}(?i:joined)\s+(?P<org>(?:[Tt]he\s+)?(?:{_ORG_WORD}\s+){{0,3}}{_COMPANY_WORD})",
+            _workplace_hits,
+        ),
+        (
+            gate("offer"),
+            rf"{_ME}(?i:accepted|took|signed)\s+(?i:the|an|their|a)\s+(?:(?i:job)\s+)?(?i:offer)\s+"
+            rf"(?i:from|at|with)\s+{_ORG}",
+            _workplace_hits,
+        ),
+        (
+            gate("boss manager coworkers colleagues co-workers team"),
+            r"(?<![\w'])(?i:my|our)\s+(?i:boss|manager|coworkers|colleagues|co-workers|team)\s+"
+            rf"(?i:at)\s+{_ORG}",
+            _workplace_hits,
+        ),
+        (
+            gate("lost quit left laid let fired"),
+            rf"{_ME}(?:(?i:lost|quit|left)\s+(?i:my)\s+(?i:job|position|role)\s+(?i:at|with)|"
+            r"(?i:got|was|been)\s+(?i:laid\s+off|let\s+go|fired)\s+(?i:from|by))\s+"
+            rf"{_ORG}",
+            _former_employer_hits,
+        ),
+        # cars
+        (
+            gate(_MAKE_TEXT, _MODEL_TEXT),
+            rf"(?:{_ME}|{_IM}{_ADV}\s+)(?i:got|bought|picked\s+up|leased|drive|driving|"
+            rf"upgraded\s+to|traded\s+up\s+for)\s+(?:(?i:a|an|my|our|the|this)\s+)?{_CAR_NEW}"
+            rf"{_CAR}",
+            _car_hits,
+        ),
+        (
+            gate(_CAR_NOUN_TEXT),
+            rf"{_ME}(?i:got|bought|picked\s+up|leased)\s+(?:(?i:a|an|my|our)\s+)?{_CAR_NEW}"
+            rf"{_CAR_NOUN}\s*(?:[,:—–-]+|!+)\s*(?:(?i:a|an|the|it's\s+a|its\s+a)\s+)?"
+            rf"{_CAR_AFTER_NOUN}",
+            _car_hits,
+        ),
+        (
+            gate("traded trade"),
+            rf"{_ME}(?i:traded)\s+(?:(?i:in)\s+)?(?:(?i:my|our|the)\s+)?(?:[\w-]+\s+){{1,3}}?"
+            rf"(?i:for|in\s+for)\s+(?:(?i:a|an)\s+)?{_CAR_NEW}{_CAR}",
+            _car_hits,
+        ),
+        (
+            gate(_MAKE_TEXT, _MODEL_TEXT),
+            rf"(?<![\w'])(?i:my|our)\s+new\s+{_CAR}",
+            _car_hits,
+        ),
+        (
+            gate("car"),
+            rf"(?<![\w'])(?i:my|our)\s+{_CAR_NEW}(?i:car)\s+(?i:is|'s)\s+(?:(?i:a|an)\s+)?"
+            rf"{_CAR_AFTER_NOUN}",
+            _car_hits,
+        ),
+        # pets named in apposition: "Biscuit, my beagle,", "Luna is our cat"
+        (
+            gate(*_PETS),
+            rf"(?<![\w'])(?i:a|an)\s+{_REL_MODIFIERS}(?P<rel>(?i:{_PET_WORDS})),\s+{_NAME_ONLY}"
+            r"(?=\s*[,.!?)…]|\s*$|\s+(?i:and|who|from|lol|haha)\b)",
+            _pet_name_hits,
+        ),
+        (
+            gate(*_PETS),
+            rf"(?:^|(?<=[\s(]))(?P<name>{_NAME_WORD})(?:\s*,\s*|\s+(?i:is|'s)\s+|\s+)"
+            rf"(?i:my|our)\s+{_REL_MODIFIERS}(?P<rel>(?i:{_PET_WORDS}))(?=\s*[,.!?)…]|\s*$)",
+            _pet_name_hits,
+        ),
+        # instruments, sports, hobbies and languages
+        (
+            gate(_INSTRUMENT_TEXT),
+            rf"(?:{_ME}|{_IM}{_ADV}\s+)(?i:play|plays|playing|been\s+playing|learning|learn|"
+            r"been\s+learning|"
+            r"learned|learnt|took\s+up|taken\s+up|picked\s+up|practi[cs]e|practi[cs]ing)\s+"
+            r"(?:(?i:to\s+play|how\s+to\s+play)\s+)?(?:(?i:the|a\s+bit\s+of|some|a\s+little|"
+            r"a\s+lot\s+of|my|our|bass|lead|rhythm|electric|acoustic|classical|jazz)\s+)*"
+            rf"(?P<inst>(?i:{_INSTRUMENT}))(?![\w-])(?P<game>)",
+            _plays_hits,
+        ),
+        (
+            gate("lessons classes class course teacher"),
+            rf"(?:(?<![\w'])(?i:my|our)|{_ME}(?i:take|taking|started|booked|signed\s+up\s+for|"
+            rf"have)|{_IM}{_ADV}\s+(?i:taking|doing))\s+(?:(?i:some|a|an)\s+)?"
+            rf"(?P<inst>(?i:{_INSTRUMENT}))\s+(?i:lessons|classes|class|course|teacher)(?P<game>)",
+            _plays_hits,
+        ),
+        (
+            gate("play playing"),
+            rf"(?:{_ME}|{_IM}{_ADV}\s+)(?i:play|playing|been\s+playing)\s+"
+            r"(?:(?i:a\s+lot\s+of|some|a\s+bit\s+of|competitive|casual|pickup|weekly)\s+)?"
+            rf"(?P<game>(?i:{_SPORT}))(?![\w-])(?P<inst>)",
+            _plays_hits,
+        ),
+        (
+            gate(_HOBBY_TEXT),
+            rf"(?:{_ME}|{_IM}{_ADV}\s+)(?i:took\s+up|taken\s+up|picked\s+up|started|"
+            r"got\s+into|gotten\s+into|getting\s+into|been\s+getting\s+into|do|doing|been\s+doing|"
+            r"go|been\s+going|practi[cs]e|practi[cs]ing)\s+"
+            r"(?:(?i:a\s+lot\s+of|some|a\s+bit\s+of|more|lots\s+of|a\s+little)\s+)?"
+            rf"(?P<hobby>(?i:{_HOBBY}))(?![\w-])(?!\s+(?i:shoes|gear|trip|tomorrow|tonight))",
+            _hobby_hits,
+        ),
+        (
+            frozenset(_HOBBY_VERBS),
+            rf"{_SELF}{_ADV}\s+(?P<verb>(?i:{'|'.join(_HOBBY_VERBS)})){_HABIT_END}(?P<hobby>)",
+            _hobby_hits,
+        ),
+        (
+            gate("lessons classes class course workshop"),
+            rf"(?:{_ME}(?i:take|took|taking|started|joined|booked|signed\s+up\s+for|enrolled\s+in)"
+            rf"|{_IM}{_ADV}\s+(?i:taking|doing))\s+(?:(?i:a|an|some|the)\s+)?"
+            rf"(?P<hobby>(?i:{_HOBBY}))\s+{_LESSONS}",
+            _hobby_hits,
+        ),
+        (
+            gate(_LANGUAGE_TEXT),
+            rf"(?:(?:{_ME}|{_IM}{_ADV}\s+)(?i:learning|learn|started\s+learning|"
+            rf"been\s+learning|speak|taking)\s+(?:(?i:some|a\s+bit\s+of|a\s+little|fluent|"
+            rf"basic|conversational)\s+)?|{_IM}{_ADV}\s+(?i:fluent\s+in)\s+)"
+            rf"(?P<lang>(?i:{_LANGUAGE}))(?![\w-])",
+            _language_hits,
+        ),
+        # allergies and diet
+        (
+            gate("allergic"),
+            rf"(?:{_IM}{_ADV}\s+|{_BARE}|{_SUBJ}{_ADV}\s+(?i:been|become|got)\s+)"
+            r"(?:(?i:super|very|really|so|severely|deathly|mildly|a\s+bit|slightly|badly|"
+            r"seriously|quite|also|horribly)\s+)*(?i:allergic)\s+(?i:to)\s+"
+            r"(?P<obj>[A-Za-z][\w'-]*(?:\s+[A-Za-z][\w'-]*)?(?:(?:\s*,\s*|\s+(?i:and|&|or)\s+)"
+            rf"[A-Za-z][\w'-]*(?:\s+[A-Za-z][\w'-]*)?)*){_END}",
+            _allergy_hits,
+        ),
+        (
+            gate("allergy allergies"),
+            rf"(?:{_SUBJ}{_ADV}\s+(?i:have|got)|(?<![\w'])(?i:my))\s+(?:(?i:a|an)\s+)?"
+            r"(?:(?i:severe|bad|mild|serious|nasty|massive|deadly|new)\s+)?"
+            r"(?P<obj>[a-z]+(?:\s+[a-z]+)?)\s+(?i:allergy|allergies)\b",
+            _allergy_hits,
+        ),
+        (
+            gate(_DIET_TEXT),
+            rf"(?:{_IM}{_ADV}\s+|{_SUBJ}{_ADV}\s+(?i:been|went|gone|turned)\s+|{_BARE}(?i:went)\s+)"
+            r"(?:(?i:a|an|strictly|fully|mostly|full)\s+)*(?P<diet>(?i:vegetarian|vegan|"
+            r"pescatarian|pescetarian|veggie|plant[\s-]based|keto|gluten[\s-]free|"
+            r"dairy[\s-]free|kosher|halal|teetotal))(?![\w-])",
+            _diet_hits,
+        ),
+        (
+            gate("intolerant"),
+            rf"{_IM}{_ADV}\s+(?P<what>(?i:lactose|gluten|dairy))\s+(?i:intolerant)",
+            _intolerance_hits,
+        ),
+        # education
+        (
+            _DEGREE_GATE,
+            rf"(?:(?:{_IM}{_ADV}\s+|{_BARE})(?i:doing|studying\s+for|working\s+on|"
+            r"working\s+towards|pursuing|taking|finishing|starting|halfway\s+through|in\s+the\s+"
+            rf"middle\s+of)|{_SUBJ}{_ADV}\s+(?i:have|got|earned|finished|completed|started|began|"
+            r"hold|did|enrolled\s+in|signed\s+up\s+for)|(?<![\w'])(?i:my))\s+"
+            r"(?:(?i:a|an|my|the)\s+)?(?:(?i:part-time|online|full-time|new)\s+)?"
+            rf"{_DEGREE}(?:\s+(?i:degree))?\s+(?i:in|of)\s+{_FIELD}{_STOP}"
+            rf"(?:\s+(?i:at|from)\s+{_ORG})?",
+            _degree_hits,
+        ),
+        (
+            gate("degree"),
+            rf"(?:{_IM}{_ADV}\s+(?i:doing|finishing|starting)|{_SUBJ}{_ADV}\s+(?i:have|got|"
+            r"earned|finished|completed|started)|(?<![\w'])(?i:my))\s+(?:(?i:a|an|my)\s+)?"
+            rf"(?P<field>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?i:degree)(?P<degree>)"
+            rf"(?:\s+(?i:at|from)\s+{_ORG})?",
+            _degree_hits,
+        ),
+        (
+            _DEGREE_GATE,
+            rf"(?:{_IM}{_ADV}\s+(?i:doing|finishing|starting)|{_SUBJ}{_ADV}\s+(?i:have|got|earned|"
+            rf"finished|completed|started|began))\s+(?i:a|an|my)\s+{_DEGREE}(?:\s+(?i:degree))?"
+            r"(?=\s*[,.;:!?)…]|\s*$|\s+(?i:and|but|so|last|this|yesterday|today|lol|haha|"
+            r"at\s+last|finally)\b)",
+            _degree_only_hits,
+        ),
+        (
+            gate("school"),
+            rf"(?:{_IM}{_ADV}\s+(?i:in|at|back\s+in|starting|going\s+to)\s+|"
+            rf"{_BARE}(?i:started|finished)\s+)(?P<field>(?i:law|med|medical|nursing|dental|vet|"
+            r"veterinary|art|culinary|film|business|design|music|drama|beauty|cooking))\s+"
+            r"(?i:school)\b",
+            _school_field_hits,
+        ),
+        (
+            gate("graduated"),
+            rf"{_ME}(?i:graduated)\s+(?i:from)\s+{_ORG}",
+            _graduated_hits,
+        ),
+        # negative facts: habits, things never done, skills lacking, habits quit
+        (
+            r"(?:n't|dont|do not|no longer|never)\s+(?:\w+\s+)?(?:eat|drink|own|have|smoke|drive|"
+            r"watch|wear|use|speak|play|celebrate|cook|vape|gamble)\b",
+            rf"{_ME}(?i:don't|dont|do\s+not|no\s+longer|never)\s+"
+            r"(?:(?i:really|even|usually|actually|ever|generally)\s+)?"
+            r"(?P<verb>(?i:eat|drink|own|have|smoke|drive|watch|wear|use|speak|play|celebrate|"
+            rf"cook|vape|gamble))(?:\s+(?:(?i:a|an|any|the|much|many)\s+)?{_OBJ})?{_END}",
+            _dont_hits,
+        ),
+        (
+            gate("can cannot"),
+            rf"{_ME}(?i:can't|cannot|can\s+not)\s+(?:(?i:really|even|actually)\s+)?"
+            rf"(?P<verb>(?i:eat|drink))\s+(?:(?i:a|an|any|the|much)\s+)?{_OBJ}{_END}",
+            _dont_hits,
+        ),
+        (
+            gate("rid"),
+            rf"{_ME}(?i:got\s+rid\s+of)\s+(?i:our|my|the)\s+{_OBJ}{_END}",
+            _rid_hits,
+        ),
+        (
+            gate("never"),
+            rf"{_ME}(?i:never)\s+(?:(?i:actually|really|even|once|properly)\s+)?"
+            r"(?P<verb>(?i:learned|learnt|been|tried|seen|saw|visited|owned|had|read|watched|"
+            r"played|met|ridden|rode|driven|drove|eaten|ate|finished|went|flown|flew|climbed|"
+            r"skied|travell?ed|got\s+around\s+to|gotten\s+around\s+to|done|did|won|lived|"
+            r"studied))\s+"
+            r"(?P<obj>(?:(?i:how\s+)?(?i:to)\s+)?[A-Za-z][\w'&-]*(?:\s+[A-Za-z][\w'&-]*){0,3}?)"
+            rf"{_END}",
+            _never_hits,
+        ),
+        (
+            gate("can cannot"),
+            rf"{_ME}(?i:can't|cannot|can\s+not)\s+(?:(?i:really|even|actually)\s+)?"
+            r"(?P<skill>(?i:swim|drive|cook|ski|skate|dance|sing|whistle|ride\s+a\s+bike|"
+            r"ride\s+a\s+bicycle|read\s+music|knit|sew|spell))"
+            r"(?=\s*[,.;:!?)…]|\s*$|\s+(?i:at\s+all|to\s+save\s+my\s+life|lol|haha|either|"
+            r"very\s+well|well|properly|yet|and|but|so|because|which|tbh)\b)",
+            _cannot_hits,
+        ),
+        (
+            gate("quit gave given stopped kicked"),
+            rf"{_ME}(?i:quit|gave\s+up|given\s+up|stopped|kicked)\s+"
+            r"(?P<habit>(?i:smoking|drinking|vaping|caffeine|coffee|sugar|alcohol|booze|meat|"
+            r"dairy|social\s+media|facebook|instagram|twitter|tiktok|cigarettes|gluten|carbs|"
+            r"soda|gambling|(?:eating|drinking)\s+[a-z]+))(?![\w-])",
+            _quit_hits,
+        ),
+    ]
+    return _compiled(table)
+
+
+def loc_rule() -> Rule:
+    """The plain location rule, for tables built outside ``_rules``."""
+    return lambda v, s, m: _location_hits(v, s, m, "location")
+
+
+def job_rule() -> Rule:
+    """The strong job rule ("I work at X"), for tables built outside ``_rules``."""
+    return lambda v, s, m: _job_hits(v, s, m, True)
+
+
+_FACT_RULES = _RuleSet.of(_rules() + _casual_rules())
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -1046,10 +2035,7 @@ def fact_family(view: _View, out: Extraction) -> None:
         text = statement(sentence.text) if _usable(view, sentence) else None
         if text is None:
             continue
-        lowered = text.lower()
-        for trigger, pattern, rule in _FACT_RULES:
-            if not trigger.search(lowered):
-                continue
+        for pattern, rule in _FACT_RULES.fired(text.lower()):
             for match in pattern.finditer(text):
                 if not is_asserted(text, match.start()):
                     continue
@@ -1059,6 +2045,47 @@ def fact_family(view: _View, out: Extraction) -> None:
             org = _org(match.group("org"))
             if org is not None:
                 add_entity(out, org, "organization")
+    _turn_facts(view, out)
+
+
+def _turn_facts(view: _View, out: Extraction) -> None:
+    """Facts that need a whole turn, or the question it answers: pets and instruments."""
+    turns: dict[int, list[_Sentence]] = {}
+    for sentence in view.sentences:
+        turns.setdefault(sentence.turn, []).append(sentence)
+    asked: _Sentence | None = None  # the last sentence of the turn before
+    for turn in turns.values():
+        first = turn[0]
+        words = {w for s in turn for w in s.words}
+        if _usable(view, first) and not words & _NEGATION_WORDS:
+            found = list(_pet_candidates(view, turn)) if words & _PET_NOUNS else []
+            if asked is not None and asked.speaker != first.speaker:
+                found += _pet_answer(view, asked, first)
+                for hit in _instrument_answer(asked, first):
+                    _emit(view, out, first, hit, "facts")
+            people = {p.lower().split()[0] for p in view.participants}
+            for kind, name in found:
+                if _name_ok(name) and name.lower() not in people | _DISCOURSE:
+                    _emit(view, out, first, _Hit(first.speaker, kind, name, 0.7, "other"), "facts")
+        asked = turn[-1]
+
+
+# A turn with any of these is left alone: "nope, never learned", "not my dog".
+_NEGATION_WORDS = frozenset(
+    {"not", "never", "no", "nope", "don't", "doesn't", "didn't", "isn't", "wasn't", "can't"}
+)
+_PET_NOUNS = frozenset(_PET_NOUN_TEXT.split())
+
+
+def _instrument_answer(question: _Sentence, answer: _Sentence) -> Iterator[_Hit]:
+    """An instrument named in answer to "what do you play?" ("a bit of saxophone")."""
+    if not is_question(question.text) or not _PLAY_QUESTION.search(question.text):
+        return
+    if is_question(answer.text) or len(answer.words) > 12:
+        return
+    for match in _CLEAR_INSTRUMENTS.finditer(answer.text):
+        thing = match.group("inst").lower()
+        yield _Hit(answer.speaker, f"plays_{_INSTRUMENT_NAMES.get(thing, thing)}", True, 0.7)
 
 
 # --- preferences ----------------------------------------------------------------------------
@@ -1155,7 +2182,8 @@ def _favorite_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterat
 
 _NEG_VERB = (
     r"(?P<verb>(?i:hate|dislike|detest|loathe|can't\s+stand|cannot\s+stand|can\s+not\s+stand|"
-    r"(?:don't|do\s+not)\s+(?:really\s+|much\s+|particularly\s+)?(?:like|enjoy|love|care\s+for)))"
+    r"(?:don't|do\s+not)\s+(?:really\s+|much\s+|particularly\s+)?(?:like|enjoy|love|care\s+for)|"
+    r"never\s+(?:really\s+)?(?:liked|enjoyed|cared\s+for)))"
 )
 _FAN = (
     r"(?i:into|obsessed\s+with|passionate\s+about|crazy\s+about|fond\s+of|keen\s+on|hooked\s+on|"
@@ -1168,7 +2196,7 @@ def _pref_rules() -> tuple[_Triggered, ...]:
     def pref(polarity: str) -> Rule:
         return lambda v, s, m: _pref_hits(v, s, m, polarity)
 
-    table: list[tuple[str, str, Rule]] = [
+    table: list[tuple[str | frozenset[str], str, Rule]] = [
         (
             r"love|adore|enjoy|like|prefer|dig",
             rf"{_SELF}{_ADV}\s+(?P<verb>(?i:love|adore|enjoy|like|prefer|dig))\s+(?!(?i:to\s+)?"
@@ -1210,6 +2238,13 @@ def _pref_rules() -> tuple[_Triggered, ...]:
             pref("dislikes"),
         ),
         (
+            r"person",
+            rf"{_IM}{_ADV}\s+(?P<neg>(?i:not|never\s+been)\s+)?(?:(?i:really|much\s+of|more\s+of|"
+            r"definitely|totally|such|a\s+big|big|huge)\s+)*(?i:a|an)\s+(?:(?i:big|huge|total|"
+            r"real)\s+)?(?P<obj>[a-z]+(?:\s+[a-z]+)?)\s+(?i:person)\b",
+            lambda v, s, m: _pref_hits(v, s, m, "dislikes" if m.group("neg") else "likes"),
+        ),
+        (
             r"fav",
             rf"(?<![\w'])(?i:my)\s+(?:(?i:all[- ]time|absolute|very|personal)\s+)?{_FAVORITE}"
             r"(?:\s+(?P<thing>[a-zA-Z][\w-]*(?:\s+[a-zA-Z][\w-]*){0,3}?))?\s+"
@@ -1224,10 +2259,10 @@ def _pref_rules() -> tuple[_Triggered, ...]:
             _favorite_hits,
         ),
     ]
-    return tuple((re.compile(t), re.compile(p), rule) for t, p, rule in table)
+    return _compiled(table)
 
 
-_PREF_RULES = _pref_rules()
+_PREF_RULES = _RuleSet.of(_pref_rules())
 _NEVER_AGAIN = re.compile(r"^\W*never\s+again\b", re.IGNORECASE)
 _SHORT_TOPIC = re.compile(r"^(?P<obj>[^,.;:!?()\"]{2,60}?)[\s?!.…]*$")
 
@@ -1251,10 +2286,7 @@ def pref_family(view: _View, out: Extraction) -> None:
         if said is None:
             continue
         text = said
-        lowered = text.lower()
-        for trigger, pattern, rule in _PREF_RULES:
-            if not trigger.search(lowered):
-                continue
+        for pattern, rule in _PREF_RULES.fired(text.lower()):
             for match in pattern.finditer(text):
                 if not is_asserted(text, match.start()):
                     continue

@@ -1,25 +1,37 @@
 """Date expressions in chat text, resolved against the time they were said.
 
 ``resolve_relative`` finds expressions like "yesterday", "last Saturday", "two weekends ago",
-"a couple of weeks ago", "next month", "in May", "on 8 May" and "in 2022", and resolves each to a
-date with a granularity (day, weekend, week, month or year). Pure: the anchor time is passed in.
+"a fortnight ago", "next month", "in May", "on 8 May", "at Christmas" and "in 2022", and resolves
+each to a date with a granularity (day, weekend, week, month or year). Pure: the anchor time is
+passed in.
 
 Decisions, where English is ambiguous:
 
 - Weeks start on Monday. "last week" is the week before the anchor's; "the week of 1 May 2023"
-  names that Monday. "N weeks ago" is the week holding the day N weeks back.
+  names that Monday.
+- "a week ago", "two weeks ago" and "a fortnight ago" (14 days) are the day exactly that many
+  days back, marked approximate: people say them loosely, but the day is the best answer to
+  "when". The phrase states both: "on 1 May 2023 (a week before 8 May 2023)". The same holds
+  ahead: "in two weeks", "a week from today".
 - "last Saturday" is the most recent Saturday before the anchor day; "next Friday" is the Friday
   of next week; "this Friday" and a bare "on Friday" follow the tense (past: the most recent one,
   today included; otherwise the next one after today).
 - "last weekend" is the weekend before the anchor's week (said on Monday 8 May 2023: 6 May);
   "this weekend" and "over the weekend" follow the tense; "two weekends ago" is a week before
   "last weekend".
+- Holidays with a fixed day ("at Christmas", "on New Year's Eve", "for Halloween") and the movable
+  ones a chat names most (Easter, Good Friday, US Thanksgiving) are days, read like "on 8 May";
+  a bare name without a preposition or "last"/"next" ("I love Christmas") is no date. The phrase
+  keeps the holiday's words: "at Christmas (25 December 2022)".
 - A month or a day without a year ("in May", "on 8 May") takes the nearest one by tense: past
   tense the latest one not after the anchor, future tense the first one not before it, and
   without a tense the nearest of the two.
 - "a few", "several" and "the other day" are approximate: about three units back (or ahead), and
   the human form says so ("a few days before 8 May 2023"); "a couple of" is two, approximate too.
 - Times are read in UTC, so "yesterday" is the UTC day before the anchor's UTC day.
+- ``rewrite_dates`` sets an opening date off with a comma, as written English does: "Last week I
+  went" -> "During the week of 1 May 2023, I went"; a date that is the subject stays bare
+  ("Yesterday was fun" -> "7 May 2023 was fun").
 """
 
 from __future__ import annotations
@@ -265,6 +277,8 @@ class _Value:
     human: str | None = None  # overrides the default human form
     part: str | None = None  # "morning", "night": only the phrase mentions it
     relative: bool = True
+    note: str | None = None  # how an approximate day was reached: "a week before 8 May 2023"
+    phrase: str | None = None  # overrides the default phrase: "at Christmas (25 December 2022)"
 
 
 def _human(value: _Value) -> str:
@@ -284,7 +298,7 @@ def _human(value: _Value) -> str:
 def _own_phrase(value: _Value, human: str) -> str:
     """The human form with the preposition it reads best with."""
     if value.approximate:
-        return human
+        return f"on {human} ({value.note})" if value.note else human
     if value.granularity == "day":
         return f"on the {value.part} of {human}" if value.part else f"on {human}"
     if value.granularity == "weekend":
@@ -301,6 +315,7 @@ def _result(text: str, match: re.Match[str], value: _Value) -> Resolved:
     phrase = _own_phrase(value, human)
     if prep and prep not in _OWN_PREPOSITION:
         phrase = f"{match.group('prep')} {human}"
+    phrase = value.phrase or phrase
     return Resolved(
         span=(start, end),
         expression=text[start:end],
@@ -361,6 +376,8 @@ def _day_word(m: re.Match[str], today: date, tense: Tense | None) -> _Value | No
 
 
 def _shift(today: date, n: int, unit: str, sign: int) -> _Value:
+    if unit == "fortnight":
+        return _Value(today + timedelta(days=sign * 14 * n), "day")
     if unit == "day":
         return _Value(today + timedelta(days=sign * n), "day")
     if unit == "week":
@@ -374,22 +391,27 @@ def _shift(today: date, n: int, unit: str, sign: int) -> _Value:
     return _Value(date(today.year + sign * n, 1, 1), "year")
 
 
-def _ago(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+def _counted(m: re.Match[str], today: date, sign: int) -> _Value:
+    """A counted offset ("3 days ago", "in two weeks"); weeks and fortnights name a day."""
     n, vague = _count(m.group("n"))
     unit = m.group("unit").lower()
-    value = _shift(today, n, unit, -1)
-    if vague is None:
-        return value
-    return _Value(value.day, value.granularity, True, f"{vague} {unit}s before {format_day(today)}")
+    relation = f"{'before' if sign < 0 else 'after'} {format_day(today)}"
+    if vague is not None:
+        value = _shift(today, n, unit, sign)
+        return _Value(value.day, value.granularity, True, f"{vague} {unit}s {relation}")
+    if unit in ("week", "fortnight"):
+        said = " ".join(m.group(0)[m.start("n") - m.start() : m.end("unit") - m.start()].split())
+        day = today + timedelta(days=sign * n * (14 if unit == "fortnight" else 7))
+        return _Value(day, "day", True, note=f"{said.lower()}{'s' * (n > 1)} {relation}")
+    return _shift(today, n, unit, sign)
+
+
+def _ago(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+    return _counted(m, today, -1)
 
 
 def _ahead(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
-    n, vague = _count(m.group("n"))
-    unit = m.group("unit").lower()
-    value = _shift(today, n, unit, 1)
-    if vague is None:
-        return value
-    return _Value(value.day, value.granularity, True, f"{vague} {unit}s after {format_day(today)}")
+    return _counted(m, today, 1)
 
 
 def _relative_unit(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
@@ -485,6 +507,76 @@ def _month(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
     return _Value(day, "month", human=human, relative=not year)
 
 
+def _easter(year: int) -> date:
+    """Western Easter Sunday (the anonymous Gregorian computus)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    leap = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 22 * leap) // 451
+    month, day = divmod(h + leap - 7 * m + 114, 31)
+    return date(year, month, day + 1)
+
+
+def _thanksgiving(year: int) -> date:
+    """US Thanksgiving: the fourth Thursday of November."""
+    first = date(year, 11, 1)
+    return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+
+
+_FIXED_HOLIDAYS = {
+    "christmas eve": (12, 24),
+    "christmas": (12, 25),
+    "christmas day": (12, 25),
+    "xmas": (12, 25),
+    "boxing day": (12, 26),
+    "new year's eve": (12, 31),
+    "new years eve": (12, 31),
+    "new year's day": (1, 1),
+    "new years day": (1, 1),
+    "halloween": (10, 31),
+    "valentine's day": (2, 14),
+    "valentines day": (2, 14),
+    "valentine's": (2, 14),
+    "st patrick's day": (3, 17),
+    "st. patrick's day": (3, 17),
+}
+_MOVABLE_HOLIDAYS: dict[str, Callable[[int], date]] = {
+    "easter": _easter,
+    "easter sunday": _easter,
+    "easter monday": lambda y: _easter(y) + timedelta(days=1),
+    "good friday": lambda y: _easter(y) - timedelta(days=2),
+    "thanksgiving": _thanksgiving,
+}
+
+
+def _holiday(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+    name = " ".join(m.group("holiday").lower().replace("’", "'").split())
+    rel = " ".join((m.group("rel") or "").lower().split())
+    if not (rel or m.group("prep") or " " in name):
+        return None  # "I love Christmas" names no day; "Good Friday" always does
+    if name in _FIXED_HOLIDAYS:
+        month, dom = _FIXED_HOLIDAYS[name]
+        days = [date(y, month, dom) for y in (today.year - 1, today.year, today.year + 1)]
+    else:
+        days = [_MOVABLE_HOLIDAYS[name](y) for y in (today.year - 1, today.year, today.year + 1)]
+    if rel in ("last", "this past"):
+        chosen = max(d for d in days if d < today)
+    elif rel == "next":
+        chosen = min(d for d in days if d > today)
+    elif tense == "past" and any(d <= today for d in days):
+        chosen = max(d for d in days if d <= today)
+    elif tense == "future":
+        chosen = min(d for d in days if d >= today)
+    else:
+        chosen = min(days, key=lambda d: (abs((d - today).days), d))
+    # The holiday's own words stay, the day is added: "for Thanksgiving (23 November 2023)".
+    said = " ".join(m.group(0).split())
+    return _Value(chosen, "day", phrase=f"{said} ({format_day(chosen)})")
+
+
 def _year(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
     return _Value(date(int(m.group("year")), 1, 1), "year", relative=False)
 
@@ -496,7 +588,7 @@ def _iso(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
         return None
 
 
-_UNIT = r"(?P<unit>day|week|weekend|month|year)s?"
+_UNIT = r"(?P<unit>day|weekend|week|fortnight|month|year)s?"
 # (trigger, pattern, handler): a pattern runs only when the lower-cased text has its trigger.
 _PATTERNS: tuple[tuple[re.Pattern[str], re.Pattern[str], Handler], ...] = tuple(
     (re.compile(trigger), re.compile(pattern, re.IGNORECASE), handler)
@@ -509,8 +601,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], re.Pattern[str], Handler], ...] = tuple(
             _day_word,
         ),
         (r"\bago\b", rf"\b{_PREP}{_NUM}\s+{_UNIT}\s+ago\b", _ago),
-        (r"day|week|month|year", rf"\bin\s+{_NUM}\s+{_UNIT}\b", _ahead),
-        (r"from now", rf"\b{_NUM}\s+{_UNIT}\s+from\s+now\b", _ahead),
+        (r"day|week|month|year|fortnight", rf"\bin\s+{_NUM}\s+{_UNIT}\b", _ahead),
+        (r"from now|from today", rf"\b{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", _ahead),
         (
             r"week|month|year",
             rf"\b{_PREP}(?:(?:(?P<rel>last|next|this\s+past|this\s+coming|the\s+past|"
@@ -544,6 +636,16 @@ _PATTERNS: tuple[tuple[re.Pattern[str], re.Pattern[str], Handler], ...] = tuple(
             _month,
         ),
         (
+            r"christmas|xmas|boxing|new year|halloween|valentine|patrick|easter|good friday|"
+            r"thanksgiving",
+            r"\b(?:(?P<prep>on|in|at|during|over|since|until|till|by|from|before|after|around|for)\s+)?"
+            r"(?:(?P<rel>last|next|this\s+past|this)\s+)?(?P<holiday>christmas\s+eve|"
+            r"christmas(?:\s+day)?|xmas|boxing\s+day|new\s+years?'?s?\s+(?:eve|day)|halloween|"
+            r"valentine'?s(?:\s+day)?|st\.?\s+patrick'?s\s+day|easter(?:\s+(?:sunday|monday))?|"
+            r"good\s+friday|thanksgiving)\b",
+            _holiday,
+        ),
+        (
             r"(?:19|20)\d\d",
             r"\b(?:(?P<prep>in|since|during|until|till|by|from|before|after)\s+)"
             r"(?P<year>(?:19|20)\d{2})(?![\d/-]|s\b|[.,]\d)",
@@ -560,8 +662,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], re.Pattern[str], Handler], ...] = tuple(
 
 # Every pattern needs one of these; most chat sentences have none and are skipped at once.
 _TRIGGER = re.compile(
-    r"\d|night|tomorrow|morning|afternoon|evening|day|week|month|year|ago|from now|"
-    + "|".join(m.lower() for m in MONTHS)
+    r"\d|night|tomorrow|morning|afternoon|evening|day|week|month|year|ago|from now|fortnight|"
+    r"christmas|xmas|halloween|valentine|easter|thanksgiving|" + "|".join(m.lower() for m in MONTHS)
 )
 
 
@@ -599,6 +701,7 @@ def _resolve(text: str, anchor: datetime, tense: Tense | None) -> tuple[Resolved
 
 _PREP_ONLY = re.compile(r"(?:on|in|at|during|over|since|until|till|by|from|before|after)\s", re.I)
 _VERB_AFTER = re.compile(r"\s+(?:was|is|were|will|has|had|'s)\b", re.IGNORECASE)
+_WORD_AFTER = re.compile(r"\s+\w")
 
 
 def rewrite_dates(text: str, anchor: datetime) -> tuple[str, list[Resolved]]:
@@ -615,6 +718,9 @@ def rewrite_dates(text: str, anchor: datetime) -> tuple[str, list[Resolved]]:
             replacement = resolved.human if bare else resolved.phrase
             if text[:start].strip(" \"'(") == "":
                 replacement = replacement[:1].upper() + replacement[1:]
+                # "On 1 May 2023, Jon ...": an opening date is set off like any adverbial.
+                if not bare and _WORD_AFTER.match(text, end):
+                    replacement += ","
             parts.append(replacement)
         else:
             parts.append(resolved.expression)

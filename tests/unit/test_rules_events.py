@@ -77,7 +77,7 @@ def loops(*turns: tuple[str, str], **kw: Any) -> list[str]:
         (
             "Jon",
             "Last week I visited my grandma in Cape Town.",
-            "During the week of 1 May 2023 Jon visited Jon's grandma in Cape Town.",
+            "During the week of 1 May 2023, Jon visited Jon's grandma in Cape Town.",
             "2023-05-01",
         ),
         ("Jon", "I got a new job!", "Jon got a new job.", None),
@@ -162,6 +162,129 @@ def test_third_person() -> None:
     assert third_person("I'd been there", "Ann", None) == "Ann had been there"
     assert third_person("I need to go", "the user", None) == "The user needs to go"
     assert third_person("We flew to the US", "Ann", None) == "Ann flew to the US"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I bought some notebooks I never use", "Ann bought some notebooks Ann never uses"),
+        ("We always forget our keys", "Ann always forgets Ann's keys"),
+        ("I really want it", "Ann really wants it"),
+        ("I still think so", "Ann still thinks so"),
+        ("We just go", "Ann just goes"),
+        ("I also rarely watch TV", "Ann also rarely watches TV"),
+    ],
+)
+def test_third_person_verbs_agree_past_adverbs(text: str, expected: str) -> None:
+    assert third_person(text, "Ann", None) == expected
+
+
+# --- chat's short forms: dropped subjects, objects said before, other people's events -----------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "when"),
+    [
+        (
+            "ran the Lakeshore 5K a week ago!",
+            "Jon ran the Lakeshore 5K on 1 May 2023 (a week before 8 May 2023).",
+            "2023-05-01",
+        ),
+        ("sat the GRE last night", "Jon sat the GRE on the night of 7 May 2023.", "2023-05-07"),
+        (
+            "Finished the marathon on Sunday!!",
+            "Jon finished the marathon on 7 May 2023.",
+            "2023-05-07",
+        ),
+        ("Got engaged yesterday!!", "Jon got engaged on 7 May 2023.", "2023-05-07"),
+        ("Just back from Lisbon, what a trip", "Jon just got back from Lisbon, what a trip.", None),
+        (
+            "Visited my grandma in Leeds a fortnight ago",
+            "Jon visited Jon's grandma in Leeds on 24 April 2023 (a fortnight before 8 May 2023).",
+            "2023-04-24",
+        ),
+    ],
+)
+def test_events_without_their_subject(text: str, expected: str, when: str | None) -> None:
+    out = extract(("Jon", text), ("Ann", "ok"))
+    assert [(o.text, o.when) for o in out.observations] == [(expected, when)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tired of waiting for the bus",
+        "Excited for the weekend",
+        "Jared came over yesterday",
+        "Loved it",
+        "Thought so",
+        "Went to the park?",
+    ],
+)
+def test_moods_names_and_questions_are_no_dropped_subject(text: str) -> None:
+    assert observations(("Jon", text), ("Ann", "ok")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "when"),
+    [
+        (
+            "that's six hours on the Blue Lake trail for you. we went three days ago",
+            "That's six hours on the Blue Lake trail for Ann. Jon went on 5 May 2023.",
+            "2023-05-05",
+        ),
+        (
+            "we finally did the Harbour Bridge climb! we went a week ago",
+            "Jon finally did the Harbour Bridge climb! Jon went on 1 May 2023 (a week before 8 May "
+            "2023).",
+            "2023-05-01",
+        ),
+        (
+            "The Tate Modern was packed. I went yesterday",
+            "The Tate Modern was packed. Jon went on 7 May 2023.",
+            "2023-05-07",
+        ),
+    ],
+)
+def test_an_event_without_an_object_keeps_the_turn(text: str, expected: str, when: str) -> None:
+    out = extract(("Jon", text), ("Ann", "ok"))
+    assert [(o.text, o.when) for o in out.observations] == [(expected, when)]
+
+
+def test_the_object_is_only_taken_from_the_same_turn() -> None:
+    # The trail is Ann's line; Jon's own turn says nothing of what he did.
+    out = extract(("Ann", "The Blue Lake trail is gorgeous."), ("Jon", "we went three days ago"))
+    assert out.observations == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "my sister got married last weekend",
+            "Jon's sister got married on the weekend of 6 May 2023.",
+        ),
+        ("Mom broke her hip last week", "Jon's mom broke her hip during the week of 1 May 2023."),
+        ("my brother got into Oxford last month", "Jon's brother got into Oxford in April 2023."),
+    ],
+)
+def test_events_told_about_someone_else_are_theirs(text: str, expected: str) -> None:
+    assert observations(("Jon", text), ("Ann", "ok")) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Yesterday I went to the zoo.", "On 7 May 2023, Jon went to the zoo."),
+        ("Last Friday we painted the fence.", "On 5 May 2023, Jon painted the fence."),
+        (
+            "Two weeks ago I ran a charity race.",
+            "On 24 April 2023 (two weeks before 8 May 2023), Jon ran a charity race.",
+        ),
+    ],
+)
+def test_an_opening_date_is_set_off_with_a_comma(text: str, expected: str) -> None:
+    assert observations(("Jon", text), ("Ann", "ok")) == [expected]
 
 
 # --- exact values -------------------------------------------------------------------------------
@@ -291,6 +414,74 @@ def test_open_loops(text: str, item: str) -> None:
     ],
 )
 def test_not_open_loops(text: str) -> None:
+    assert loops(("Jon", text), ("Ann", "ok")) == []
+
+
+@pytest.mark.parametrize(
+    ("turn", "item"),
+    [
+        (
+            "can't do drinks on Wednesday, I have my eye test",
+            "Jon has Jon's eye test (said 8 May 2023; on Wednesday = 10 May 2023)",
+        ),
+        (
+            "Can't make Wednesday. I have my eye test",
+            "Jon has Jon's eye test (said 8 May 2023; Wednesday = 10 May 2023)",
+        ),
+        (
+            "my interview is on Thursday",
+            "Jon has Jon's interview (said 8 May 2023; on Thursday = 11 May 2023)",
+        ),
+        (
+            "I've got a dentist appointment tomorrow morning",
+            "Jon has a dentist appointment (said 8 May 2023; tomorrow morning = 9 May 2023)",
+        ),
+        (
+            "I fly to Lisbon on Friday",
+            "Jon flies to Lisbon (said 8 May 2023; on Friday = 12 May 2023)",
+        ),
+    ],
+)
+def test_plans_told_ahead_with_their_day(turn: str, item: str) -> None:
+    assert loops(("Jon", turn), ("Ann", "ok")) == [item]
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("we're moving to Austin!", "Jon is moving to Austin (said 8 May 2023)"),
+        (
+            "we're moving to Austin next month",
+            "Jon is moving to Austin (said 8 May 2023; next month = June 2023)",
+        ),
+        (
+            "starting at Kestrel Labs in two weeks",
+            "Jon is starting at Kestrel Labs (said 8 May 2023; in two weeks = 22 May 2023)",
+        ),
+        (
+            "off to Rome next week!",
+            "Jon is off to Rome (said 8 May 2023; next week = the week of 15 May 2023)",
+        ),
+    ],
+)
+def test_moves_and_starts_are_plans(text: str, item: str) -> None:
+    out = extract(("Jon", text), ("Ann", "ok"))
+    assert [loop.item for loop in out.open_loops] == [item]
+    assert out.observations == []  # not yet happened
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm starting to feel better",
+        "I'm moving on",
+        "my sister is visiting next week",  # hers, and no thing booked
+        "I have a dog",
+        "I had my eye test yesterday",
+        "we moved to Austin last month",
+    ],
+)
+def test_no_booked_plan(text: str) -> None:
     assert loops(("Jon", text), ("Ann", "ok")) == []
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from app.domain.dedupe import resolve_key
 from app.domain.extract import Extraction, ExtractionInput
 from app.domain.rules import extract_rules
 from app.domain.rules_facts import reuse_key, topic_key
@@ -478,3 +479,363 @@ def test_deterministic() -> None:
     assert [b.to_dict() for b in first.facts] == [b.to_dict() for b in second.facts]
     assert [b.to_dict() for b in first.prefs] == [b.to_dict() for b in second.prefs]
     assert [e.to_dict() for e in first.entities] == [e.to_dict() for e in second.entities]
+
+
+# --- casual chat: homes settled into, work started, cars, pets in passing ---------------------
+
+
+def turn_facts(*turns: tuple[str, str], **kw: Any) -> dict[str, Any]:
+    return {b.key: b.value for b in extract(*turns, **kw).facts}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("first week in Austin done", "Austin"),
+        ("Moved to Leeds last month, still unpacking", "Leeds"),
+        ("we've moved to Bristol!", "Bristol"),
+        ("finally settling into Chicago", "Chicago"),
+        ("our new flat in Glasgow has a tiny balcony", "Glasgow"),
+        ("we closed on a house in Tucson last week", "Tucson"),
+        ("the move to Denver went smoothly", "Denver"),
+        ("Living in Lisbon now, loving it", "Lisbon"),
+        ("since moving to Toronto I walk everywhere", "Toronto"),
+        ("still unpacking in Halifax lol", "Halifax"),
+        ("we made it to Perth! the movers come Friday", "Perth"),
+    ],
+)
+def test_a_home_settled_into_is_the_location(text: str, place: str) -> None:
+    assert facts(text)["location"] == place
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we're moving to Austin next month!",  # a plan: an open loop, not yet a fact
+        "our first week in Rome was magic, the hotel was amazing",  # a holiday
+        "my sister is settling into Boston",  # someone else
+        "My first night in Austin was loud",
+        "my first weekend in Paris was rainy",
+        "Are you settling into Chicago ok?",
+        "If we moved to Leeds we'd have a garden",
+        "we made it to Perth! the hotel is lovely",  # an arrival without a move
+    ],
+)
+def test_plans_trips_and_other_people_give_no_location(text: str) -> None:
+    assert "location" not in facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("I started at Kestrel Labs on Monday", "employer", "Kestrel Labs"),
+        ("first week at Kestrel Labs done!", "employer", "Kestrel Labs"),
+        ("my new team at Bluefin is great", "employer", "Bluefin"),
+        ("got a job at Harbor Health!", "employer", "Harbor Health"),
+        ("working at Acme now, it's fine", "employer", "Acme"),
+        ("I joined Stripe as a designer", "employer", "Stripe"),
+        ("I joined Kestrel Labs last month", "employer", "Kestrel Labs"),
+        ("I accepted the offer from Nimbus Health", "employer", "Nimbus Health"),
+        ("my coworkers at Zara are so nice", "employer", "Zara"),
+        ("my first month at Stanford University was a blur", "school", "Stanford University"),
+        ("I lost my job at DoorDash last month", "previous_employer", "DoorDash"),
+        ("I got laid off from Initech", "previous_employer", "Initech"),
+    ],
+)
+def test_work_said_casually(text: str, key: str, value: str) -> None:
+    assert facts(text)[key] == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "starting at Kestrel Labs in two weeks",  # a plan
+        "my kid's first day at Lincoln Elementary",
+        "my first day at school was weird",
+        "Started at the bottom, now we're here",
+        "we started at Nando's then went dancing",
+        "I started with Pilates",
+        "I joined a book club",
+        "I joined The Ramblers",
+    ],
+)
+def test_no_employer_from_plans_or_other_firsts(text: str) -> None:
+    got = facts(text)
+    assert "employer" not in got and "school" not in got
+
+
+@pytest.mark.parametrize(
+    ("text", "car"),
+    [
+        ("just got a new car, a blue Civic", "blue Civic"),
+        ("I bought a Honda Civic", "Honda Civic"),
+        ("we got a used Toyota Corolla last week", "Toyota Corolla"),
+        ("my car is a red Mazda 3", "red Mazda 3"),
+        ("still driving my old Kia Niro", "Kia Niro"),
+        ("I got a new ride: a 2019 Subaru Outback", "2019 Subaru Outback"),
+        ("I traded in the Civic for a VW Golf", "VW Golf"),
+        ("my new Subaru Outback is great", "Subaru Outback"),
+    ],
+)
+def test_car(text: str, car: str) -> None:
+    assert facts(text)["car"] == car
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm thinking about buying a Tesla",
+        "I got a golf lesson for my birthday",
+        "did you get a new car?",
+        "If I bought a Honda Civic I'd be broke",
+    ],
+)
+def test_no_car(text: str) -> None:
+    assert "car" not in facts(text)
+
+
+def test_a_friends_car_is_theirs() -> None:
+    assert "car" not in facts("my friend got a new car, a Golf")
+
+
+@pytest.mark.parametrize(
+    ("turns", "key", "name"),
+    [
+        ((("Jon", "Biscuit knocked my glass off the table… worst dog ever"),), "dog", "Biscuit"),
+        ((("Jon", "Max chewed my shoes again. bad dog!"),), "dog", "Max"),
+        ((("Jon", "Luna keeps stealing my socks, silly cat"),), "cat", "Luna"),
+        ((("Jon", "We got a new puppy! His name is Oliver"),), "dog", "Oliver"),
+        ((("Ann", "what's your cat called?"), ("Jon", "Mochi!")), "cat", "Mochi"),
+        ((("Jon", "We adopted a rescue dog, Bailey"),), "dog", "Bailey"),
+        ((("Jon", "Oliver, my cat, knocked over a plant"),), "cat", "Oliver"),
+        ((("Jon", "Luna is our cat"),), "cat", "Luna"),
+        ((("Jon", "our beagle Biscuit loves the park"),), "dog", "Biscuit"),
+    ],
+)
+def test_pets_named_in_passing(turns: tuple[tuple[str, str], ...], key: str, name: str) -> None:
+    assert turn_facts(*turns, ("Ann", "aww"))[key] == name
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        (("Jon", "Jake walked the dog. worst dog ever"),),  # Jake walked it
+        (("Jon", "Anyway, my dog is fine"),),
+        (("Jon", "Bailey the dog is my neighbour's"),),
+        (("Jon", "Remember Max? He broke our window. worst kid ever"),),
+        (("Jon", "Max isn't my dog. worst dog ever though"),),
+        (("Ann", "what's your dog called?"), ("Jon", "No dog, sadly!")),
+        (("Ann", "did your dog like the park?"), ("Jon", "Loved it!")),
+    ],
+)
+def test_no_pet_name(turns: tuple[tuple[str, str], ...]) -> None:
+    got = turn_facts(*turns, ("Ann", "ok"))
+    assert "dog" not in got and "cat" not in got
+
+
+def test_pet_counts_and_groups() -> None:
+    assert facts("I have three turtles")["turtle_count"] == 3
+    assert facts("we've got 2 cats")["cat_count"] == 2
+    assert facts("my turtles Tilly and Tank are thriving")["pets"] == "Tilly and Tank"
+
+
+# --- hobbies, instruments, languages, allergies, diet, education ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("I play the cello", "plays_cello"),
+        ("I've been learning to play the violin", "plays_violin"),
+        ("I'm taking piano lessons", "plays_piano"),
+        ("I picked up my guitar again", "plays_guitar"),
+        ("I play tennis on Sundays", "plays_tennis"),
+        ("I took up pottery", "hobby_pottery"),
+        ("I've been doing a lot of yoga lately", "hobby_yoga"),
+        ("I signed up for a pottery class", "hobby_pottery"),
+        ("I go climbing every week", "hobby_climbing"),
+        ("I run every morning", "hobby_running"),
+        ("I paint in my free time", "hobby_painting"),
+        ("I'm learning Spanish", "learning_spanish"),
+        ("I speak fluent Portuguese", "speaks_portuguese"),
+    ],
+)
+def test_hobbies_instruments_and_languages(text: str, key: str) -> None:
+    assert facts(text)[key] is True
+
+
+@pytest.mark.parametrize(
+    ("answer", "key"),
+    [
+        ("a bit of saxophone", "plays_saxophone"),
+        ("a little ukulele lol", "plays_ukulele"),
+        ("Drums, badly!", "plays_drums"),
+    ],
+)
+def test_an_instrument_named_in_answer(answer: str, key: str) -> None:
+    got = turn_facts(("Ann", "do you play any instruments?"), ("Jon", answer))
+    assert got[key] is True
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        (("Ann", "do you play any instruments?"), ("Jon", "nope, never learned piano")),
+        (("Ann", "did you see the piano at the party?"), ("Jon", "the piano was lovely")),
+        (("Jon", "I played tennis yesterday"),),
+        (("Jon", "I run a small bakery"),),
+        (("Jon", "I play with my kids every day"),),
+        (("Jon", "I'd love to take up pottery"),),
+    ],
+)
+def test_no_hobby(turns: tuple[tuple[str, str], ...]) -> None:
+    got = turn_facts(*turns, ("Ann", "ok"))
+    assert not [k for k in got if k.startswith(("plays_", "hobby_"))]
+
+
+@pytest.mark.parametrize(
+    ("text", "keys"),
+    [
+        ("I'm allergic to peanuts", ["allergic_to_peanuts"]),
+        ("allergic to cats, sadly", ["allergic_to_cats"]),
+        ("I have a shellfish allergy", ["allergic_to_shellfish"]),
+        ("I'm allergic to cats and dogs", ["allergic_to_cats", "allergic_to_dogs"]),
+        ("I'm lactose intolerant", ["lactose_intolerant"]),
+    ],
+)
+def test_allergies(text: str, keys: list[str]) -> None:
+    assert facts(text) == dict.fromkeys(keys, True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'm not allergic to cats", "my son is allergic to eggs", "Are you allergic to nuts?"],
+)
+def test_no_allergy(text: str) -> None:
+    assert not [k for k in facts(text) if k.startswith("allergic")]
+
+
+@pytest.mark.parametrize(
+    ("text", "diet"),
+    [
+        ("I'm vegan", "vegan"),
+        ("I went vegetarian last year", "vegetarian"),
+        ("I'm a pescatarian", "pescatarian"),
+    ],
+)
+def test_diet(text: str, diet: str) -> None:
+    assert facts(text)["diet"] == diet
+
+
+def test_a_planned_diet_is_no_diet() -> None:
+    assert "diet" not in facts("I'm going vegan next month")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I'm doing a masters in nursing",
+            {"degree": "masters in nursing", "field_of_study": "nursing"},
+        ),
+        (
+            "I'm studying for a PhD in marine biology at UCSD",
+            {
+                "degree": "PhD in marine biology",
+                "field_of_study": "marine biology",
+                "school": "UCSD",
+            },
+        ),
+        ("I have a bachelor's in economics", {"degree": "bachelor's in economics"}),
+        ("I finished my nursing degree!", {"field_of_study": "nursing"}),
+        ("I'm in law school", {"field_of_study": "law"}),
+        ("I finally finished my masters!", {"degree": "masters"}),
+        ("I graduated from Rutgers", {"school": "Rutgers"}),
+    ],
+)
+def test_education(text: str, expected: dict[str, str]) -> None:
+    got = facts(text)
+    assert {k: got.get(k) for k in expected} == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["I'd love to do a masters in art", "Are you doing a masters in law?"]
+)
+def test_no_education(text: str) -> None:
+    assert facts(text) == {}
+
+
+# --- negative facts ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("I don't eat pork", "does_not_eat_pork"),
+        ("we don't own a toaster", "does_not_own_toaster"),
+        ("I no longer eat red meat", "does_not_eat_red_meat"),
+        ("I don't drink", "does_not_drink"),
+        ("I don't drink coffee after 3pm", "does_not_drink_coffee"),
+        ("I can't eat gluten", "does_not_eat_gluten"),
+        ("we got rid of our TV", "does_not_own_tv"),
+        ("I never learned to ski", "never_learned_to_ski"),
+        ("I never learned how to swim", "never_learned_to_swim"),
+        ("I've never been to Japan", "never_been_to_japan"),
+        ("Never been to Iceland, actually", "never_been_to_iceland"),
+        ("I've never seen Star Wars", "never_seen_star_wars"),
+        ("I can't swim", "cannot_swim"),
+        ("I quit smoking two years ago", "quit_smoking"),
+        ("I gave up caffeine", "quit_caffeine"),
+    ],
+)
+def test_negative_facts(text: str, key: str) -> None:
+    assert facts(text) == {key: True}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "do you eat pork?",
+        "If I didn't eat pork I would be sad",
+        "my dad said he doesn't eat pork",
+        "I don't have time for this",
+        "I don't have a clue",
+        "I don't think so",
+        "I've never been happier",
+        "I've never seen anything like it",
+        "I can't drive tonight",
+        "I didn't go to the gym",
+    ],
+)
+def test_no_negative_fact(text: str) -> None:
+    assert facts(text) == {}
+
+
+def test_negative_facts_about_others_are_namespaced() -> None:
+    got = turn_facts(("Ann", "I don't eat pork"), ("Jon", "ok"))
+    assert got == {"ann.does_not_eat_pork": True}
+
+
+@pytest.mark.parametrize(
+    ("negative", "positive"),
+    [
+        ("does_not_eat_pork", "eats_pork"),
+        ("never_learned_to_ski", "learned_to_ski"),
+        ("does_not_own_toaster", "owns_toaster"),
+        ("cannot_swim", "can_swim"),
+    ],
+)
+def test_dedupe_keeps_negative_keys_apart(negative: str, positive: str) -> None:
+    assert resolve_key(negative, [positive]).resolved == negative
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("I never liked olives", "dislikes_olives"),
+        ("I'm not really a coffee person", "dislikes_coffee"),
+        ("I'm a morning person", "likes_morning"),
+    ],
+)
+def test_more_ways_to_say_a_preference(text: str, key: str) -> None:
+    assert key in prefs(text)
