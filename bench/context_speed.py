@@ -814,10 +814,15 @@ PROFILE_FUNCTIONS = (
     ("  rank(): BM25, boosts, sort, to tuples", "rank", "app/domain/context.py"),
     ("    BM25Index.scores", "BM25Index.scores", "app/domain/bm25.py"),
     ("  _choose_memories: the budget scan", "_choose_memories", "app/domain/context.py"),
-    ("index_for (version query; cache hit)", "index_for", "app/services/context.py"),
-    ("get_tenant (API key; cached)", "get_tenant", "app/api/deps.py"),
+    ("index_at (index cache lookup; build on a miss)", "index_at", "app/services/context.py"),
+    ("HotReads.passport_version (version query)", "HotReads.passport_version", "app/db/reads.py"),
+    ("TenantKey (API key; cached)", "TenantKey.__call__", "app/api/deps.py"),
     ("get_uow (session: open, close)", "get_uow", "app/api/deps.py"),
+    ("HotLogger.info (access line)", "HotLogger.info", "app/logging.py"),
+    ("RequestContext (id, metrics, log)", "RequestContext.__call__", "app/api/request_id.py"),
 )
+# Leaf frames of idle threads (the thread pools waiting for work), not the event loop's work.
+IDLE_LEAVES = (("Condition.wait", "/threading.py"), ("_worker", "/concurrent/futures/thread.py"))
 
 
 def _frame(frame: str) -> tuple[str, str]:
@@ -875,7 +880,7 @@ def summarize_profile(path: Path, load: Load) -> dict[str, Any]:
         count = int(count_text)
         frames = [_frame(f) for f in stack.split(";")]
         leaf_name, leaf_path = frames[-1]
-        if leaf_path.endswith("/threading.py") and leaf_name == "Condition.wait":
+        if any(leaf_name == n and leaf_path.endswith(p) for n, p in IDLE_LEAVES):
             continue  # an idle thread-pool thread waiting for work, not the event loop
         total += count
         leaves[f"{leaf_name} ({leaf_path[1:]})"] += count
@@ -1046,6 +1051,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, help="seconds per HTTP cell (default 5)")
     parser.add_argument("--connections", type=int, default=16, help="concurrent connections")
     parser.add_argument("--no-http", action="store_true", help="the in-process part only")
+    parser.add_argument(
+        "--no-in-process", action="store_true", help="the HTTP part only (no in-process timings)"
+    )
     parser.add_argument("--profile", action="store_true", help="py-spy the warm HTTP path too")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this file")
     args = parser.parse_args(argv)
@@ -1058,7 +1066,7 @@ def main(argv: list[str] | None = None) -> int:
 
     docs = {n: make_passport(n) for n in sizes}
     inproc = []
-    for n in sizes:
+    for n in [] if args.no_in_process else sizes:
         log(f"in process at {n:,} episodes")
         inproc.append(time_in_process(docs[n], args.quick))
         gc.collect()

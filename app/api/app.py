@@ -16,6 +16,7 @@ from app.api.request_id import RequestContext
 from app.api.routes import admin, context, health, ingest, usage, users
 from app.db.engine import create_engine, read_session_factory, session_factory
 from app.db.queue import enqueuer, open_pool
+from app.db.reads import HotReads
 from app.services.cache import KeyCache, ResultLRU
 from app.services.context import IndexCache
 from app.settings import Settings
@@ -37,6 +38,7 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.engine = engine
         app.state.sessions = session_factory(engine)
         app.state.read_sessions = read_session_factory(engine)
+        app.state.reads = HotReads(engine)
         app.state.redis = redis
         app.state.enqueue = enqueuer(redis, settings.queue_name)
         try:
@@ -57,15 +59,15 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.context_cache = IndexCache(settings.context_cache_bytes)
     app.state.context_results = ResultLRU(settings.context_cache_bytes // 8)
     install_handlers(app)
+    app.include_router(context.router)
     app.include_router(health.router)
     app.include_router(users.router)
     app.include_router(ingest.router)
-    app.include_router(context.router)
     app.include_router(usage.router)
     app.include_router(admin.router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
-    # Added after the body-size limit, so they wrap it: its 413s are timed and carry the id.
     install_metrics(app)
+    # Added after the body-size limit, so it wraps it: its 413s are timed and carry the id.
     app.add_middleware(RequestContext)
     if settings.otel_enabled:
         from app.api.tracing import install_tracing

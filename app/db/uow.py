@@ -27,10 +27,16 @@ class UnitOfWork:
         self._sessions = sessions
         self._enqueue = enqueue
         self._pending: list[tuple[uuid.UUID, uuid.UUID]] = []
-        self.session: AsyncSession
+        self._session: AsyncSession | None = None
+
+    @property
+    def session(self) -> AsyncSession:
+        """The session, made on first use: a request that needs none does not pay for one."""
+        if self._session is None:
+            self._session = self._sessions()
+        return self._session
 
     async def __aenter__(self) -> UnitOfWork:
-        self.session = self._sessions()
         return self
 
     async def __aexit__(
@@ -41,7 +47,8 @@ class UnitOfWork:
     ) -> None:
         # close() rolls back anything not committed explicitly; unlike rollback() it leaves the
         # loaded objects readable (detached), which the API uses to shape its replies.
-        await self.session.close()
+        if self._session is not None:
+            await self._session.close()
 
     def tenant(self, tenant_id: uuid.UUID) -> TenantRepository:
         """The repository scoped to one tenant."""

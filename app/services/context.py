@@ -7,10 +7,12 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from app.db.uow import UnitOfWork
+from app.db.reads import HotReads
+from app.db.uow import Sessions, UnitOfWork
 from app.domain.context import Context, ContextIndex, ScoredMemory, build_context, parse_when
 from app.domain.ids import sha256_hex
 from app.domain.passport import Passport
+from app.services import passports
 from app.services.cache import VersionedLRU
 from app.services.errors import NotFound, Unprocessable
 
@@ -55,22 +57,23 @@ def _period_end(year: int, month: int, label: str, epoch: float) -> float:
     return epoch
 
 
-async def current_version(uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str) -> int:
-    """The user's current passport version (one small query), or NotFound."""
-    version = await uow.tenant(tenant_id).passport_version(user_key)
-    if version is None:
-        raise NotFound(f"no user {user_key!r}")
-    return version
+async def current_version(reads: HotReads, tenant_id: uuid.UUID, user_key: str) -> int:
+    """The user's current passport version (one small query, no session), or NotFound."""
+    return await passports.fresh_version(reads, tenant_id, user_key)
 
 
 async def index_for(
-    uow: UnitOfWork, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
+    reads: HotReads, sessions: Sessions, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
 ) -> tuple[ContextIndex, int]:
     """The user's index at the current version: one small query when warm, NotFound if no user."""
-    repo = uow.tenant(tenant_id)
-    version = await repo.passport_version(user_key)
-    if version is None:
-        raise NotFound(f"no user {user_key!r}")
+    version = await current_version(reads, tenant_id, user_key)
+    return await index_at(sessions, cache, tenant_id, user_key, version)
+
+
+async def index_at(
+    sessions: Sessions, cache: IndexCache, tenant_id: uuid.UUID, user_key: str, version: int
+) -> tuple[ContextIndex, int]:
+    """The index at a version just read; on a miss, built from the row (maybe a newer version)."""
     index = cache.get(tenant_id, user_key, version)
     if index is not None:
         return index, version
@@ -78,7 +81,7 @@ async def index_for(
     pending = _building.get(key)
     if pending is None:
         # One build per (tenant, user, version), however many reads miss at once.
-        pending = asyncio.ensure_future(_build(uow, cache, tenant_id, user_key))
+        pending = asyncio.ensure_future(_build(sessions, cache, tenant_id, user_key))
         _building[key] = pending
         pending.add_done_callback(lambda _: _building.pop(key, None))
     return await asyncio.shield(pending)
@@ -88,9 +91,11 @@ _building: dict[tuple[uuid.UUID, str, int], asyncio.Future[tuple[ContextIndex, i
 
 
 async def _build(
-    uow: UnitOfWork, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
+    sessions: Sessions, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
 ) -> tuple[ContextIndex, int]:
-    row = await uow.tenant(tenant_id).passport(user_key)
+    # Its own unit of work: the build is shared by every waiting request and outlives any one.
+    async with UnitOfWork(sessions) as uow:
+        row = await uow.tenant(tenant_id).passport(user_key)
     if row is None:
         raise NotFound(f"no user {user_key!r}")
     # Parsing and indexing a large passport takes a while: off the event loop, so other

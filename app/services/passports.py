@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.db.models import PassportVersion
+from app.db.reads import HotReads
 from app.db.repository import TenantRepository
 from app.db.uow import UnitOfWork
 from app.domain import delta
@@ -68,6 +69,14 @@ def etag_matches(header: str | None, version: int) -> bool:
 async def current_version(uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str) -> int:
     """The current version number, or NotFound."""
     version = await uow.tenant(tenant_id).passport_version(user_key)
+    if version is None:
+        raise NotFound(f"no user {user_key!r}")
+    return version
+
+
+async def fresh_version(reads: HotReads, tenant_id: uuid.UUID, user_key: str) -> int:
+    """The current version by one session-free query (ETag checks on hot reads), or NotFound."""
+    version = await reads.passport_version(tenant_id, user_key)
     if version is None:
         raise NotFound(f"no user {user_key!r}")
     return version

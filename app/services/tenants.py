@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from app.db.models import ApiKey, Tenant
-from app.db.uow import UnitOfWork
+from app.db.uow import Sessions, UnitOfWork
 from app.domain.apikeys import format_key, hash_key, key_matches, key_prefix
 from app.services.cache import KeyCache
 from app.services.errors import NotFound
@@ -107,3 +107,14 @@ async def authenticate(
         await uow.system.touch_key(row.id, now)
         await uow.commit()
     return row.tenant_id
+
+
+async def authenticate_cached(sessions: Sessions, key: str, cache: KeyCache) -> uuid.UUID | None:
+    """As authenticate, opening a unit of work only when the key cache cannot answer."""
+    if key_prefix(key) is None:
+        return None
+    cached = cache.get(hash_key(key))
+    if cached is not None:
+        return cached
+    async with UnitOfWork(sessions) as uow:
+        return await authenticate(uow, key, cache)

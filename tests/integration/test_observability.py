@@ -97,6 +97,19 @@ async def test_metrics_time_requests_by_route_template_and_status(client, tenant
     assert "/metrics" not in app.openapi()["paths"]
 
 
+async def test_metrics_label_unmatched_paths_none_and_wrong_methods_by_route(client):
+    count = "tessera_http_request_duration_seconds_count"
+    unmatched = {"method": "GET", "route": "none", "status": "404"}
+    wrong_method = {"method": "DELETE", "route": "/livez", "status": "405"}
+    before = sample(count, **unmatched), sample(count, **wrong_method)
+    assert (await client.get(f"/no/such/{uuid.uuid4().hex}")).status_code == 404
+    assert (await client.delete("/livez")).status_code == 405
+    assert (sample(count, **unmatched), sample(count, **wrong_method)) == (
+        before[0] + 1,
+        before[1] + 1,
+    )
+
+
 # -- request ids ------------------------------------------------------------------------------
 
 

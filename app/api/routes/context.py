@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Header, Query, Request, Response
 from pydantic import BaseModel, Field
 
-from app.api.deps import ReadUowDep, TenantDep, UserKey
+from app.api.deps import TenantDep, UserKey
 from app.api.problems import COMMON, NOT_FOUND
 from app.services import context
 
@@ -60,7 +60,6 @@ class SearchResult(BaseModel):
 async def get_context(
     key: UserKey,
     tenant: TenantDep,
-    uow: ReadUowDep,
     request: Request,
     q: Q = None,
     budget_chars: Annotated[
@@ -74,7 +73,8 @@ async def get_context(
     """Facts and preferences, then the memories that matter for ``q``, within the budget."""
     window = context.Window.parse(since, until)
     state = request.app.state
-    version = await context.current_version(uow, tenant, key)
+    # Warm, this one-row read is the only database work: no session unless the index is built.
+    version = await context.current_version(state.reads, tenant, key)
     params: dict[str, Any] = {"q": q, "b": budget_chars, "f": format, "s": since, "u": until}
     etag = context.context_etag(version, params)
     headers = {"ETag": etag, "X-Passport-Version": str(version)}
@@ -84,8 +84,10 @@ async def get_context(
     cache_key = (tenant, key, etag)
     cached = state.context_results.get(cache_key)
     if cached is None:
-        index, built_version = await context.index_for(uow, state.context_cache, tenant, key)
-        if built_version != version:  # a new version landed between the two reads
+        index, built_version = await context.index_at(
+            state.read_sessions, state.context_cache, tenant, key, version
+        )
+        if built_version != version:  # a new version landed before the build read the row
             version = built_version
             etag = context.context_etag(version, params)
             headers = {"ETag": etag, "X-Passport-Version": str(version)}
@@ -106,7 +108,6 @@ async def get_context(
 async def search(
     key: UserKey,
     tenant: TenantDep,
-    uow: ReadUowDep,
     request: Request,
     q: Annotated[str, Query(min_length=1, max_length=2000)],
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
@@ -115,7 +116,10 @@ async def search(
 ) -> SearchResult:
     """Observations and episodes ranked for ``q``, with scores and provenance."""
     window = context.Window.parse(since, until)
-    index, version = await context.index_for(uow, request.app.state.context_cache, tenant, key)
+    state = request.app.state
+    index, version = await context.index_for(
+        state.reads, state.read_sessions, state.context_cache, tenant, key
+    )
     hits = context.search_memories(index, q, limit, window)
     items = []
     for hit in hits:

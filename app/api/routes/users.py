@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Query, Response, status
+from fastapi import APIRouter, Body, Header, Query, Request, Response, status
 from pydantic import BaseModel
 
 from app.api.deps import SettingsDep, TenantDep, UowDep, UserKey
@@ -54,12 +54,14 @@ async def get_passport(
     key: UserKey,
     tenant: TenantDep,
     uow: UowDep,
+    request: Request,
     version: Annotated[int | None, Query(ge=0, description="A past version to rebuild.")] = None,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> Response:
     """The user's passport as JSON, now or as it was at ``version``."""
     if version is None and if_none_match is not None:
-        current = await passports.current_version(uow, tenant, key)
+        # The one-row read of the context route; the session is only made for the full read.
+        current = await passports.fresh_version(request.app.state.reads, tenant, key)
         if passports.etag_matches(if_none_match, current):
             return Response(status_code=304, headers={"ETag": passports.etag(current)})
     found = await passports.read_passport(uow, tenant, key, version)
