@@ -15,13 +15,13 @@ V = TypeVar("V")
 
 @dataclass
 class _Entry(Generic[V]):
-    version: int
+    stamp: object
     value: V
     size: int
 
 
 class VersionedLRU(Generic[V]):
-    """Values per (tenant, user) at one version, evicted least-recently-used past max_bytes."""
+    """Values per (tenant, user) at one stamp (version), evicted LRU past max_bytes."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
@@ -31,19 +31,19 @@ class VersionedLRU(Generic[V]):
         self.hits = 0
         self.misses = 0
 
-    def get(self, tenant_id: uuid.UUID, user_key: str, version: int) -> V | None:
-        """The cached value if it is for exactly this version."""
+    def get(self, tenant_id: uuid.UUID, user_key: str, stamp: object) -> V | None:
+        """The cached value if it is for exactly this stamp."""
         key = (tenant_id, user_key)
         with self._lock:
             entry = self._items.get(key)
-            if entry is None or entry.version != version:
+            if entry is None or entry.stamp != stamp:
                 self.misses += 1
                 return None
             self._items.move_to_end(key)
             self.hits += 1
             return entry.value
 
-    def put(self, tenant_id: uuid.UUID, user_key: str, version: int, value: V, size: int) -> None:
+    def put(self, tenant_id: uuid.UUID, user_key: str, stamp: object, value: V, size: int) -> None:
         """Remember a value; an entry larger than the whole cache is not kept."""
         key = (tenant_id, user_key)
         with self._lock:
@@ -52,7 +52,7 @@ class VersionedLRU(Generic[V]):
                 self._bytes -= old.size
             if size > self.max_bytes:
                 return
-            self._items[key] = _Entry(version, value, size)
+            self._items[key] = _Entry(stamp, value, size)
             self._bytes += size
             while self._bytes > self.max_bytes and self._items:
                 _, evicted = self._items.popitem(last=False)

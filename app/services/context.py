@@ -7,7 +7,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from app.db.reads import HotReads
+from app.db.reads import HotReads, PassportStamp
 from app.db.uow import Sessions, UnitOfWork
 from app.domain.context import Context, ContextIndex, ScoredMemory, build_context, parse_when
 from app.domain.ids import sha256_hex
@@ -57,61 +57,70 @@ def _period_end(year: int, month: int, label: str, epoch: float) -> float:
     return epoch
 
 
-async def current_version(reads: HotReads, tenant_id: uuid.UUID, user_key: str) -> int:
-    """The user's current passport version (one small query, no session), or NotFound."""
-    return await passports.fresh_version(reads, tenant_id, user_key)
+async def current_stamp(reads: HotReads, tenant_id: uuid.UUID, user_key: str) -> PassportStamp:
+    """The user's current passport stamp (one small query, no session), or NotFound."""
+    return await passports.fresh_stamp(reads, tenant_id, user_key)
 
 
 async def index_for(
     reads: HotReads, sessions: Sessions, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
-) -> tuple[ContextIndex, int]:
-    """The user's index at the current version: one small query when warm, NotFound if no user."""
-    version = await current_version(reads, tenant_id, user_key)
-    return await index_at(sessions, cache, tenant_id, user_key, version)
+) -> tuple[ContextIndex, PassportStamp]:
+    """The user's index as it is now: one small query when warm, NotFound if no user."""
+    stamp = await current_stamp(reads, tenant_id, user_key)
+    return await index_at(sessions, cache, tenant_id, user_key, stamp)
 
 
 async def index_at(
-    sessions: Sessions, cache: IndexCache, tenant_id: uuid.UUID, user_key: str, version: int
-) -> tuple[ContextIndex, int]:
-    """The index at a version just read; on a miss, built from the row (maybe a newer version)."""
-    index = cache.get(tenant_id, user_key, version)
+    sessions: Sessions,
+    cache: IndexCache,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    stamp: PassportStamp,
+) -> tuple[ContextIndex, PassportStamp]:
+    """The index at a stamp just read; on a miss, built from the row (maybe a newer one)."""
+    index = cache.get(tenant_id, user_key, stamp)
     if index is not None:
-        return index, version
-    key = (tenant_id, user_key, version)
+        return index, stamp
+    key = (tenant_id, user_key, stamp)
     pending = _building.get(key)
     if pending is None:
-        # One build per (tenant, user, version), however many reads miss at once.
+        # One build per (tenant, user, stamp), however many reads miss at once.
         pending = asyncio.ensure_future(_build(sessions, cache, tenant_id, user_key))
         _building[key] = pending
         pending.add_done_callback(lambda _: _building.pop(key, None))
     return await asyncio.shield(pending)
 
 
-_building: dict[tuple[uuid.UUID, str, int], asyncio.Future[tuple[ContextIndex, int]]] = {}
+_building: dict[
+    tuple[uuid.UUID, str, PassportStamp], asyncio.Future[tuple[ContextIndex, PassportStamp]]
+] = {}
 
 
 async def _build(
     sessions: Sessions, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
-) -> tuple[ContextIndex, int]:
+) -> tuple[ContextIndex, PassportStamp]:
     # Its own unit of work: the build is shared by every waiting request and outlives any one.
     async with UnitOfWork(sessions) as uow:
         row = await uow.tenant(tenant_id).passport(user_key)
     if row is None:
         raise NotFound(f"no user {user_key!r}")
+    stamp = PassportStamp(row.version, row.created_at)
     # Parsing and indexing a large passport takes a while: off the event loop, so other
     # requests are served meanwhile.
     index = await asyncio.to_thread(_index_of, row.doc)
-    cache.put(tenant_id, user_key, row.version, index, index.approx_bytes())
-    return index, row.version
+    cache.put(tenant_id, user_key, stamp, index, index.approx_bytes())
+    return index, stamp
 
 
 def _index_of(doc: dict[str, Any]) -> ContextIndex:
     return ContextIndex.from_passport(Passport.from_dict(doc))
 
 
-def context_etag(version: int, params: dict[str, Any]) -> str:
-    """An ETag for a context read: the passport version and the read's parameters."""
-    return f'"{version}-{sha256_hex(params)[:16]}"'
+def context_etag(stamp: PassportStamp, params: dict[str, Any]) -> str:
+    """An ETag for a context read: the passport's version and creation, and the parameters."""
+    # The creation time goes into the hash: a re-created user's version 3 is another text.
+    salted = {**params, "_created": stamp.created_at.isoformat()}
+    return f'"{stamp.version}-{sha256_hex(salted)[:16]}"'
 
 
 def render(index: ContextIndex, q: str | None, budget_chars: int, window: Window) -> Context:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.db.models import PassportVersion
-from app.db.reads import HotReads
+from app.db.reads import HotReads, PassportStamp
 from app.db.repository import TenantRepository
 from app.db.uow import UnitOfWork
 from app.domain import delta
@@ -74,12 +74,12 @@ async def current_version(uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str) 
     return version
 
 
-async def fresh_version(reads: HotReads, tenant_id: uuid.UUID, user_key: str) -> int:
-    """The current version by one session-free query (ETag checks on hot reads), or NotFound."""
-    version = await reads.passport_version(tenant_id, user_key)
-    if version is None:
+async def fresh_stamp(reads: HotReads, tenant_id: uuid.UUID, user_key: str) -> PassportStamp:
+    """The current version and creation time by one session-free query, or NotFound."""
+    stamp = await reads.passport_stamp(tenant_id, user_key)
+    if stamp is None:
         raise NotFound(f"no user {user_key!r}")
-    return version
+    return stamp
 
 
 async def read_passport(

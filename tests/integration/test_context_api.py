@@ -128,6 +128,35 @@ async def test_etag_and_new_versions_are_picked_up(client, mel):
     assert after.headers["x-passport-version"] == "2"
 
 
+async def test_a_re_created_user_never_gets_the_deleted_users_context(client, mel, settings):
+    # Two API processes: the one that serves the delete forgets the user, the other only
+    # learns of it from the passport row. Versions restart when the user is created again.
+    import httpx
+
+    from app.api.app import create_app
+
+    other_app = create_app(settings)
+    async with other_app.router.lifespan_context(other_app):
+        transport = httpx.ASGITransport(app=other_app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t.test") as other:
+            old = await other.get("/users/mel/context", params={"q": "Lisbon"}, headers=mel.headers)
+            assert "Kwekwe" in old.text and "Lisbon" in old.text
+            assert (await client.delete("/users/mel", headers=mel.headers)).status_code == 204
+            again = {**PASSPORT, "facts": [{"key": "location", "value": "Bulawayo"}]}
+            put = await client.put("/users/mel/passport", json=again, headers=mel.headers)
+            assert put.json()["version"] == 1  # the same version number as the deleted passport
+            new = await other.get("/users/mel/context", params={"q": "Lisbon"}, headers=mel.headers)
+            assert new.headers["x-passport-version"] == old.headers["x-passport-version"]
+            assert "Bulawayo" in new.text and "Kwekwe" not in new.text
+            assert new.headers["etag"] != old.headers["etag"]
+            cached = await other.get(
+                "/users/mel/context",
+                params={"q": "Lisbon"},
+                headers={**mel.headers, "If-None-Match": old.headers["etag"]},
+            )
+            assert cached.status_code == 200 and "Bulawayo" in cached.text
+
+
 async def test_search_ranks_with_provenance(client, mel):
     resp = await client.get("/users/mel/search", params={"q": "Lisbon sister"}, headers=mel.headers)
     assert resp.status_code == 200

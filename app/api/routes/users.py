@@ -61,7 +61,7 @@ async def get_passport(
     """The user's passport as JSON, now or as it was at ``version``."""
     if version is None and if_none_match is not None:
         # The one-row read of the context route; the session is only made for the full read.
-        current = await passports.fresh_version(request.app.state.reads, tenant, key)
+        current = (await passports.fresh_stamp(request.app.state.reads, tenant, key)).version
         if passports.etag_matches(if_none_match, current):
             return Response(status_code=304, headers={"ETag": passports.etag(current)})
     found = await passports.read_passport(uow, tenant, key, version)
@@ -105,9 +105,12 @@ async def put_passport(
 
 
 @router.delete("/users/{key}", status_code=status.HTTP_204_NO_CONTENT, name="delete_user")
-async def delete_user(key: UserKey, tenant: TenantDep, uow: UowDep) -> Response:
+async def delete_user(key: UserKey, tenant: TenantDep, uow: UowDep, request: Request) -> Response:
     """Hard-delete the user: passport, versions, jobs and their stored payloads."""
     await passports.delete_user(uow, tenant, key)
+    # Frees the memory here at once; other processes never serve it again either, because
+    # their caches are keyed by the passport's stamp, which a re-created user does not share.
+    request.app.state.context_cache.drop(tenant, key)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
