@@ -815,7 +815,7 @@ PROFILE_FUNCTIONS = (
     ("    BM25Index.scores", "BM25Index.scores", "app/domain/bm25.py"),
     ("  _choose_memories: the budget scan", "_choose_memories", "app/domain/context.py"),
     ("index_at (index cache lookup; build on a miss)", "index_at", "app/services/context.py"),
-    ("HotReads.passport_version (version query)", "HotReads.passport_version", "app/db/reads.py"),
+    ("HotReads.passport_stamp (version query)", "HotReads.passport_stamp", "app/db/reads.py"),
     ("TenantKey (API key; cached)", "TenantKey.__call__", "app/api/deps.py"),
     ("get_uow (session: open, close)", "get_uow", "app/api/deps.py"),
     ("HotLogger.info (access line)", "HotLogger.info", "app/logging.py"),

@@ -38,12 +38,13 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.engine = engine
         app.state.sessions = session_factory(engine)
         app.state.read_sessions = read_session_factory(engine)
-        app.state.reads = HotReads(engine)
+        app.state.reads = HotReads(engine, settings.read_pool_size)
         app.state.redis = redis
         app.state.enqueue = enqueuer(redis, settings.queue_name)
         try:
             yield
         finally:
+            await app.state.reads.close()
             await redis.aclose()
             await engine.dispose()
 
@@ -62,6 +63,7 @@ def create_app(settings: Settings) -> FastAPI:
     # Routes are matched in this order, each miss costing a few microseconds: the probes (cheap,
     # two routes), then the reads agents make most.
     app.include_router(health.router)
+    app.include_router(context.lean)
     app.include_router(context.router)
     app.include_router(users.router)
     app.include_router(ingest.router)

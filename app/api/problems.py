@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.db.engine import database_error_types, database_unreachable
 from app.services.errors import ServiceError
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,7 @@ def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
         413: "Request body too large",
         422: "Validation error",
         500: "Internal error",
-        503: "Not ready",
+        503: "Unavailable: not ready, or the database cannot be reached (see Retry-After)",
     }
     return {
         code: {
@@ -72,11 +73,11 @@ def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     }
 
 
-COMMON = _responses(400, 401, 413, 422, 500)
+COMMON = _responses(400, 401, 413, 422, 500, 503)
 NOT_FOUND = _responses(404)
 PRECONDITION = _responses(412)
 CONFLICT = _responses(409)
-ADMIN = _responses(400, 401, 403, 404, 413, 422, 500)
+ADMIN = _responses(400, 401, 403, 404, 413, 422, 500, 503)
 READY = _responses(503)
 
 
@@ -154,11 +155,33 @@ def install_handlers(app: FastAPI) -> None:
             exc.status, exc.title, exc.detail, instance=request.url.path, headers=headers
         )
 
+    async def _database(request: Request, exc: Exception) -> JSONResponse:
+        # Handled inside the app (not by the outermost error middleware, which re-raises to
+        # the server): an outage is a 503 the client retries, not a logged crash per request.
+        if not database_unreachable(exc):
+            return await _unexpected(request, exc)
+        log.warning(
+            "database unreachable on %s %s: %s",
+            request.method,
+            request.url.path,
+            type(exc).__name__,
+        )
+        return problem_response(
+            503,
+            "Service unavailable",
+            "the database cannot be reached; retry shortly",
+            instance=request.url.path,
+            headers={"Retry-After": "1"},
+        )
+
+    for error in database_error_types():
+        app.add_exception_handler(error, _database)
+
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         # Never a stack trace to the client; the log has it.
         log.exception("unhandled error on %s %s", request.method, request.url.path)
-        # This answer is sent outside the request-id middleware, so it adds the header itself.
+        # This answer may be sent outside the request-id middleware, so it adds the header itself.
         request_id = getattr(request.state, "request_id", None)
         return problem_response(
             500,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from alembic.config import Config
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -18,6 +18,23 @@ import migrations
 
 # What callers outside app/db catch for "the database said no" (missing schema, lost server).
 DatabaseError = DBAPIError
+
+
+def database_error_types() -> tuple[type[Exception], ...]:
+    """The exception types that may mean an unreachable database (see database_unreachable)."""
+    from app.db.reads import DatabaseUnavailable
+
+    return (DatabaseUnavailable, DBAPIError, OSError)
+
+
+def database_unreachable(exc: BaseException) -> bool:
+    """Whether an error means the database cannot be reached now (retry later), not a bug."""
+    from app.db.reads import DatabaseUnavailable
+
+    if isinstance(exc, DBAPIError):
+        return exc.connection_invalidated or isinstance(exc, (OperationalError, InterfaceError))
+    # asyncpg raises plain OSErrors (connection refused, reset) when it cannot connect.
+    return isinstance(exc, (DatabaseUnavailable, OSError))
 
 
 def async_url(url: str) -> str:
