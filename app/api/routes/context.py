@@ -8,10 +8,13 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from app.api.deps import TenantDep, UserKey
+from app.api.lean import LeanRoute
 from app.api.problems import COMMON, NOT_FOUND
 from app.services import context
 
 router = APIRouter(tags=["context"], responses={**COMMON, **NOT_FOUND})
+# The context read is the hottest route: resolved by a plan, not FastAPI's per-request solver.
+lean = APIRouter(tags=["context"], responses={**COMMON, **NOT_FOUND}, route_class=LeanRoute)
 
 Q = Annotated[
     str | None,
@@ -44,7 +47,7 @@ class SearchResult(BaseModel):
     items: list[SearchHit]
 
 
-@router.get(
+@lean.get(
     "/users/{key}/context",
     name="get_context",
     response_class=Response,
@@ -74,32 +77,32 @@ async def get_context(
     window = context.Window.parse(since, until)
     state = request.app.state
     # Warm, this one-row read is the only database work: no session unless the index is built.
-    version = await context.current_version(state.reads, tenant, key)
+    stamp = await context.current_stamp(state.reads, tenant, key)
     params: dict[str, Any] = {"q": q, "b": budget_chars, "f": format, "s": since, "u": until}
-    etag = context.context_etag(version, params)
-    headers = {"ETag": etag, "X-Passport-Version": str(version)}
+    etag = context.context_etag(stamp, params)
+    headers = {"ETag": etag, "X-Passport-Version": str(stamp.version)}
     if if_none_match is not None and etag in {t.strip() for t in if_none_match.split(",")}:
         return Response(status_code=304, headers=headers)
-    # The same read of the same version gives the same bytes: agents repeat questions.
+    # The same read of the same passport gives the same bytes: agents repeat questions.
     cache_key = (tenant, key, etag)
     cached = state.context_results.get(cache_key)
     if cached is None:
-        index, built_version = await context.index_at(
-            state.read_sessions, state.context_cache, tenant, key, version
+        index, built = await context.index_at(
+            state.read_sessions, state.context_cache, tenant, key, stamp
         )
-        if built_version != version:  # a new version landed before the build read the row
-            version = built_version
-            etag = context.context_etag(version, params)
-            headers = {"ETag": etag, "X-Passport-Version": str(version)}
+        if built != stamp:  # a new version landed before the build read the row
+            stamp = built
+            etag = context.context_etag(stamp, params)
+            headers = {"ETag": etag, "X-Passport-Version": str(stamp.version)}
             cache_key = (tenant, key, etag)
-        built = context.render(index, q, budget_chars, window)
+        chosen = context.render(index, q, budget_chars, window)
         if format == "json":
             import orjson
 
-            body = {"version": version, "budget_chars": budget_chars, **built.to_json()}
+            body = {"version": stamp.version, "budget_chars": budget_chars, **chosen.to_json()}
             cached = (orjson.dumps(body), "application/json")
         else:
-            cached = (built.render_text().encode(), "text/plain; charset=utf-8")
+            cached = (chosen.render_text().encode(), "text/plain; charset=utf-8")
         state.context_results.put(cache_key, *cached)
     return Response(cached[0], media_type=cached[1], headers=headers)
 
@@ -117,7 +120,7 @@ async def search(
     """Observations and episodes ranked for ``q``, with scores and provenance."""
     window = context.Window.parse(since, until)
     state = request.app.state
-    index, version = await context.index_for(
+    index, stamp = await context.index_for(
         state.reads, state.read_sessions, state.context_cache, tenant, key
     )
     hits = context.search_memories(index, q, limit, window)
@@ -135,4 +138,4 @@ async def search(
                 participants=list(m.participants),
             )
         )
-    return SearchResult(version=version, items=items)
+    return SearchResult(version=stamp.version, items=items)
