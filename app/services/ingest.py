@@ -240,6 +240,7 @@ async def _run_ingest(
         total=len(segments),
         settings=settings,
         enqueue_later=pipeline.enqueue_later,
+        loaded=(row.version, current),
     )
 
 

@@ -213,8 +213,13 @@ async def finish(
     failed: bool = False,
     error: str | None = None,
     result: dict[str, Any] | None = None,
+    loaded: tuple[int, Passport] | None = None,
 ) -> Outcome:
     """Apply ``edit`` to the passport under its row lock, version it, and finish the job.
+
+    ``loaded`` is the passport as parsed before extraction, with its version: when no other
+    version landed meanwhile it is used as is, so a large passport is not parsed again while
+    its row is locked.
 
     One short transaction: the passport, its version row, the job row and the tenant's usage.
     A job another worker finished first is skipped. An edit that leaves the content as it was
@@ -230,7 +235,10 @@ async def finish(
         if locked.status in ("done", "failed"):
             return Outcome(status="skipped")  # another worker finished it first
         now = datetime.now(UTC)
-        passport = Passport.from_dict(row.doc)
+        if loaded is not None and loaded[0] == row.version:
+            passport = loaded[1]
+        else:
+            passport = Passport.from_dict(row.doc)
         report = edit(passport, iso(now) or "")
         new_doc = passport.to_dict()
         version = row.version
@@ -306,6 +314,7 @@ async def conclude(
     settings: Settings,
     enqueue_later: EnqueueLater | None,
     result: dict[str, Any] | None = None,
+    loaded: tuple[int, Passport] | None = None,
 ) -> Outcome:
     """End a job after extraction: fail it, defer it to the next budget window, or merge it."""
     if extracted.fatal is not None:
@@ -334,4 +343,5 @@ async def conclude(
         failed=failed_all,
         error=error,
         result={**(result or {}), "segments_applied": len(extracted.done)},
+        loaded=loaded,
     )
