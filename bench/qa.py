@@ -29,18 +29,15 @@ from typing import Any, cast
 from app.domain.context import ContextIndex, build_context
 from app.domain.extract import Extraction, ExtractionInput, Extractor
 from app.domain.ingest_input import IngestPayload, parse_timestamp
-from app.domain.merge import merge_extraction
 from app.domain.passport import Passport
 from app.domain.segment import Plan, estimate_tokens, plan_segments, prepare
-from app.domain.turns import Segment
 from app.llm.errors import InvalidOutputError, ProviderError, RetryPolicy, SegmentOutputError
 from app.llm.factory import make_extractor, parse_spec
 from app.llm.providers import PLACEHOLDER_KEY, LLMExtractor, OpenAIClient
 from app.llm.structured import StructuredRequest, ask_structured
-from app.services.ingest import source_of
 from bench.qa_data import ConversationRecord, DataError, DataSet, SessionRecord, load, validate
 from bench.recall.generate import QUESTION_TYPES, generate
-from bench.recall.run import _table, domain_digest
+from bench.recall.run import _table, domain_digest, ingest_session
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BUDGET = 3000
@@ -223,40 +220,34 @@ class Ingested:
 
 
 async def ingest(conversation: ConversationRecord, extractor: Extractor) -> Ingested:
-    """Every session as one job: prepare, extract each new segment, merge like the worker.
+    """Every session as one job, as ``bench.recall.run.ingest`` but with a chosen extractor.
 
-    ``bench.recall.run.ingest`` with a chosen extractor; a segment whose model output fails
-    validation twice is skipped (the worker records it as failed and applies the others).
+    A segment whose model output fails validation twice is skipped (the worker records it as
+    failed and applies the others); its calls and tokens still count.
     """
     passport = Passport.empty(conversation.id)
     usage = Usage()
-    segments = failed = 0
+    failed = 0
+
+    async def extract(request: ExtractionInput) -> Extraction | None:
+        nonlocal failed
+        try:
+            extraction = await extractor.extract(request)
+        except SegmentOutputError as exc:
+            failed += 1
+            usage.add(exc.calls, exc.input_tokens, exc.output_tokens)
+            return None
+        except ProviderError as exc:
+            raise RunError(f"extraction ({extractor.name}) failed: {exc}") from exc
+        usage.add(extraction.calls, extraction.input_tokens, extraction.output_tokens)
+        return extraction
+
+    segments = 0
     for session in conversation.sessions:
-        payload = payload_of(conversation, session)
         reference = parse_timestamp(session.session_ts)
-        known = tuple(passport.known_keys())
-        seen = {s.hash for s in passport.sources}
-        done: list[tuple[Segment, Extraction]] = []
-        for segment in prepare(payload):
-            segments += 1
-            if segment.hash in seen:
-                continue
-            request = ExtractionInput(
-                segment=segment, subject=payload.subject, known_keys=known, reference_ts=reference
-            )
-            try:
-                extraction = await extractor.extract(request)
-            except SegmentOutputError as exc:
-                failed += 1
-                usage.add(exc.calls, exc.input_tokens, exc.output_tokens)
-                continue
-            except ProviderError as exc:
-                raise RunError(f"extraction ({extractor.name}) failed: {exc}") from exc
-            usage.add(extraction.calls, extraction.input_tokens, extraction.output_tokens)
-            done.append((segment, extraction))
-        stamp = f"{reference.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"
-        for segment, extraction in done:
-            merge_extraction(passport, extraction, source_of(segment, reference), now=stamp)
+        segments += await ingest_session(
+            passport, payload_of(conversation, session), reference, extract
+        )
     return Ingested(passport, segments, failed, usage)
 
 

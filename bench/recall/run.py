@@ -21,7 +21,7 @@ import platform
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -111,8 +111,38 @@ class Ingested:
     seconds: float
 
 
+ExtractFn = Callable[[ExtractionInput], Awaitable[Extraction | None]]
+
+
+async def ingest_session(
+    passport: Passport, payload: IngestPayload, reference: datetime, extract: ExtractFn
+) -> int:
+    """One session as one ingest job, as the worker runs it; returns the segments prepared.
+
+    Segments already in the passport (by hash) are skipped; ``extract`` returning None skips
+    a segment (the worker records a failed one and applies the others).
+    """
+    known = tuple(passport.known_keys())
+    seen = {s.hash for s in passport.sources}
+    done: list[tuple[Segment, Extraction]] = []
+    segments = prepare(payload)
+    for segment in segments:
+        if segment.hash in seen:
+            continue
+        request = ExtractionInput(
+            segment=segment, subject=payload.subject, known_keys=known, reference_ts=reference
+        )
+        extraction = await extract(request)
+        if extraction is not None:
+            done.append((segment, extraction))
+    stamp = f"{reference.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"
+    for segment, extraction in done:
+        merge_extraction(passport, extraction, source_of(segment, reference), now=stamp)
+    return len(segments)
+
+
 async def ingest(conversation: dict[str, Any]) -> Ingested:
-    """Every session as one ingest job: prepare, extract each segment, merge like the worker."""
+    """Every session as one ingest job with the rule extractor."""
     passport = Passport.empty(conversation["id"])
     extractor = RuleExtractor()
     segments = 0
@@ -130,20 +160,7 @@ async def ingest(conversation: dict[str, Any]) -> Ingested:
         )
         # The job is taken to be created when the session ends: what a live agent would do.
         reference = parse_timestamp(session["session_ts"])
-        known = tuple(passport.known_keys())
-        seen = {s.hash for s in passport.sources}
-        done: list[tuple[Segment, Extraction]] = []
-        for segment in prepare(payload):
-            segments += 1
-            if segment.hash in seen:
-                continue
-            request = ExtractionInput(
-                segment=segment, subject=payload.subject, known_keys=known, reference_ts=reference
-            )
-            done.append((segment, await extractor.extract(request)))
-        stamp = f"{reference.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"
-        for segment, extraction in done:
-            merge_extraction(passport, extraction, source_of(segment, reference), now=stamp)
+        segments += await ingest_session(passport, payload, reference, extractor.extract)
     return Ingested(passport, segments, time.perf_counter() - started)
 
 
