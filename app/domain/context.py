@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
@@ -245,8 +245,11 @@ class ContextIndex:
     months: npt.NDArray[np.int32]  # 0 when undated or only the year is known
     names: Mapping[tuple[str, ...], str]  # tokens of an entity/participant name -> who it is
     people: frozenset[str]  # the ``names`` values that are people (participants, person entities)
+    names_by_token: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]]  # first token -> names
+    spellings: Mapping[str, tuple[tuple[str, ...], ...]]  # who -> every name that means them
     now: float | None
     lines: tuple[str, ...]  # each memory as its context line, rendered once per version
+    line_costs: npt.NDArray[np.int64]  # len(line) + 1 (its newline) per memory
     sections: Mapping[str, _Section]  # facts, prefs, entities, open loops, changes: pre-rendered
     size: int = field(default=0)
 
@@ -271,6 +274,7 @@ class ContextIndex:
             age_days = np.maximum(now - dates[known], 0.0) / 86400.0
             recency[known] = 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
         bm25 = BM25Index(docs)
+        lines = tuple(_memory_line(m) for m in memories)
         index = cls(
             passport=p,
             memories=tuple(memories),
@@ -287,8 +291,11 @@ class ContextIndex:
             months=np.array([0 if w is None else w.month for w in whens], dtype=np.int32),
             names=names,
             people=people,
+            names_by_token=_by_first_token(names),
+            spellings=_spellings(names),
             now=now,
-            lines=tuple(_memory_line(m) for m in memories),
+            lines=lines,
+            line_costs=np.array([len(line) + 1 for line in lines], dtype=np.int64),
             sections=_sections(p, _name_tokens(names, people)),
         )
         object.__setattr__(index, "size", _estimate_bytes(index))
@@ -370,6 +377,24 @@ def _names(p: Passport) -> dict[tuple[str, ...], str]:
         if tokens:
             names.setdefault(tokens, who.casefold())
     return names
+
+
+def _by_first_token(
+    names: Mapping[tuple[str, ...], str],
+) -> dict[str, tuple[tuple[tuple[str, ...], str], ...]]:
+    """Names by their first token: a query finds the names it holds without reading them all."""
+    found: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for name, who in names.items():
+        found.setdefault(name[0], []).append((name, who))
+    return {token: tuple(pairs) for token, pairs in found.items()}
+
+
+def _spellings(names: Mapping[tuple[str, ...], str]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Every name of each who ("Mel" and "Melanie")."""
+    found: dict[str, list[tuple[str, ...]]] = {}
+    for name, who in names.items():
+        found.setdefault(who, []).append(name)
+    return {who: tuple(spelled) for who, spelled in found.items()}
 
 
 def _mention_weights(docs: Sequence[Sequence[str]]) -> FloatArray:
@@ -462,25 +487,22 @@ def _parse_query(index: ContextIndex, tokens: Sequence[str]) -> _Query:
     instead, counted once. A name that is all the query says stays the only thing it asks about.
     """
     present = set(tokens)
-    named = {who for name, who in index.names.items() if all(t in present for t in name)}
-    person_tokens = {
-        t
-        for name, who in index.names.items()
-        if who in named and who in index.people and all(t in present for t in name)
-        for t in name
-    }
+    held = [
+        (name, who)
+        for token in present
+        for name, who in index.names_by_token.get(token, ())
+        if all(t in present for t in name)
+    ]
+    person_tokens = {t for name, who in held if who in index.people for t in name}
     content = tuple(t for t in tokens if t not in person_tokens)
-    return _Query(content, frozenset(named))
+    return _Query(content, frozenset(who for _, who in held))
 
 
 def _lift(index: ContextIndex, named: frozenset[str]) -> FloatArray:
     """Per memory: PERSON_LIFT or ENTITY_LIFT for each of the named it involves, averaged."""
-    spellings: dict[str, list[tuple[str, ...]]] = {who: [] for who in named}
-    for name, who in index.names.items():
-        if who in spellings:  # "Mel" in the query: memories naming "Melanie" count too
-            spellings[who].append(name)
     lift = np.zeros(len(index.memories), dtype=np.float64)
-    for who, names in spellings.items():
+    for who in named:
+        names = index.spellings.get(who, ())  # "Mel" in the query: "Melanie" counts too
         involved = np.zeros(len(index.memories), dtype=np.bool_)
         for name in names:
             # A memory involves a name when it holds all its tokens (participants are indexed).
@@ -492,52 +514,136 @@ def _lift(index: ContextIndex, named: frozenset[str]) -> FloatArray:
     return lift / max(len(named), 1)
 
 
+class Ranking:
+    """Candidate memories and their scores; ordered (best first) only as far as they are read.
+
+    A context shows a few dozen of possibly thousands of matches: ``split`` sorts the best k
+    (every candidate scoring at least the k-th best: exactly the first k of the full order,
+    with any ties) and leaves the rest unordered.
+    """
+
+    __slots__ = ("_scores", "candidates")
+
+    def __init__(self, candidates: npt.NDArray[np.intp], scores: FloatArray) -> None:
+        self.candidates = candidates  # memory positions
+        self._scores = scores  # per memory position
+
+    def __len__(self) -> int:
+        return int(self.candidates.size)
+
+    def __iter__(self) -> Iterator[tuple[int, float]]:
+        return iter(self.top(len(self)))
+
+    def split(self, k: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+        """The best ``k`` candidates (or more, on ties) best first, and the others unordered."""
+        candidates = self.candidates
+        size = candidates.size
+        if k <= 0:
+            return candidates[:0], candidates
+        if k * 2 >= size:
+            chosen, rest = candidates, candidates[:0]
+        else:
+            scores = self._scores[candidates]
+            kth = np.partition(scores, size - k)[size - k]
+            best = scores >= kth
+            chosen, rest = candidates[best], candidates[~best]
+        return _best_first(chosen, self._scores), rest
+
+    def top(self, limit: int) -> list[tuple[int, float]]:
+        """The first ``limit`` (position, score) pairs."""
+        ids = self.split(max(limit, 0))[0][: max(limit, 0)]
+        return list(zip(ids.tolist(), self._scores[ids].tolist(), strict=True))
+
+    def score(self, position: int) -> float:
+        """The score of the memory at ``position``."""
+        return float(self._scores[position])
+
+    def best_of(self, some: npt.NDArray[np.intp]) -> int:
+        """The best-ranked of some candidates (not empty)."""
+        scores = self._scores[some]
+        return int(some[scores == scores.max()].max())
+
+    def rank_of(self, position: int) -> int:
+        """The 1-based place of a candidate in the full order."""
+        scores, s = self._scores[self.candidates], self._scores[position]
+        ahead = (scores > s) | ((scores == s) & (self.candidates > position))
+        return int(np.count_nonzero(ahead)) + 1
+
+
+def _best_first(ids: npt.NDArray[np.intp], scores: FloatArray) -> npt.NDArray[np.intp]:
+    # Best first; among equal scores the later item in the passport (the newer one) first.
+    return ids[np.lexsort((-ids, -scores[ids]))]
+
+
+_NO_RANKING = Ranking(np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64))
+
+
 def rank(
     index: ContextIndex, q: str | None, *, since: float | None = None, until: float | None = None
-) -> list[tuple[int, float]]:
+) -> Ranking:
     """Memory indices with scores, best first: relevance to ``q``, or recency and salience."""
+    tokens = tokenize(q) if q else []
+    period = _period(index, q) if q else None
+    return _rank(index, q, _parse_query(index, tokens), period, since, until)
+
+
+_NO_QUERY = _Query((), frozenset())
+
+
+def _rank(
+    index: ContextIndex,
+    q: str | None,
+    query: _Query,
+    period: BoolArray | None,
+    since: float | None,
+    until: float | None,
+) -> Ranking:
     n = len(index.memories)
     if n == 0:
-        return []
-    allowed = np.ones(n, dtype=np.bool_)
+        return _NO_RANKING
+    allowed: BoolArray | None = None
     # NaN compares False, so an undated memory is left out whenever a date filter is given.
     if since is not None:
-        allowed &= index.dates >= since
+        allowed = index.dates >= since
     if until is not None:
-        allowed &= index.dates <= until
-    query = _parse_query(index, tokenize(q) if q else [])
-    period = _period(index, q) if q else None
-    lift = _lift(index, query.named)
+        allowed = index.dates <= until if allowed is None else allowed & (index.dates <= until)
+    lift = _lift(index, query.named) if query.named else None
     if not query.content and period is None:
         # No query, or only names: the most recent and salient memories (of those people).
         scores = index.recency + BROWSE_SALIENCE_WEIGHT * index.salience
-        candidates = allowed & (lift > 0) if query.named else allowed
+        candidates = lift > 0 if lift is not None else np.ones(n, dtype=np.bool_)
     else:
         bm25 = index.bm25.scores(query.content).astype(np.float64)
-        best = float(bm25[allowed].max(initial=0.0))
+        best = float(bm25.max() if allowed is None else bm25[allowed].max(initial=0.0))
         scores = RELEVANCE_WEIGHT * (bm25 / best if best > 0 else bm25)
-        scores = scores + RECENCY_WEIGHT * index.recency + lift
+        scores += RECENCY_WEIGHT * index.recency
+        if lift is not None:
+            scores += lift
         if q and is_temporal(q):
             scores += TEMPORAL_BOOST * index.has_when
-        matched = (bm25 > 0) | (lift > 0)
-        # A memory that matches only by naming the person keeps less of the lift the longer it
-        # is (BM25's length normalisation of a single mention): at most what one of theirs that
-        # matches the question gets, and the budget buys many short memories, not a few long.
-        only = (bm25 == 0) & (lift > 0) & allowed
-        if only.any():
-            mention = index.mention[only]
-            scores[only] -= lift[only] * (1 - mention / mention.max())
+        candidates = bm25 > 0
+        if lift is not None:
+            named = lift > 0
+            candidates |= named
+            # A memory that matches only by naming the person keeps less of the lift the longer
+            # it is (BM25's length normalisation of a single mention): at most what one of
+            # theirs that matches the question gets, and the budget buys many short memories,
+            # not a few long.
+            only = named & (bm25 == 0)
+            if allowed is not None:
+                only &= allowed
+            if only.any():
+                mention = index.mention[only]
+                scores[only] -= lift[only] * (1 - mention / mention.max())
         if period is not None:
             scores += PERIOD_BOOST * period
-            matched |= period
-        candidates = allowed & matched
-    ids = np.flatnonzero(candidates)
-    # Best first; among equal scores the later item in the passport (the newer one) first.
-    order = ids[np.lexsort((-ids, -scores[ids]))]
-    return [(int(i), float(scores[i])) for i in order]
+            candidates |= period
+    if allowed is not None:
+        candidates &= allowed
+    return Ranking(np.flatnonzero(candidates), scores)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ScoredMemory:
     """A ranked memory with its score and its 1-based rank, and where it came from."""
 
@@ -569,7 +675,7 @@ def search(
     until: float | None = None,
 ) -> list[ScoredMemory]:
     """The ``limit`` best memories for ``q`` (or the most recent and salient), with provenance."""
-    ranked = rank(index, q, since=since, until=until)[: max(limit, 0)]
+    ranked = rank(index, q, since=since, until=until).top(limit)
     return [ScoredMemory(index.memories[i], s, r, i) for r, (i, s) in enumerate(ranked, start=1)]
 
 
@@ -685,24 +791,31 @@ def _is_label(date_text: str, label: str) -> bool:
     return when is not None and when.label == label
 
 
+def _prefix_sums(lines: Sequence[str], inline: bool) -> list[int]:
+    """Characters of the first k lines, for every k (with a newline each unless inline)."""
+    per_line = 0 if inline else 1  # every block line ends with a newline
+    prefix = [0]
+    for line in lines:
+        prefix.append(prefix[-1] + len(line) + per_line)
+    return prefix
+
+
 @dataclass(slots=True)
 class _Block:
     """A section shown as a ranked prefix of its candidates, costed exactly in characters."""
 
     header: str
-    lines: list[str]  # ranked candidates (for an inline block, the items of its one line)
+    lines: Sequence[str]  # ranked candidates (for an inline block, the items of its one line)
     total: int  # items the passport holds, so the omitted count covers those never candidates
     note: Callable[[int], str]
     named: int  # how many of the first ``lines`` the query names (all of them without a query)
+    prefix: Sequence[int]  # _prefix_sums of ``lines``
     inline: bool = False
     shown: int = 0
-    prefix: list[int] = field(default_factory=list)
+    note_fixed: int = 0  # the note's length without the digits of its count
 
     def __post_init__(self) -> None:
-        per_line = 0 if self.inline else 1  # every block line ends with a newline
-        self.prefix = [0]
-        for line in self.lines:
-            self.prefix.append(self.prefix[-1] + len(line) + per_line)
+        self.note_fixed = len(self.note(0)) - 1
 
     def cost(self, k: int) -> int:
         """Characters (newlines included) the section takes with its first ``k`` candidates."""
@@ -710,7 +823,7 @@ class _Block:
         if k == 0:
             return 0
         omitted = self.total - k
-        note = len(self.note(omitted)) if omitted else 0
+        note = self.note_fixed + len(str(omitted)) if omitted else 0
         if self.inline:  # "Header: a, b, c (+2 more)\n"
             return len(self.header) + 1 + self.prefix[k] + 2 * (k - 1) + note + 1
         return len(self.header) + 1 + self.prefix[k] + (note + 1 if note else 0)
@@ -734,12 +847,32 @@ class _Budget:
 
     def grow(self, block: _Block, limit: float, upto: int | None = None) -> None:
         """Show more of ``block``, in rank order, while it stays within ``limit`` and the cap."""
-        while block.shown < min(len(block.lines), len(block.lines) if upto is None else upto):
-            now, after = block.cost(block.shown), block.cost(block.shown + 1)
-            if after > limit or self.used - now + after > self.cap:
-                return
-            self.used += after - now
-            block.shown += 1
+        end = len(block.lines) if upto is None else min(len(block.lines), upto)
+        k = block.shown
+        if k >= end:
+            return
+        now = block.cost(k)
+        # What the block may cost: its limit, and what the cap leaves beside everything else.
+        most = min(limit, self.cap - (self.used - now))
+        head, prefix, total, fixed = (
+            len(block.header) + 1,
+            block.prefix,
+            block.total,
+            block.note_fixed,
+        )
+        cost = now
+        while k < end:  # block.cost(k + 1), inline: this loop runs for every line shown
+            omitted = total - k - 1
+            note = fixed + len(str(omitted)) if omitted else 0
+            if block.inline:
+                after = head + prefix[k + 1] + 2 * k + note + 1
+            else:
+                after = head + prefix[k + 1] + (note + 1 if note else 0)
+            if after > most:
+                break
+            k, cost = k + 1, after
+        self.used += cost - now
+        block.shown = k
 
 
 def _count_note(noun: str) -> Callable[[int], str]:
@@ -796,15 +929,50 @@ class _Section:
     lines: tuple[str, ...]
     terms: tuple[tuple[frozenset[str], ...], ...]  # token sets a query can name the item by
     total: int  # items the passport holds (more than ``items`` for capped sections)
+    inline: bool = False
+    prefix: tuple[int, ...] = ()  # _prefix_sums of ``lines``, in the query-free order
+    postings: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # token -> items
+
+    @classmethod
+    def of(
+        cls,
+        items: Sequence[Any],
+        lines: Sequence[str],
+        terms: tuple[tuple[frozenset[str], ...], ...],
+        total: int,
+        inline: bool = False,
+    ) -> _Section:
+        """A section with its prefix sums and its token -> items map made once."""
+        postings: dict[str, list[int]] = {}
+        for i, sets in enumerate(terms):
+            for token in sorted(set().union(*sets)):
+                postings.setdefault(token, []).append(i)
+        return cls(
+            tuple(items),
+            tuple(lines),
+            terms,
+            total,
+            inline,
+            tuple(_prefix_sums(lines, inline)),
+            {token: tuple(ids) for token, ids in postings.items()},
+        )
 
     def named_first(
-        self, named: Callable[[tuple[frozenset[str], ...]], bool]
-    ) -> tuple[list[Any], list[str], int]:
-        """Items the query names first, then the rest, each group in the query-free order."""
-        first = [i for i, t in enumerate(self.terms) if named(t)]
+        self, query: set[str] | frozenset[str], named: Callable[[tuple[frozenset[str], ...]], bool]
+    ) -> tuple[Sequence[Any], Sequence[str], Sequence[int], int]:
+        """Items the query names first, then the rest, each group in the query-free order.
+
+        Only items holding a query token are tested; when none is named, the query-free order
+        and its prefix sums are reused as they are.
+        """
+        candidates = {i for token in query for i in self.postings.get(token, ())}
+        first = sorted(i for i in candidates if named(self.terms[i]))
+        if not first:
+            return self.items, self.lines, self.prefix, 0
         chosen = set(first)
         order = first + [i for i in range(len(self.items)) if i not in chosen]
-        return [self.items[i] for i in order], [self.lines[i] for i in order], len(first)
+        lines = [self.lines[i] for i in order]
+        return [self.items[i] for i in order], lines, _prefix_sums(lines, self.inline), len(first)
 
 
 def _belief_section(beliefs: Sequence[Belief]) -> _Section:
@@ -815,7 +983,7 @@ def _belief_section(beliefs: Sequence[Belief]) -> _Section:
 
     items = sorted(beliefs, key=key)
     terms = tuple((frozenset(tokenize(f"{b.key} {_value_text(b.value)}")),) for b in items)
-    return _Section(tuple(items), tuple(map(_belief_line, items)), terms, len(items))
+    return _Section.of(items, tuple(map(_belief_line, items)), terms, len(items))
 
 
 def _sections(p: Passport, people: frozenset[str]) -> dict[str, _Section]:
@@ -835,17 +1003,18 @@ def _sections(p: Passport, people: frozenset[str]) -> dict[str, _Section]:
     return {
         "facts": _belief_section(p.facts),
         "prefs": _belief_section(p.prefs),
-        "entities": _Section(
-            tuple(p.entities),
+        "entities": _Section.of(
+            p.entities,
             tuple(map(_entity_item, p.entities)),
             entity_terms,
             len(p.entities),
+            inline=True,
         ),
-        "open_loops": _Section(
-            tuple(loops), tuple(map(_loop_line, loops)), loop_terms, len(p.open_loops)
+        "open_loops": _Section.of(
+            loops, tuple(map(_loop_line, loops)), loop_terms, len(p.open_loops)
         ),
-        "contradictions": _Section(
-            tuple(changes), tuple(map(_change_line, changes)), (), len(p.contradictions)
+        "contradictions": _Section.of(
+            changes, tuple(map(_change_line, changes)), (), len(p.contradictions)
         ),
     }
 
@@ -868,7 +1037,7 @@ _NOTES: dict[str, Callable[[int], str]] = {
 
 def _blocks(
     index: ContextIndex, query: set[str], content: frozenset[str]
-) -> tuple[dict[str, _Block], dict[str, list[Any]]]:
+) -> tuple[dict[str, _Block], dict[str, Sequence[Any]]]:
     """The sections before the memories as blocks, what the query names first.
 
     Facts and preferences are named by any query word (their keys carry the person: "caroline.
@@ -886,15 +1055,17 @@ def _blocks(
 
     predicates = {"entities": names_entity, "open_loops": names_loop}
     blocks: dict[str, _Block] = {}
-    items: dict[str, list[Any]] = {}
+    items: dict[str, Sequence[Any]] = {}
     for name, section in index.sections.items():
         if query:
-            items[name], lines, named = section.named_first(predicates.get(name, names_belief))
+            words = content if name == "open_loops" else query
+            predicate = predicates.get(name, names_belief)
+            items[name], lines, prefix, named = section.named_first(words, predicate)
         else:
-            items[name], lines = list(section.items), list(section.lines)
+            items[name], lines, prefix = section.items, section.lines, section.prefix
             named = len(lines)
         blocks[name] = _Block(
-            _HEADERS[name], lines, section.total, _NOTES[name], named, inline=name == "entities"
+            _HEADERS[name], lines, section.total, _NOTES[name], named, prefix, section.inline
         )
     return blocks, items
 
@@ -908,17 +1079,20 @@ def build_context(
     until: float | None = None,
 ) -> Context:
     """Facts, preferences, entities, open loops, changes and the best memories, within budget."""
-    query = set(tokenize(q)) if q else set()
-    content = frozenset(_parse_query(index, sorted(query)).content)
+    tokens = tokenize(q) if q else []
+    query = set(tokens)
+    parsed = _parse_query(index, tokens)
+    content = frozenset(parsed.content)
     blocks, items = _blocks(index, query, content)
     budget = _Budget(cap=max(budget_chars, 0) + 1)
     _first_pass(blocks, budget, budget_chars, bool(query))
 
-    ranked = rank(index, q, since=since, until=until)
-    searched = bool(q) and (bool(query) or _period(index, q or "") is not None)
+    period = _period(index, q) if q else None
+    ranked = _rank(index, q, parsed, period, since, until)
+    searched = bool(q) and (bool(query) or period is not None)
     memory_order: Literal["relevance", "recency"] = "relevance" if searched else "recency"
     if searched and not ranked:  # nothing matches: recent memories are still better than none
-        ranked = rank(index, None, since=since, until=until)
+        ranked = _rank(index, None, _NO_QUERY, None, since, until)
         memory_order = "recency"
     header = (
         "Memories (most relevant, in time order):"
@@ -984,9 +1158,12 @@ def _first_pass(
     budget.grow(blocks["entities"], SIDE_SHARE * budget_chars)
 
 
+_RANKED_WINDOW = 48  # memories ranked in full order before the rest is read best-fitting first
+
+
 def _choose_memories(
     index: ContextIndex,
-    ranked: list[tuple[int, float]],
+    ranked: Ranking,
     header: str,
     budget: _Budget,
     terms: frozenset[str],
@@ -998,55 +1175,96 @@ def _choose_memories(
     would only repeat them, at several times the length. A large budget still shows it; one it
     does not fit counts among the memories not shown. Without query terms nothing waits: an
     episode's other lines are then what it adds.
+
+    The work follows what is shown, not how many memories match: the best few dozen are put in
+    order, and past them each step takes the best-ranked of the memories whose line still fits.
     """
     chosen: list[ScoredMemory] = []
     seen: set[str] = set()
-    # Which memories hold each query term: read from the BM25 postings, no tokenising.
-    holders = {t: set(index.bm25.docs_with(t).tolist()) for t in terms}
-    said: dict[str, set[str]] = {}  # source -> the query terms its chosen observations match
-    later: list[tuple[int, int, float]] = []
+    said: dict[str, list[int]] = {}  # source -> its chosen observations (when terms wait)
+    later: list[tuple[int, int]] = []  # (rank, position) of the episodes waiting, in rank order
+    total = len(ranked)
+    note_base = len(_count_note("memories")(0)) - 1  # without the digits of the count
     lines_cost = 0
     current = 0  # what the memory section costs now: header + lines + omitted note
-    note_base = len(_count_note("memories")(0)) - 1  # without the digits of the count
-    shortest = min((len(line) + 1 for line in index.lines), default=0)
+    bits = _TermBits(index, terms)
 
     def cost(k: int, lines: int) -> int:
-        omitted = len(ranked) - k
+        omitted = total - k
         note = note_base + len(str(omitted)) + 1 if omitted else 0
         return len(header) + 1 + lines + note
 
-    def matched(i: int) -> set[str]:
-        return {t for t, docs in holders.items() if i in docs}
+    def room() -> int:
+        # The longest line (with its newline) the next memory may have and still fit.
+        return budget.cap - (budget.used - current + cost(len(chosen) + 1, lines_cost))
 
-    def room() -> bool:
-        # Whether even the shortest line could still fit, were the omitted note to vanish.
-        return budget.cap - budget.used + (current - lines_cost) >= shortest
-
-    def take(r: int, i: int, score: float) -> None:
+    def take(r: int, i: int) -> None:
         nonlocal current, lines_cost
         line = index.lines[i]
         if line in seen:  # the same memory stored twice is shown once
             return
-        after = cost(len(chosen) + 1, lines_cost + len(line) + 1)
-        if budget.used - current + after <= budget.cap:
-            budget.used += after - current
-            current, lines_cost = after, lines_cost + len(line) + 1
-            seen.add(line)
-            memory = index.memories[i]
-            chosen.append(ScoredMemory(memory, score, r, i))
-            if holders and memory.kind == "observation" and memory.source is not None:
-                said.setdefault(memory.source, set()).update(matched(i))
+        size = len(line) + 1
+        if size > room():
+            return
+        after = cost(len(chosen) + 1, lines_cost + size)
+        budget.used += after - current
+        current, lines_cost = after, lines_cost + size
+        seen.add(line)
+        memory = index.memories[i]
+        chosen.append(ScoredMemory(memory, ranked.score(i), r, i))
+        if terms and memory.kind == "observation" and memory.source is not None:
+            said.setdefault(memory.source, []).append(i)
 
-    for r, (i, score) in enumerate(ranked, start=1):
-        if not room():
+    def consider(r: int, i: int) -> None:
+        memory = index.memories[i]
+        source = memory.source
+        # An episode that adds no term its source's chosen observations did not waits.
+        if memory.kind == "episode" and source in said and bits.within(i, said[source]):
+            later.append((r, i))
+            return
+        take(r, i)
+
+    ordered, rest = ranked.split(_RANKED_WINDOW)
+    longest = room()
+    pairs = zip(ordered.tolist(), index.line_costs[ordered].tolist(), strict=True)
+    for r, (i, line_cost) in enumerate(pairs, start=1):
+        if line_cost <= longest:
+            consider(r, i)
+            longest = room()
+    while rest.size:
+        rest = rest[index.line_costs[rest] <= room()]
+        if not rest.size:
             break
-        source = index.memories[i].source
-        if index.memories[i].kind == "episode" and source in said and matched(i) <= said[source]:
-            later.append((r, i, score))
-            continue
-        take(r, i, score)
-    for r, i, score in later:
-        if not room():
-            break
-        take(r, i, score)
+        i = ranked.best_of(rest)
+        rest = rest[rest != i]
+        consider(ranked.rank_of(i), i)
+    for r, i in later:
+        take(r, i)
     return chosen
+
+
+class _TermBits:
+    """Which query terms each memory holds, one bit per term, made on first use."""
+
+    def __init__(self, index: ContextIndex, terms: frozenset[str]) -> None:
+        self._index = index
+        self._terms = sorted(terms)
+        self._words: npt.NDArray[np.int64] | None = None
+
+    def of(self, i: int) -> int:
+        """The terms memory ``i`` holds, as bits."""
+        if self._words is None:
+            # 63 terms to a word: a long question still has every term counted.
+            n = len(self._index.memories)
+            self._words = np.zeros(((len(self._terms) + 62) // 63, n), dtype=np.int64)
+            for bit, term in enumerate(self._terms):
+                docs = self._index.bm25.docs_with(term)
+                self._words[bit // 63, docs] |= 1 << (bit % 63)
+        return sum(int(word) << (63 * w) for w, word in enumerate(self._words[:, i]))
+
+    def within(self, i: int, others: Sequence[int]) -> bool:
+        """Whether every term memory ``i`` holds is held by one of ``others``."""
+        covered = 0
+        for other in others:
+            covered |= self.of(other)
+        return self.of(i) & ~covered == 0

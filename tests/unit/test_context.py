@@ -7,10 +7,12 @@ import re
 from random import Random
 from typing import Any
 
+import numpy as np
 import pytest
 
 from app.domain.context import (
     ContextIndex,
+    Ranking,
     build_context,
     key_label,
     parse_when,
@@ -680,3 +682,52 @@ def test_with_a_query_unnamed_facts_yield_to_memories_but_never_silently() -> No
     assert asked.omitted["facts"] == left
     # With room for everything, every fact is there.
     assert len(build_context(index, "skyline trail", 10_000).facts) == 31
+
+
+def test_an_episode_matching_a_term_past_the_63rd_is_still_shown() -> None:
+    # Query terms are tracked as bits, 63 to a word: a long question keeps every one.
+    filler = " ".join(f"word{i:03d}" for i in range(70))
+    index = _race_story(" Melanie: the medal is on the fridge.")
+    kinds = [m.memory.kind for m in build_context(index, f"{filler} race medal", 400).memories]
+    assert "episode" in kinds
+    kinds = [m.memory.kind for m in build_context(index, f"{filler} charity race", 300).memories]
+    assert kinds.count("episode") == 0
+
+
+@pytest.mark.parametrize("k", [0, 1, 5, 48, 499, 500, 2000])
+def test_a_ranking_read_in_part_is_the_start_of_the_full_order(k: int) -> None:
+    rng = np.random.default_rng(k)
+    scores = rng.integers(0, 20, size=1000).astype(np.float64)  # many ties
+    candidates = np.flatnonzero(rng.random(1000) < 0.5)
+    ranking = Ranking(candidates, scores)
+    full = candidates[np.lexsort((-candidates, -scores[candidates]))]
+    best, rest = ranking.split(k)
+    assert best.size >= min(k, full.size)
+    assert best.tolist() == full[: best.size].tolist()
+    assert sorted(rest.tolist()) == sorted(full[best.size :].tolist())
+    assert [i for i, _ in ranking] == full.tolist()
+    for position in full[:: max(1, full.size // 7)].tolist():
+        assert ranking.rank_of(position) == full.tolist().index(position) + 1
+    assert ranking.best_of(rest) == int(full[best.size]) if rest.size else True
+
+
+def test_short_memories_deep_in_the_ranking_still_fill_the_budget() -> None:
+    # Sixty long observations rank first and take most of the room; short ones ranked below
+    # all of them (past the few dozen put in order first) still fill what is left, with their
+    # true rank.
+    long_text = "Melanie talked about the garden at length: " + "roses and tulips, " * 12
+    observations = [
+        {"text": f"{long_text}day {i}.", "when": f"2023-01-{i % 28 + 1:02d}", "source": "s1"}
+        for i in range(60)
+    ]
+    observations += [
+        {"text": f"Garden note {i}.", "when": "2022-01-01", "source": "s2"} for i in range(30)
+    ]
+    index = _index(observations=observations, sources=[{"id": "s1"}, {"id": "s2"}])
+    context = build_context(index, "garden roses tulips", 3000)
+    text = context.render_text()
+    assert len(text) <= 3000
+    short = [m for m in context.memories if m.memory.text.startswith("Garden note")]
+    assert len(short) >= 3 and all(m.rank > 60 for m in short)
+    ranks = {m.position: m.rank for m in search(index, "garden roses tulips", 100)}
+    assert all(ranks[m.position] == m.rank for m in context.memories)
