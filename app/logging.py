@@ -61,6 +61,8 @@ def configure_logging(settings: Settings, stream: TextIO | None = None) -> None:
     )
     handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     handler.setFormatter(formatter)
+    global _handler
+    _handler = handler
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
@@ -88,7 +90,49 @@ class HotLogger:
         event_dict: EventDict = {**fields, "event": event}  # the order structlog writes
         for processor in _SHARED:
             event_dict = cast(EventDict, processor(logger, "info", event_dict))  # all return dicts
+        handler = _only_handler(logger)
+        if handler is not None:
+            # Straight to the stream the formatter would write to: what ProcessorFormatter's
+            # chain does to an info line without exc_info is the JSON rendering alone.
+            line = _json_line(event_dict) + "\n"
+            handler.acquire()
+            try:
+                handler.stream.write(line)
+                handler.flush()
+            except Exception:  # as logging does: report it, never break the request
+                handler.handleError(self._record(logger, event_dict))
+            finally:
+                handler.release()
+            return
+        logger.handle(self._record(logger, event_dict))
+
+    @staticmethod
+    def _record(logger: logging.Logger, event_dict: EventDict) -> logging.LogRecord:
+        # The record structlog's wrap_for_formatter makes, for the handlers' ProcessorFormatter.
         record = logging.LogRecord(logger.name, logging.INFO, "", 0, event_dict, None, None)
         record._logger = logger
         record._name = "info"
-        logger.handle(record)
+        return record
+
+
+# The handler configure_logging installed: the only one whose output HotLogger may write itself.
+_handler: logging.StreamHandler[TextIO] | None = None
+
+
+def _only_handler(logger: logging.Logger) -> logging.StreamHandler[TextIO] | None:
+    """Our handler, if it is the only one an INFO record of ``logger`` reaches, unfiltered."""
+    found = None
+    current: logging.Logger | None = logger
+    while current is not None:
+        if current.filters:
+            return None
+        for handler in current.handlers:
+            if found is not None or handler is not _handler or handler.filters:
+                return None
+            found = handler
+        if not current.propagate:
+            break
+        current = current.parent
+    if found is None or found.level > logging.INFO:
+        return None
+    return found

@@ -19,6 +19,7 @@ Pure: no clock. "Now", for recency, is the newest time the passport itself recor
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -252,6 +253,8 @@ class ContextIndex:
     line_costs: npt.NDArray[np.int64]  # len(line) + 1 (its newline) per memory
     sections: Mapping[str, _Section]  # facts, prefs, entities, open loops, changes: pre-rendered
     size: int = field(default=0)
+    # _planned_sections' memo: the sections before the memories per budget and named words.
+    plans: dict[tuple[Any, ...], _Plan] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_passport(cls, p: Passport) -> ContextIndex:
@@ -457,10 +460,18 @@ def _period(index: ContextIndex, q: str) -> BoolArray | None:
     years = [int(y) for y in _YEAR_RE.findall(text)]
     if not years:
         return None
-    mask = np.isin(index.years, years)
+    mask = _any_equal(index.years, years)
     months = [_month_number(m[0]) for m in re.finditer(_MONTH_RE, text) if _is_word(text, m)]
     if months:
-        mask &= np.isin(index.months, months)
+        mask &= _any_equal(index.months, months)
+    return mask
+
+
+def _any_equal(values: npt.NDArray[np.int32], wanted: Sequence[int]) -> BoolArray:
+    # np.isin sorts; a question names one or two years or months.
+    mask = values == wanted[0]
+    for other in wanted[1:]:
+        mask |= values == other
     return mask
 
 
@@ -633,8 +644,8 @@ def _rank(
             if allowed is not None:
                 only &= allowed
             if only.any():
-                mention = index.mention[only]
-                scores[only] -= lift[only] * (1 - mention / mention.max())
+                mention = index.mention
+                scores -= only * lift * (1 - mention / mention[only].max())
         if period is not None:
             scores += PERIOD_BOOST * period
             candidates |= period
@@ -817,6 +828,13 @@ class _Block:
     def __post_init__(self) -> None:
         self.note_fixed = len(self.note(0)) - 1
 
+    def copy(self) -> _Block:
+        """The same block to grow on its own (lines and sums shared: they are never changed)."""
+        twin = object.__new__(_Block)
+        for name in _BLOCK_FIELDS:
+            object.__setattr__(twin, name, getattr(self, name))
+        return twin
+
     def cost(self, k: int) -> int:
         """Characters (newlines included) the section takes with its first ``k`` candidates."""
         k = min(k, len(self.lines))
@@ -873,6 +891,9 @@ class _Budget:
             k, cost = k + 1, after
         self.used += cost - now
         block.shown = k
+
+
+_BLOCK_FIELDS = tuple(f.name for f in dataclasses.fields(_Block))
 
 
 def _count_note(noun: str) -> Callable[[int], str]:
@@ -1083,9 +1104,7 @@ def build_context(
     query = set(tokens)
     parsed = _parse_query(index, tokens)
     content = frozenset(parsed.content)
-    blocks, items = _blocks(index, query, content)
-    budget = _Budget(cap=max(budget_chars, 0) + 1)
-    _first_pass(blocks, budget, budget_chars, bool(query))
+    blocks, items, budget = _planned_sections(index, query, content, budget_chars)
 
     period = _period(index, q) if q else None
     ranked = _rank(index, q, parsed, period, since, until)
@@ -1130,6 +1149,45 @@ def build_context(
         memory_order=memory_order,
         text=text,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """The sections' blocks after the first pass, to be copied for each read."""
+
+    blocks: tuple[tuple[str, _Block], ...]
+    items: dict[str, Sequence[Any]]
+    used: int
+
+
+_PLANS_KEPT = 512  # per index; past it the memo starts over
+
+
+def _planned_sections(
+    index: ContextIndex, query: set[str], content: frozenset[str], budget_chars: int
+) -> tuple[dict[str, _Block], dict[str, Sequence[Any]], _Budget]:
+    """``_blocks`` and ``_first_pass``, remembered per index by all that decides them.
+
+    That is the budget, whether there is a query, and which of each section's own words the
+    query holds: most questions about a user name the same few facts and people, or none.
+    """
+    named = (
+        frozenset(t for t in (content if name == "open_loops" else query) if t in s.postings)
+        for name, s in index.sections.items()
+    )
+    key = (budget_chars, bool(query), *named)
+    plan = index.plans.get(key)
+    if plan is None:
+        blocks, items = _blocks(index, query, content)
+        budget = _Budget(cap=max(budget_chars, 0) + 1)
+        _first_pass(blocks, budget, budget_chars, bool(query))
+        if len(index.plans) >= _PLANS_KEPT:
+            index.plans.clear()
+        plan = _Plan(tuple(blocks.items()), items, budget.used)
+        index.plans[key] = plan
+    # Fresh blocks each read: the second pass grows them.
+    copies = {name: block.copy() for name, block in plan.blocks}
+    return copies, plan.items, _Budget(cap=max(budget_chars, 0) + 1, used=plan.used)
 
 
 def _first_pass(
@@ -1183,35 +1241,37 @@ def _choose_memories(
     seen: set[str] = set()
     said: dict[str, list[int]] = {}  # source -> its chosen observations (when terms wait)
     later: list[tuple[int, int]] = []  # (rank, position) of the episodes waiting, in rank order
-    total = len(ranked)
-    note_base = len(_count_note("memories")(0)) - 1  # without the digits of the count
-    lines_cost = 0
-    current = 0  # what the memory section costs now: header + lines + omitted note
     bits = _TermBits(index, terms)
+    total = len(ranked)
+    head = len(header) + 1
+    note = len(_count_note("memories")(0))  # the "(+N more ...)" line with one digit, and "\n"
+    lines_cost = 0  # the chosen lines with their newlines
+    current = 0  # what the memory section costs now: header + lines + omitted note
 
-    def cost(k: int, lines: int) -> int:
-        omitted = total - k
-        note = note_base + len(str(omitted)) + 1 if omitted else 0
-        return len(header) + 1 + lines + note
+    def section(k: int, lines: int) -> int:
+        # The section with k memories whose lines take ``lines`` characters.
+        return head + lines + (note - 1 + len(str(total - k)) + 1 if total > k else 0)
 
     def room() -> int:
         # The longest line (with its newline) the next memory may have and still fit.
-        return budget.cap - (budget.used - current + cost(len(chosen) + 1, lines_cost))
+        return budget.cap - budget.used + current - section(len(chosen) + 1, lines_cost)
+
+    longest = room()
 
     def take(r: int, i: int) -> None:
-        nonlocal current, lines_cost
+        nonlocal current, lines_cost, longest
         line = index.lines[i]
-        if line in seen:  # the same memory stored twice is shown once
-            return
         size = len(line) + 1
-        if size > room():
+        if size > longest or line in seen:  # the same memory stored twice is shown once
             return
-        after = cost(len(chosen) + 1, lines_cost + size)
-        budget.used += after - current
-        current, lines_cost = after, lines_cost + size
-        seen.add(line)
         memory = index.memories[i]
         chosen.append(ScoredMemory(memory, ranked.score(i), r, i))
+        seen.add(line)
+        lines_cost += size
+        after = section(len(chosen), lines_cost)
+        budget.used += after - current
+        current = after
+        longest = room()
         if terms and memory.kind == "observation" and memory.source is not None:
             said.setdefault(memory.source, []).append(i)
 
@@ -1225,14 +1285,12 @@ def _choose_memories(
         take(r, i)
 
     ordered, rest = ranked.split(_RANKED_WINDOW)
-    longest = room()
     pairs = zip(ordered.tolist(), index.line_costs[ordered].tolist(), strict=True)
     for r, (i, line_cost) in enumerate(pairs, start=1):
         if line_cost <= longest:
             consider(r, i)
-            longest = room()
     while rest.size:
-        rest = rest[index.line_costs[rest] <= room()]
+        rest = rest[index.line_costs[rest] <= longest]
         if not rest.size:
             break
         i = ranked.best_of(rest)

@@ -83,16 +83,25 @@ async def test_body_over_limit_is_413_before_reading(client, tenant, settings):
     assert resp.status_code == 413
 
 
-async def test_missing_and_malformed_keys_are_401(client):
+async def test_missing_and_malformed_keys_are_401(client, tenant):
     for headers in (
         {},
         {"Authorization": "Basic abc"},
+        {"Authorization": "Bearer"},
+        {"Authorization": "Bearer    "},
+        {"Authorization": f"Basic {tenant.key}"},
         {"Authorization": "Bearer tsr_nope"},
         {"Authorization": "Bearer tsr_abcdefgh_" + "x" * 40},
     ):
-        resp = await client.get("/users", headers=headers)
-        assert resp.status_code == 401
-        assert resp.headers["content-type"] == PROBLEM
+        for path in ("/users", "/users/u/context"):
+            resp = await client.get(path, headers=headers)
+            assert resp.status_code == 401, (path, headers)
+            assert resp.headers["content-type"] == PROBLEM
+            assert resp.headers["www-authenticate"] == "Bearer"
+    # The scheme is case-insensitive, and spaces around the key do not matter.
+    for value in (f"bearer {tenant.key}", f"BEARER  {tenant.key} "):
+        resp = await client.get("/users", headers={"Authorization": value})
+        assert resp.status_code == 200, value
 
 
 async def test_every_error_response_is_declared_in_openapi(app):

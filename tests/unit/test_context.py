@@ -731,3 +731,22 @@ def test_short_memories_deep_in_the_ranking_still_fill_the_budget() -> None:
     assert len(short) >= 3 and all(m.rank > 60 for m in short)
     ranks = {m.position: m.rank for m in search(index, "garden roses tulips", 100)}
     assert all(ranks[m.position] == m.rank for m in context.memories)
+
+
+def test_remembered_section_plans_give_what_a_fresh_index_gives() -> None:
+    # The sections before the memories are planned once per budget and named words; reads that
+    # name other facts, or none, or use another budget, must not see each other's plan.
+    reads = [
+        ("Where does Caroline live now?", 600),
+        ("What does Melanie like?", 600),
+        ("Where does Caroline live now?", 600),
+        ("Where does Caroline live now?", 3000),
+        ("", 600),
+        ("charity race", 600),
+    ]
+    shared = _story()
+    for q, budget in reads:
+        assert build_context(shared, q, budget).render_text() == (
+            build_context(_story(), q, budget).render_text()
+        )
+    assert 0 < len(shared.plans) <= 6

@@ -51,3 +51,18 @@ def test_hot_lines_respect_the_level(lines):
     finally:
         logging.getLogger("tessera.quiet").setLevel(logging.NOTSET)
     assert lines.getvalue() == ""
+
+
+def test_hot_lines_reach_every_handler_when_ours_is_not_alone(lines):
+    # The direct write is only taken when our handler is the one output; others still get it.
+    extra = io.StringIO()
+    handler = logging.StreamHandler(extra)
+    logging.getLogger("tessera").addHandler(handler)
+    try:
+        HotLogger("tessera.access").info("request", status=201)
+    finally:
+        logging.getLogger("tessera").removeHandler(handler)
+    assert json.loads(lines.getvalue())["status"] == 201
+    assert extra.getvalue().strip()
+    HotLogger("tessera.access").info("request", status=202)
+    assert json.loads(lines.getvalue().splitlines()[-1])["status"] == 202
