@@ -255,6 +255,8 @@ class ContextIndex:
     size: int = field(default=0)
     # _planned_sections' memo: the sections before the memories per budget and named words.
     plans: dict[tuple[Any, ...], _Plan] = field(default_factory=dict, compare=False, repr=False)
+    # _lift's memo: which memories involve each who a query named (one byte per memory each).
+    involved: dict[str, BoolArray] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_passport(cls, p: Passport) -> ContextIndex:
@@ -425,6 +427,7 @@ def _people(p: Passport) -> frozenset[str]:
 # line ~350 bytes beyond the line's characters.
 _PASSPORT_ITEM_BYTES = 1500
 _MEMORY_BYTES = 350
+_PLAN_BYTES = 4000  # five blocks, and reordered lists for the sections a query names
 _SECTIONS = ("facts", "prefs", "entities", "open_loops", "contradictions", "observations")
 
 
@@ -443,7 +446,9 @@ def _estimate_bytes(index: ContextIndex) -> int:
     )
     passport = _PASSPORT_ITEM_BYTES * items + sum(len(m.text) for m in index.memories)
     records = sum(len(line) + _MEMORY_BYTES for line in index.lines)
-    return index.bm25.approx_bytes() + sum(a.nbytes for a in arrays) + records + passport
+    # The memos, full: a plan is a few lists of references; an involvement a byte per memory.
+    memos = _PLANS_KEPT * _PLAN_BYTES + _INVOLVED_KEPT * len(index.memories)
+    return index.bm25.approx_bytes() + sum(a.nbytes for a in arrays) + records + passport + memos
 
 
 # --- ranking --------------------------------------------------------------------------------
@@ -513,16 +518,28 @@ def _lift(index: ContextIndex, named: frozenset[str]) -> FloatArray:
     """Per memory: PERSON_LIFT or ENTITY_LIFT for each of the named it involves, averaged."""
     lift = np.zeros(len(index.memories), dtype=np.float64)
     for who in named:
-        names = index.spellings.get(who, ())  # "Mel" in the query: "Melanie" counts too
-        involved = np.zeros(len(index.memories), dtype=np.bool_)
-        for name in names:
+        lift += (PERSON_LIFT if who in index.people else ENTITY_LIFT) * _involving(index, who)
+    return lift / max(len(named), 1)
+
+
+_INVOLVED_KEPT = 32  # per index; past it the memo starts over
+
+
+def _involving(index: ContextIndex, who: str) -> BoolArray:
+    """The memories that name ``who`` by any of their names, remembered per index."""
+    found = index.involved.get(who)
+    if found is None:
+        found = np.zeros(len(index.memories), dtype=np.bool_)
+        for name in index.spellings.get(who, ()):  # "Mel" in the query: "Melanie" counts too
             # A memory involves a name when it holds all its tokens (participants are indexed).
             docs = index.bm25.docs_with(name[0])
             for token in name[1:]:
                 docs = np.intersect1d(docs, index.bm25.docs_with(token), assume_unique=True)
-            involved[docs] = True
-        lift += (PERSON_LIFT if who in index.people else ENTITY_LIFT) * involved
-    return lift / max(len(named), 1)
+            found[docs] = True
+        if len(index.involved) >= _INVOLVED_KEPT:
+            index.involved.clear()
+        index.involved[who] = found
+    return found
 
 
 class Ranking:
@@ -1160,7 +1177,7 @@ class _Plan:
     used: int
 
 
-_PLANS_KEPT = 512  # per index; past it the memo starts over
+_PLANS_KEPT = 128  # per index; past it the memo starts over
 
 
 def _planned_sections(
