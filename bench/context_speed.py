@@ -289,7 +289,7 @@ class InProcess:
     index_mb: float
     warm_p50_ms: float
     warm_p99_ms: float
-    rank_ms: float  # rank() alone: BM25 + boosts + sort, per query
+    rank_ms: float  # rank() alone: BM25, lifts, boosts (the order is made as it is read)
     cold_ms: dict[str, float]  # step -> median ms
     cold_total_p50_ms: float
     cold_repeats: int
@@ -828,7 +828,7 @@ PROFILE_COMPONENTS = (
 # Functions of app/ whose inclusive share (a sample counts when they are on its stack) matters.
 PROFILE_FUNCTIONS = (
     ("build_context (rank + budget + render)", "build_context", "app/domain/context.py"),
-    ("  rank(): BM25, boosts, sort, to tuples", "rank", "app/domain/context.py"),
+    ("  _rank: BM25, lifts, boosts, candidates", "_rank", "app/domain/context.py"),
     ("    BM25Index.scores", "BM25Index.scores", "app/domain/bm25.py"),
     ("  _choose_memories: the budget scan", "_choose_memories", "app/domain/context.py"),
     ("index_at (index cache lookup; build on a miss)", "index_at", "app/services/context.py"),
@@ -958,7 +958,7 @@ def report(
         rows.append(["context, warm", ip.episodes, *blank, ip.warm_p50_ms, ip.warm_p99_ms])
         rows.append(["context, cold", ip.episodes, *blank, ip.cold_total_p50_ms, nan])
     for ip in inproc:
-        rows.append(["rank() alone (BM25+boosts+sort)", ip.episodes, *blank, ip.rank_ms, nan])
+        rows.append(["rank() alone (BM25+lifts+boosts)", ip.episodes, *blank, ip.rank_ms, nan])
         for lib, ms in ip.bm25_ms.items():
             rows.append([lib, ip.episodes, *blank, ms, nan])
     lines = ["", "Context speed (GET /users/{key}/context, budget 3000, text)", table(heads, rows)]

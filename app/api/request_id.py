@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
+import secrets
 import time
-import uuid
 
 import structlog
 from starlette.datastructures import MutableHeaders
@@ -19,6 +21,26 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 # The one line every request writes, so it takes the cheap path (same JSON as structlog's).
 access_log = HotLogger("tessera.access")
+
+
+class _RequestIds:
+    """Unique ids without a system call each: a random prefix per process, then a counter."""
+
+    def __init__(self) -> None:
+        self._restart()
+        # A forked worker must not repeat its parent's ids.
+        os.register_at_fork(after_in_child=self._restart)
+
+    def _restart(self) -> None:
+        self._prefix = secrets.token_hex(8)
+        self._counter = itertools.count(1)
+
+    def next(self) -> str:
+        """32 hex characters, like a UUID's, unique across processes and restarts."""
+        return f"{self._prefix}{next(self._counter):016x}"
+
+
+_new_id = _RequestIds()
 
 
 def clean_request_id(raw: str | None) -> str | None:
@@ -56,7 +78,7 @@ class RequestContext:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = _incoming(scope) or uuid.uuid4().hex
+        request_id = _incoming(scope) or _new_id.next()
         # For the error handlers that answer outside this middleware (unhandled exceptions).
         scope.setdefault("state", {})["request_id"] = request_id
         # Cleared rather than reset afterwards, so the handler that logs an unhandled exception
