@@ -240,6 +240,8 @@ class ContextIndex:
     dates: FloatArray  # epoch seconds, NaN when undated
     salience: FloatArray
     recency: FloatArray  # 1.0 at "now", halving every RECENCY_HALF_LIFE_DAYS, 0 when undated
+    recency_term: FloatArray  # RECENCY_WEIGHT * recency, made once
+    when_boost: FloatArray  # TEMPORAL_BOOST for a memory with its own date, made once
     has_when: BoolArray
     mention: FloatArray  # BM25's weight of one occurrence of a term in each memory (length only)
     years: npt.NDArray[np.int32]  # 0 when undated
@@ -290,6 +292,8 @@ class ContextIndex:
                 [DEFAULT_SALIENCE if m.salience is None else m.salience for m in memories], 0, 1
             ).astype(np.float64),
             recency=recency,
+            recency_term=RECENCY_WEIGHT * recency,
+            when_boost=np.where([m.has_when for m in memories], TEMPORAL_BOOST, 0.0),
             has_when=np.array([m.has_when for m in memories], dtype=np.bool_),
             mention=_mention_weights(docs),
             years=np.array([0 if w is None else w.year for w in whens], dtype=np.int32),
@@ -439,10 +443,13 @@ def _estimate_bytes(index: ContextIndex) -> int:
         index.dates,
         index.salience,
         index.recency,
+        index.recency_term,
+        index.when_boost,
         index.has_when,
         index.mention,
         index.years,
         index.months,
+        index.line_costs,
     )
     passport = _PASSPORT_ITEM_BYTES * items + sum(len(m.text) for m in index.memories)
     records = sum(len(line) + _MEMORY_BYTES for line in index.lines)
@@ -516,6 +523,10 @@ def _parse_query(index: ContextIndex, tokens: Sequence[str]) -> _Query:
 
 def _lift(index: ContextIndex, named: frozenset[str]) -> FloatArray:
     """Per memory: PERSON_LIFT or ENTITY_LIFT for each of the named it involves, averaged."""
+    if len(named) == 1:  # the usual question: one person (what the general sum gives, exactly)
+        (who,) = named
+        weight = PERSON_LIFT if who in index.people else ENTITY_LIFT
+        return np.where(_involving(index, who), weight, 0.0)
     lift = np.zeros(len(index.memories), dtype=np.float64)
     for who in named:
         lift += (PERSON_LIFT if who in index.people else ENTITY_LIFT) * _involving(index, who)
@@ -643,12 +654,14 @@ def _rank(
     else:
         bm25 = index.bm25.scores(query.content).astype(np.float64)
         best = float(bm25.max() if allowed is None else bm25[allowed].max(initial=0.0))
-        scores = RELEVANCE_WEIGHT * (bm25 / best if best > 0 else bm25)
-        scores += RECENCY_WEIGHT * index.recency
+        scores = bm25 / best if best > 0 else bm25.copy()
+        if RELEVANCE_WEIGHT != 1.0:
+            scores *= RELEVANCE_WEIGHT
+        scores += index.recency_term
         if lift is not None:
             scores += lift
         if q and is_temporal(q):
-            scores += TEMPORAL_BOOST * index.has_when
+            scores += index.when_boost
         candidates = bm25 > 0
         if lift is not None:
             named = lift > 0
