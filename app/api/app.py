@@ -7,10 +7,10 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.routing import APIRoute
 
 from app.api.limits import BodySizeLimit
 from app.api.metrics import install_metrics
+from app.api.naming import operation_id
 from app.api.problems import add_problem_schema, install_handlers
 from app.api.request_id import RequestContext
 from app.api.routes import admin, context, health, ingest, usage, users
@@ -20,12 +20,6 @@ from app.db.reads import HotReads
 from app.services.cache import KeyCache, ResultLRU
 from app.services.context import IndexCache
 from app.settings import Settings
-
-
-def _operation_id(route: APIRoute) -> str:
-    # "{tag}-{name}" so the generated SDK reads well: users-get_passport, admin-create_tenant.
-    tag = route.tags[0] if route.tags else "default"
-    return f"{tag}-{route.name}"
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -53,7 +47,7 @@ def create_app(settings: Settings) -> FastAPI:
         version="0.1.0",
         summary="Memory for LLM agents: a JSON passport per user, BM25 context, durable ingest.",
         lifespan=lifespan,
-        generate_unique_id_function=_operation_id,
+        generate_unique_id_function=operation_id,
     )
     app.state.settings = settings
     app.state.key_cache = KeyCache(settings.auth_cache_seconds)
@@ -63,7 +57,10 @@ def create_app(settings: Settings) -> FastAPI:
     # Routes are matched in this order, each miss costing a few microseconds: the probes (cheap,
     # two routes), then the reads agents make most.
     app.include_router(health.router)
-    app.include_router(context.lean)
+    # The hottest route sits on the app's own router, ahead of every other: a request reaches it
+    # without the included-router layers (about 9% of a cached read, bench/README.md).
+    for route in context.lean.routes:
+        app.router.routes.insert(0, route)
     app.include_router(context.router)
     app.include_router(users.router)
     app.include_router(ingest.router)

@@ -9,12 +9,19 @@ from pydantic import BaseModel, Field
 
 from app.api.deps import TenantDep, UserKey
 from app.api.lean import LeanRoute
+from app.api.naming import operation_id
 from app.api.problems import COMMON, NOT_FOUND
 from app.services import context
 
 router = APIRouter(tags=["context"], responses={**COMMON, **NOT_FOUND})
 # The context read is the hottest route: resolved by a plan, not FastAPI's per-request solver.
-lean = APIRouter(tags=["context"], responses={**COMMON, **NOT_FOUND}, route_class=LeanRoute)
+lean = APIRouter(
+    tags=["context"],
+    responses={**COMMON, **NOT_FOUND},
+    route_class=LeanRoute,
+    # Its routes go straight onto the app's router (app.py), so they take their ids here.
+    generate_unique_id_function=operation_id,
+)
 
 Q = Annotated[
     str | None,
