@@ -21,6 +21,7 @@ speaker called "user" is the subject. Machine speakers (assistant, bot, system) 
 | workplace | "I work at a bakery" (no proper name) | a bakery |
 | school | "I'm a student at X", "I'm studying law at X" | UZ |
 | field_of_study | "I'm studying X", "majoring in X", "my X degree", "I'm in law school" | nursing |
+| field_of_study | "I have a degree in X", "my degree is in X" | linguistics |
 | degree | "I'm doing a masters in X", "I have a PhD in X", "I finished my masters" | masters in X |
 | age | "I'm 32", "I'm 32 years old", "I just turned 30" (an int) | 32 |
 | birthday | "my birthday is 5 June", "it's my birthday today" | 5 June |
@@ -47,8 +48,12 @@ speaker called "user" is the subject. Machine speakers (assistant, bot, system) 
 | diet | "I'm vegan", "I went vegetarian" | vegan |
 | name | "my name is X", "I changed my name to X", "call me X", "I go by X" | Sam |
 | likes_<topic> | "I love X", "I enjoy X", "I'm into X", "I'm a big fan of X" | camping |
+| likes_<topic> | "I live for X", "nothing beats X", "nothing relaxes me like X" | yoga |
+| likes_<topic> | "X is my jam" | jazz |
+| likes_<topic> | "I can't get enough of X", "I've read nothing but X this year" | jazz |
 | dislikes_<topic> | "I hate X", "I don't like X", "I never liked X", "not a X person" | camping |
 | favorite_<thing> | "my favourite colour is blue", "Y is my favorite band" | blue |
+| favorite_<thing> | "autumn is the best season", "my go-to drink is a flat white" | autumn |
 
 Negative facts are beliefs of their own, under keys that carry the negation, so the
 polarity-aware dedupe (``dedupe.NEGATIONS``: not, never, cannot ...) never merges them with a
@@ -1901,6 +1906,14 @@ def _casual_rules() -> tuple[_Triggered, ...]:
             _degree_hits,
         ),
         (
+            gate("degree"),
+            rf"(?:{_SUBJ}{_ADV}\s+(?:(?i:got)\s+)?(?i:have|got|earned|did|hold|finished|completed)|"
+            r"(?<![\w'])(?i:my))\s+(?:(?i:a|an|my|the)\s+)?(?:(?i:university|college|uni|"
+            r"undergrad|undergraduate)\s+)?(?i:degree)(?P<degree>)\s+(?:(?i:is|was)\s+)?(?i:in)\s+"
+            rf"{_FIELD}{_STOP}(?:\s+(?i:at|from)\s+{_ORG})?",
+            _degree_hits,
+        ),
+        (
             _DEGREE_GATE,
             rf"(?:{_IM}{_ADV}\s+(?i:doing|finishing|starting)|{_SUBJ}{_ADV}\s+(?i:have|got|earned|"
             rf"finished|completed|started|began))\s+(?i:a|an|my)\s+{_DEGREE}(?:\s+(?i:degree))?"
@@ -2096,6 +2109,7 @@ _OBJECT = (
     r"(?=\s*[,.;:!?()\"“”]|\s+-\s|\s*$|\s+(?i:but|because|since|so|although|though|when|while|"
     r"whenever|if|too|lol|haha|which|cause|'cause|cuz|as\s+well|as\s+much|these\s+days|"
     r"nowadays|lately|recently|right\s+now|at\s+the\s+moment|anymore|a\s+lot|so\s+much|now|"
+    r"(?:this|all|last)\s+(?:year|week|month|summer|winter|spring|fall|autumn|weekend|day)|"
     r"again|either|actually|anyway|honestly|tbh|"
     r"and\s+(?:i|we|it|that|they|he|she|you|my))\b)"
 )
@@ -2180,6 +2194,23 @@ def _favorite_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterat
     yield _Hit(sentence.speaker, f"favorite_{thing}", value, 0.9)
 
 
+# "X is the best <thing>" names a favourite only for a kind of thing, not "the best part".
+_NOT_KINDS_TEXT = """
+    thing things part parts way time times day days idea news feeling bit one ones kind sort
+    decision move call choice plan option answer advice"""
+_NOT_KINDS = frozenset(_NOT_KINDS_TEXT.split())
+_DEICTIC_TEXT = "it this that these those today tonight he she they which what"
+_DEICTIC = frozenset(_DEICTIC_TEXT.split())
+
+
+def _best_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    thing = m.group("thing").lower()
+    first = m.group("obj").split()[0].lower()
+    if thing in _NOT_KINDS or first in _DEICTIC:
+        return
+    yield from _favorite_hits(view, sentence, m)
+
+
 _NEG_VERB = (
     r"(?P<verb>(?i:hate|dislike|detest|loathe|can't\s+stand|cannot\s+stand|can\s+not\s+stand|"
     r"(?:don't|do\s+not)\s+(?:really\s+|much\s+|particularly\s+)?(?:like|enjoy|love|care\s+for)|"
@@ -2243,6 +2274,57 @@ def _pref_rules() -> tuple[_Triggered, ...]:
             r"definitely|totally|such|a\s+big|big|huge)\s+)*(?i:a|an)\s+(?:(?i:big|huge|total|"
             r"real)\s+)?(?P<obj>[a-z]+(?:\s+[a-z]+)?)\s+(?i:person)\b",
             lambda v, s, m: _pref_hits(v, s, m, "dislikes" if m.group("neg") else "likes"),
+        ),
+        (
+            r"live",
+            rf"{_SELF}{_ADV}\s+(?P<verb>(?i:live))\s+(?i:for)\s+"
+            rf"(?!(?i:it|that|this|now|free|a\s+living|the\s+moment|each\s+other)\b){_OBJECT}",
+            pref("likes"),
+        ),
+        (
+            r"enough",
+            rf"{_SELF}\s+(?i:can't|cannot|can\s+not|can't\s+ever)\s+(?i:get)\s+(?i:enough)\s+"
+            rf"(?i:of)\s+(?!(?i:it|that|this|them|you)\b){_OBJECT}",
+            pref("likes"),
+        ),
+        (
+            # "nothing beats a cold beer", "nothing clears my head like tennis"; "it was nothing
+            # like Paris" compares, so only at the start of a sentence or after "there's".
+            r"nothing",
+            r"(?:^|(?<![\w'])(?i:there's|there\s+is)\s+)(?:(?i:honestly|really|just)\s+)?"
+            # The verb right after "nothing" ("clears", "relaxes"): "nothing I tried worked like
+            # the old one" compares.
+            r"(?i:nothing)\s+(?:(?i:beats|compares\s+to|tops)|(?i:[a-z]+s)\s+"
+            r"(?:(?!(?i:like)\b)[\w']+\s+){0,3}(?i:like)|(?<=(?i:there's nothing ))(?i:like)|"
+            r"(?<=(?i:there is nothing ))(?i:like))\s+"
+            rf"(?!(?i:it|that|this|you|me|i)\b){_OBJECT}",
+            pref("likes"),
+        ),
+        (
+            r"nothing but",
+            rf"{_IC}(?:(?i:'ve|\s+have))?{_ADV}\s+(?:(?i:been)\s+)?(?i:read|reading|watched|"
+            r"watching|listened\s+to|listening\s+to|played|playing)\s+(?i:nothing\s+but)\s+"
+            rf"{_OBJECT}",
+            pref("likes"),
+        ),
+        (
+            r"jam",
+            r"^(?:(?i:honestly|ok|okay|man|dude|lol|oh|tbh)\s+)?(?P<obj>[^,.;:!?()\"]{2,40}?)\s+"
+            r"(?i:is|are)\s+(?i:my|totally\s+my|so\s+my)\s+(?i:jam)\b",
+            pref("likes"),
+        ),
+        (
+            r"best",
+            r"^(?P<obj>[^,.;:!?()\"]{2,40}?)\s+(?i:is|are)\s+(?:(?i:by\s+far|hands\s+down|"
+            r"honestly|easily|still)\s+)?(?i:the)\s+(?i:best)\s+(?P<thing>[a-z]+)\b"
+            r"(?!\s+(?i:ever|i've|i\s+have|i|we|you|of|in|at|on|for|to|around|here|there)\b)",
+            _best_hits,
+        ),
+        (
+            r"go-to|go to|usual",
+            r"(?<![\w'])(?i:my)\s+(?i:go-to|go\s+to|usual)(?:\s+(?P<thing>[a-zA-Z][\w-]*))?\s*"
+            rf"(?:(?i:is|'s)\s+|:\s*){_OBJECT}",
+            _favorite_hits,
         ),
         (
             r"fav",

@@ -839,3 +839,51 @@ def test_dedupe_keeps_negative_keys_apart(negative: str, positive: str) -> None:
 )
 def test_more_ways_to_say_a_preference(text: str, key: str) -> None:
     assert key in prefs(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("I live for summer. everything just feels better", "likes_summer", "summer"),
+        ("nothing beats a cold beer after a long hike", "likes_cold_beer", None),
+        ("nothing relaxes me like yoga", "likes_yoga", "yoga"),
+        ("honestly there's nothing like a good thunderstorm", "likes_good_thunderstorm", None),
+        ("I can't get enough of jazz", "likes_jazz", "jazz"),
+        ("jazz is my jam", "likes_jazz", "jazz"),
+        ("I've watched nothing but westerns this month", "likes_westerns", "westerns"),
+        ("autumn is hands down the best season", "favorite_season", "autumn"),
+        ("my go-to drink is a flat white", "favorite_drink", "a flat white"),
+        ("my usual: oat flat white", "likes_oat_flat_white", "oat flat white"),
+    ],
+)
+def test_preferences_said_as_chat_idioms(text: str, key: str, value: str | None) -> None:
+    got = prefs(text)
+    assert key in got
+    if value is not None:
+        assert got[key] == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it was nothing like Paris",
+        "nothing I tried worked like the old one",
+        "this is the best day ever",
+        "that was the best decision",
+        "honestly the food is the best part",
+        "I live for the moment",
+        "I can't get enough of it",
+        "do you live for summer?",
+        "if I lived for summer I'd move south",
+    ],
+)
+def test_idioms_that_state_no_preference(text: str) -> None:
+    assert prefs(text) == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I have a degree in linguistics", "my degree is in economics", "I got my degree in history"],
+)
+def test_a_plain_degree_names_the_field(text: str) -> None:
+    assert facts(text).get("field_of_study") in ("linguistics", "economics", "history")
