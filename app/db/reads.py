@@ -132,7 +132,13 @@ class ReadPool:
         except BaseException as exc:
             self._count -= 1
             self._wake_one_to_open()
-            if isinstance(exc, (OSError, asyncpg.PostgresConnectionError, asyncio.TimeoutError)):
+            unreachable = (
+                OSError,
+                asyncpg.PostgresConnectionError,
+                asyncpg.TooManyConnectionsError,
+                asyncio.TimeoutError,
+            )
+            if isinstance(exc, unreachable):
                 raise DatabaseUnavailable("cannot connect to the database") from exc
             raise
         return conn, born
@@ -165,19 +171,26 @@ class ReadPool:
             waiter = self._waiters.popleft()
             if not waiter.done():
                 task = asyncio.ensure_future(self._open())
-                task.add_done_callback(functools.partial(_settle, waiter))
+                task.add_done_callback(functools.partial(self._settle, waiter))
                 return
 
-
-def _settle(waiter: asyncio.Future[tuple[Any, float]], task: asyncio.Task[Any]) -> None:
-    if waiter.done():  # the waiter was cancelled meanwhile: keep what was opened, if anything
-        return
-    if task.cancelled():
-        waiter.cancel()
-    elif task.exception() is not None:
-        waiter.set_exception(task.exception())  # type: ignore[arg-type]
-    else:
-        waiter.set_result(task.result())
+    def _settle(
+        self, waiter: asyncio.Future[tuple[Any, float]], task: asyncio.Task[tuple[Any, float]]
+    ) -> None:
+        # The connection opened for a waiter: handed over, or kept if it was cancelled meanwhile.
+        if task.cancelled():
+            if not waiter.done():
+                waiter.cancel()
+            return
+        error = task.exception()
+        if error is not None:
+            if not waiter.done():
+                waiter.set_exception(error)
+            return
+        if waiter.done():
+            self._release(*task.result())
+        else:
+            waiter.set_result(task.result())
 
 
 def engine_connector(engine: AsyncEngine) -> Connector:
