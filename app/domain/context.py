@@ -232,7 +232,11 @@ class Memory:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ContextIndex:
-    """Everything ranking needs from one passport version; build once, share read-only."""
+    """Everything ranking needs from one passport version; build once, share between reads.
+
+    Only its two bounded memos (``plans``, ``involved``) change after it is built, and only from
+    the reads themselves (the API serves them on its event loop, one at a time).
+    """
 
     passport: Passport  # read-only: the index is shared between requests
     memories: tuple[Memory, ...]
