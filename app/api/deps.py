@@ -45,9 +45,12 @@ _admin = HTTPBearer(auto_error=False, scheme_name="AdminToken", description="TES
 Credentials = HTTPAuthorizationCredentials | None
 
 
+_NO_KEY = "send the key as 'Authorization: Bearer <key>'"
+
+
 def _bearer(credentials: Credentials) -> str:
     if credentials is None or not credentials.credentials.strip():
-        raise Unauthorized("send the key as 'Authorization: Bearer <key>'")
+        raise Unauthorized(_NO_KEY)
     return credentials.credentials.strip()
 
 
@@ -65,7 +68,7 @@ class TenantKey(SecurityBase):
         # HTTPBearer's parsing, without the credentials model it builds on every request.
         scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not credentials.strip():
-            raise Unauthorized("send the key as 'Authorization: Bearer <key>'")
+            raise Unauthorized(_NO_KEY)
         token = credentials.strip()
         state = request.app.state
         # No session of its own on a key-cache hit: most requests then touch no ORM at all.

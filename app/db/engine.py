@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import (
 )
 
 import migrations
+from app.db.reads import DatabaseUnavailable
 
 # What callers outside app/db catch for "the database said no" (missing schema, lost server).
 DatabaseError = DBAPIError
@@ -22,15 +23,11 @@ DatabaseError = DBAPIError
 
 def database_error_types() -> tuple[type[Exception], ...]:
     """The exception types that may mean an unreachable database (see database_unreachable)."""
-    from app.db.reads import DatabaseUnavailable
-
     return (DatabaseUnavailable, DBAPIError, OSError)
 
 
 def database_unreachable(exc: BaseException) -> bool:
     """Whether an error means the database cannot be reached now (retry later), not a bug."""
-    from app.db.reads import DatabaseUnavailable
-
     if isinstance(exc, DBAPIError):
         return exc.connection_invalidated or isinstance(exc, (OperationalError, InterfaceError))
     # asyncpg raises plain OSErrors (connection refused, reset) when it cannot connect.

@@ -286,6 +286,7 @@ class ContextIndex:
             recency[known] = 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
         bm25 = BM25Index(docs)
         lines = tuple(_memory_line(m) for m in memories)
+        has_when = np.array([m.has_when for m in memories], dtype=np.bool_)
         index = cls(
             passport=p,
             memories=tuple(memories),
@@ -297,8 +298,8 @@ class ContextIndex:
             ).astype(np.float64),
             recency=recency,
             recency_term=RECENCY_WEIGHT * recency,
-            when_boost=np.where([m.has_when for m in memories], TEMPORAL_BOOST, 0.0),
-            has_when=np.array([m.has_when for m in memories], dtype=np.bool_),
+            when_boost=np.where(has_when, TEMPORAL_BOOST, 0.0),
+            has_when=has_when,
             mention=_mention_weights(docs),
             years=np.array([0 if w is None else w.year for w in whens], dtype=np.int32),
             months=np.array([0 if w is None else w.month for w in whens], dtype=np.int32),
@@ -658,9 +659,7 @@ def _rank(
     else:
         bm25 = index.bm25.scores(query.content).astype(np.float64)
         best = float(bm25.max() if allowed is None else bm25[allowed].max(initial=0.0))
-        scores = bm25 / best if best > 0 else bm25.copy()
-        if RELEVANCE_WEIGHT != 1.0:
-            scores *= RELEVANCE_WEIGHT
+        scores = RELEVANCE_WEIGHT * (bm25 / best if best > 0 else bm25)
         scores += index.recency_term
         if lift is not None:
             scores += lift
@@ -906,20 +905,9 @@ class _Budget:
         now = block.cost(k)
         # What the block may cost: its limit, and what the cap leaves beside everything else.
         most = min(limit, self.cap - (self.used - now))
-        head, prefix, total, fixed = (
-            len(block.header) + 1,
-            block.prefix,
-            block.total,
-            block.note_fixed,
-        )
         cost = now
-        while k < end:  # block.cost(k + 1), inline: this loop runs for every line shown
-            omitted = total - k - 1
-            note = fixed + len(str(omitted)) if omitted else 0
-            if block.inline:
-                after = head + prefix[k + 1] + 2 * k + note + 1
-            else:
-                after = head + prefix[k + 1] + (note + 1 if note else 0)
+        while k < end:
+            after = block.cost(k + 1)
             if after > most:
                 break
             k, cost = k + 1, after
@@ -1278,13 +1266,14 @@ def _choose_memories(
     bits = _TermBits(index, terms)
     total = len(ranked)
     head = len(header) + 1
-    note = len(_count_note("memories")(0))  # the "(+N more ...)" line with one digit, and "\n"
+    # The "(+N more ...)" line without N's digits but with its newline: the "0" stands for "\n".
+    note = len(_count_note("memories")(0))
     lines_cost = 0  # the chosen lines with their newlines
     current = 0  # what the memory section costs now: header + lines + omitted note
 
     def section(k: int, lines: int) -> int:
         # The section with k memories whose lines take ``lines`` characters.
-        return head + lines + (note - 1 + len(str(total - k)) + 1 if total > k else 0)
+        return head + lines + (note + len(str(total - k)) if total > k else 0)
 
     def room() -> int:
         # The longest line (with its newline) the next memory may have and still fit.

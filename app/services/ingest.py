@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models import IngestJob
+from app.db.reads import PassportStamp
 from app.db.uow import Enqueue, UnitOfWork
 from app.domain.ids import sha256_hex
 from app.domain.ingest_input import IngestPayload
@@ -240,7 +241,7 @@ async def _run_ingest(
         total=len(segments),
         settings=settings,
         enqueue_later=pipeline.enqueue_later,
-        loaded=(row.version, current),
+        loaded=(PassportStamp(row.version, row.created_at), current),
     )
 
 

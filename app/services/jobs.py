@@ -11,6 +11,7 @@ from typing import Any
 
 from app.db.models import IngestJob
 from app.db.queue import EnqueueLater
+from app.db.reads import PassportStamp
 from app.db.uow import Sessions, UnitOfWork
 from app.domain.extract import Extraction
 from app.domain.ids import sha256_hex
@@ -213,13 +214,13 @@ async def finish(
     failed: bool = False,
     error: str | None = None,
     result: dict[str, Any] | None = None,
-    loaded: tuple[int, Passport] | None = None,
+    loaded: tuple[PassportStamp, Passport] | None = None,
 ) -> Outcome:
     """Apply ``edit`` to the passport under its row lock, version it, and finish the job.
 
-    ``loaded`` is the passport as parsed before extraction, with its version: when no other
-    version landed meanwhile it is used as is, so a large passport is not parsed again while
-    its row is locked.
+    ``loaded`` is the passport as parsed before extraction, with its stamp: when the row is
+    still that passport (no version landed, not deleted and created again) it is used as is,
+    so a large passport is not parsed again while its row is locked.
 
     One short transaction: the passport, its version row, the job row and the tenant's usage.
     A job another worker finished first is skipped. An edit that leaves the content as it was
@@ -235,7 +236,7 @@ async def finish(
         if locked.status in ("done", "failed"):
             return Outcome(status="skipped")  # another worker finished it first
         now = datetime.now(UTC)
-        if loaded is not None and loaded[0] == row.version:
+        if loaded is not None and loaded[0] == PassportStamp(row.version, row.created_at):
             passport = loaded[1]
         else:
             passport = Passport.from_dict(row.doc)
@@ -314,7 +315,7 @@ async def conclude(
     settings: Settings,
     enqueue_later: EnqueueLater | None,
     result: dict[str, Any] | None = None,
-    loaded: tuple[int, Passport] | None = None,
+    loaded: tuple[PassportStamp, Passport] | None = None,
 ) -> Outcome:
     """End a job after extraction: fail it, defer it to the next budget window, or merge it."""
     if extracted.fatal is not None:
