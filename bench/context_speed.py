@@ -581,14 +581,16 @@ REPEATED = "context, repeated questions"
 WRK_SCRIPT = """
 local paths = {%(paths)s}
 local fresh = %(fresh)s
+local salt = "%(salt)s"
 local i = 0
 %(headers)s
 request = function()
   i = i + 1
   local path = paths[(i - 1) %% #paths + 1]
   if fresh then
-    -- A word of its own per request: a question no response cache has seen.
-    path = path .. "%%20n" .. i
+    -- A word of its own per request (salted per cell: wrk counts from 1 every run), so a
+    -- question no response cache has seen.
+    path = path .. "%%20n" .. salt .. "x" .. i
   end
   return wrk.format("GET", path)
 end
@@ -616,7 +618,8 @@ def _wrk(
     quoted = ", ".join(json.dumps(p) for p in paths)  # a JSON string is a Lua string literal
     lines = "\n".join(f"wrk.headers[{json.dumps(k)}] = {json.dumps(v)}" for k, v in headers.items())
     flag = "true" if fresh else "false"
-    script.write_text(WRK_SCRIPT % {"paths": quoted, "headers": lines, "fresh": flag})
+    salt = secrets.token_hex(4)
+    script.write_text(WRK_SCRIPT % {"paths": quoted, "headers": lines, "fresh": flag, "salt": salt})
     command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "60s"]
     command += ["-s", str(script), base]
     done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 120)
@@ -644,6 +647,7 @@ async def _httpx_load(
     latencies: list[float] = []
     errors = 0
     counter = itertools.count()
+    salt = secrets.token_hex(4)  # the words of another cell's questions are not these
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     async with httpx.AsyncClient(base_url=base, headers=headers, limits=limits, timeout=60) as c:
         deadline = time.perf_counter() + seconds
@@ -652,7 +656,7 @@ async def _httpx_load(
             nonlocal errors
             while time.perf_counter() < deadline:
                 k = next(counter)
-                path = paths[k % len(paths)] + (f"%20n{k}" if fresh else "")
+                path = paths[k % len(paths)] + (f"%20n{salt}x{k}" if fresh else "")
                 start = time.perf_counter()
                 try:
                     resp = await c.get(path)

@@ -14,10 +14,11 @@ take only the `Request` (the API key). Endpoints must return a `Response`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
 from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 from fastapi import Request, Response
 from fastapi._compat import ModelField, field_annotation_is_sequence
@@ -25,13 +26,13 @@ from fastapi.dependencies.models import Dependant
 from fastapi.dependencies.utils import get_missing_field_error
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
-from starlette.datastructures import Headers, QueryParams
 
 
 @dataclass(frozen=True)
 class _Param:
     name: str  # the endpoint's argument
     alias: str  # the name in the request (a header's in lower case, with dashes)
+    alias_bytes: bytes  # the same, as the ASGI scope holds header names
     field: ModelField
     kind: str  # "path", "query" or "header"
     required: bool
@@ -73,19 +74,45 @@ class LeanRoute(APIRoute):
         return handler
 
 
+def query_values(raw: bytes) -> dict[str, str]:
+    """A query string's parameters, the last of a repeated one winning: what Starlette's
+    ``request.query_params.get`` gives (``parse_qsl`` with blank values), without its multidict.
+    """
+    values: dict[str, str] = {}
+    for pair in raw.decode("latin-1").split("&"):
+        if not pair:
+            continue
+        name, _, value = pair.partition("=")
+        # unquote as parse_qsl calls it (UTF-8, errors replaced); most parts need neither step.
+        if "+" in name or "%" in name:
+            name = unquote(name.replace("+", " "))
+        if "+" in value or "%" in value:
+            value = unquote(value.replace("+", " "))
+        values[name] = value
+    return values
+
+
+def _header(scope: MutableMapping[str, Any], name: bytes) -> str | None:
+    # The first header of that (lower-case) name, as Starlette's ``Headers.get`` finds it.
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
 def _resolve(params: tuple[_Param, ...], request: Request, kwargs: dict[str, Any]) -> list[Any]:
     errors: list[Any] = []
-    query: QueryParams | None = None
-    headers: Headers | None = None
+    query: dict[str, str] | None = None
+    scope = request.scope
     for param in params:
         if param.kind == "path":
-            value = request.path_params.get(param.alias)
+            value = scope["path_params"].get(param.alias)
         elif param.kind == "query":
-            query = query if query is not None else request.query_params
+            if query is None:
+                query = query_values(scope.get("query_string", b""))
             value = query.get(param.alias)
         else:
-            headers = headers if headers is not None else request.headers
-            value = headers.get(param.alias)
+            value = _header(scope, param.alias_bytes)
         if value is None:
             if param.required:
                 errors.append(get_missing_field_error(loc=(param.kind, param.alias)))
@@ -124,7 +151,18 @@ def _plan_for(dependant: Dependant, path: str) -> _Plan:
             required = field.field_info.is_required()
             default = None if required else field.default
             copy_default = not isinstance(default, _IMMUTABLE)
-            params.append(_Param(field.name, alias, field, kind, required, default, copy_default))
+            params.append(
+                _Param(
+                    field.name,
+                    alias,
+                    alias.encode("latin-1"),
+                    field,
+                    kind,
+                    required,
+                    default,
+                    copy_default,
+                )
+            )
     dependencies: list[tuple[str, Callable[[Request], Awaitable[Any]]]] = []
     for sub in dependant.dependencies:
         takes_only_request = (

@@ -234,8 +234,8 @@ class Memory:
 class ContextIndex:
     """Everything ranking needs from one passport version; build once, share between reads.
 
-    Only its two bounded memos (``plans``, ``involved``) change after it is built, and only from
-    the reads themselves (the API serves them on its event loop, one at a time).
+    Only its bounded memos (``plans``, ``involved``, ``lifts``) change after it is built, and
+    only from the reads themselves (the API serves them on its event loop, one at a time).
     """
 
     passport: Passport  # read-only: the index is shared between requests
@@ -258,11 +258,17 @@ class ContextIndex:
     lines: tuple[str, ...]  # each memory as its context line, rendered once per version
     line_costs: npt.NDArray[np.int64]  # len(line) + 1 (its newline) per memory
     sections: Mapping[str, _Section]  # facts, prefs, entities, open loops, changes: pre-rendered
+    section_words: frozenset[str]  # the words that name items of the sections but open loops
+    loop_words: frozenset[str]  # the words that name open loops
+    by_line_cost: npt.NDArray[np.intp]  # memory positions, shortest line first
+    sorted_line_costs: npt.NDArray[np.int64]  # ``line_costs`` in that order
     size: int = field(default=0)
     # _planned_sections' memo: the sections before the memories per budget and named words.
     plans: dict[tuple[Any, ...], _Plan] = field(default_factory=dict, compare=False, repr=False)
-    # _lift's memo: which memories involve each who a query named (one byte per memory each).
+    # _involving's memo: which memories involve each who a query named (one byte per memory each).
     involved: dict[str, BoolArray] = field(default_factory=dict, compare=False, repr=False)
+    # _named's memo: the lift of each set of names a query held (up to 41 bytes per memory).
+    lifts: dict[frozenset[str], _Named] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_passport(cls, p: Passport) -> ContextIndex:
@@ -286,6 +292,7 @@ class ContextIndex:
             recency[known] = 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
         bm25 = BM25Index(docs)
         lines = tuple(_memory_line(m) for m in memories)
+        line_costs = np.array([len(line) + 1 for line in lines], dtype=np.int64)
         has_when = np.array([m.has_when for m in memories], dtype=np.bool_)
         index = cls(
             passport=p,
@@ -309,8 +316,14 @@ class ContextIndex:
             spellings=_spellings(names),
             now=now,
             lines=lines,
-            line_costs=np.array([len(line) + 1 for line in lines], dtype=np.int64),
-            sections=_sections(p, _name_tokens(names, people)),
+            line_costs=line_costs,
+            sections=(sections := _sections(p, _name_tokens(names, people))),
+            section_words=frozenset(
+                t for name, sec in sections.items() if name != "open_loops" for t in sec.postings
+            ),
+            loop_words=frozenset(sections["open_loops"].postings),
+            by_line_cost=(by_cost := np.argsort(line_costs, kind="stable")),
+            sorted_line_costs=line_costs[by_cost],
         )
         object.__setattr__(index, "size", _estimate_bytes(index))
         return index
@@ -318,6 +331,15 @@ class ContextIndex:
     def approx_bytes(self) -> int:
         """An estimate of the memory this index and its passport hold, for an LRU cache."""
         return self.size
+
+    @property
+    def shortest_line(self) -> int:
+        """The smallest of ``line_costs`` (0 without memories)."""
+        return int(self.sorted_line_costs[0]) if self.sorted_line_costs.size else 0
+
+    def lines_within(self, cost: int) -> npt.NDArray[np.intp]:
+        """The positions of the memories whose line (with its newline) costs at most ``cost``."""
+        return self.by_line_cost[: int(np.searchsorted(self.sorted_line_costs, cost, "right"))]
 
 
 def _observation(
@@ -455,11 +477,14 @@ def _estimate_bytes(index: ContextIndex) -> int:
         index.years,
         index.months,
         index.line_costs,
+        index.by_line_cost,
+        index.sorted_line_costs,
     )
     passport = _PASSPORT_ITEM_BYTES * items + sum(len(m.text) for m in index.memories)
     records = sum(len(line) + _MEMORY_BYTES for line in index.lines)
-    # The memos, full: a plan is a few lists of references; an involvement a byte per memory.
-    memos = _PLANS_KEPT * _PLAN_BYTES + _INVOLVED_KEPT * len(index.memories)
+    # The memos, full: a plan is a few lists of references; an involvement a byte per memory, a
+    # lift 41 (its float and flag; a position, a lift, a weight, a penalty for each it reaches).
+    memos = _PLANS_KEPT * _PLAN_BYTES + _INVOLVED_KEPT * (1 + 41) * len(index.memories)
     return index.bm25.approx_bytes() + sum(a.nbytes for a in arrays) + records + passport + memos
 
 
@@ -526,6 +551,55 @@ def _parse_query(index: ContextIndex, tokens: Sequence[str]) -> _Query:
     return _Query(content, frozenset(who for _, who in held))
 
 
+@dataclass(frozen=True, slots=True)
+class _Named:
+    """The memories a query's named people and things reach, with their lift."""
+
+    lift: FloatArray  # per memory: PERSON_LIFT or ENTITY_LIFT for each named it involves, averaged
+    mask: BoolArray  # lift > 0
+    ids: npt.NDArray[np.intp]  # where ``mask`` holds, by mention weight, highest first
+    lift_ids: FloatArray  # ``lift`` at ``ids``
+    mention_ids: FloatArray  # ``ContextIndex.mention`` at ``ids``
+    full_penalty: FloatArray  # ``penalty`` when none of ``ids`` matches the question otherwise
+
+    def penalty(self, bm25: npt.NDArray[np.float32], allowed: BoolArray | None) -> FloatArray:
+        """What each of ``ids`` gives back of its lift when it matches only by the name.
+
+        A memory that matches only by naming the person keeps less of the lift the longer it is
+        (BM25's length normalisation of a single mention): at most what one of theirs that
+        matches the question gets, and the budget buys many short memories, not a few long.
+        """
+        only = bm25[self.ids] == 0
+        if allowed is not None:
+            only &= allowed[self.ids]
+        # The largest weight among them: ``ids`` are by weight, so the first that is one of them.
+        first = int(only.argmax())
+        if not only[first]:
+            return np.zeros(self.ids.size, dtype=np.float64)
+        if first == 0:  # the usual case: the shortest of them does not match the question
+            return np.where(only, self.full_penalty, 0.0)
+        penalty = self.lift_ids * (1 - self.mention_ids / self.mention_ids[first])
+        penalty[~only] = 0.0
+        return penalty
+
+
+def _named(index: ContextIndex, named: frozenset[str]) -> _Named:
+    """``_Named`` for a set of names, remembered per index (most questions name the same few)."""
+    found = index.lifts.get(named)
+    if found is None:
+        lift = _lift(index, named)
+        mask = lift > 0
+        ids = np.flatnonzero(mask)
+        ids = ids[np.argsort(-index.mention[ids], kind="stable")]
+        lift_ids, mention_ids = lift[ids], index.mention[ids]
+        full = lift_ids * (1 - mention_ids / mention_ids[0]) if ids.size else lift_ids
+        found = _Named(lift, mask, ids, lift_ids, mention_ids, full)
+        if len(index.lifts) >= _INVOLVED_KEPT:
+            index.lifts.clear()
+        index.lifts[named] = found
+    return found
+
+
 def _lift(index: ContextIndex, named: frozenset[str]) -> FloatArray:
     """Per memory: PERSON_LIFT or ENTITY_LIFT for each of the named it involves, averaged."""
     if len(named) == 1:  # the usual question: one person (what the general sum gives, exactly)
@@ -566,11 +640,14 @@ class Ranking:
     with any ties) and leaves the rest unordered.
     """
 
-    __slots__ = ("_scores", "candidates")
+    __slots__ = ("_mask", "_scores", "candidates")
 
-    def __init__(self, candidates: npt.NDArray[np.intp], scores: FloatArray) -> None:
-        self.candidates = candidates  # memory positions
+    def __init__(
+        self, candidates: npt.NDArray[np.intp], scores: FloatArray, mask: BoolArray | None = None
+    ) -> None:
+        self.candidates = candidates  # memory positions, ascending
         self._scores = scores  # per memory position
+        self._mask = mask  # per memory position: is it a candidate (made when needed if None)
 
     def __len__(self) -> int:
         return int(self.candidates.size)
@@ -578,25 +655,47 @@ class Ranking:
     def __iter__(self) -> Iterator[tuple[int, float]]:
         return iter(self.top(len(self)))
 
-    def split(self, k: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
-        """The best ``k`` candidates (or more, on ties) best first, and the others unordered."""
+    def split(
+        self, k: int
+    ) -> tuple[npt.NDArray[np.intp], Callable[[npt.NDArray[np.intp]], npt.NDArray[np.intp]]]:
+        """The best ``k`` candidates (or more, on ties) best first, and a filter for the others.
+
+        The filter keeps, of some memory positions, the candidates not among the best: most
+        reads never get past the best, and those that do look only among a few short lines.
+        """
         candidates = self.candidates
         size = candidates.size
+        if k * 2 >= size and k > 0:
+            return _best_first(candidates, self._scores), lambda some: some[:0]
         if k <= 0:
-            return candidates[:0], candidates
-        if k * 2 >= size:
-            chosen, rest = candidates, candidates[:0]
-        else:
-            scores = self._scores[candidates]
-            kth = np.partition(scores, size - k)[size - k]
-            best = scores >= kth
-            chosen, rest = candidates[best], candidates[~best]
-        return _best_first(chosen, self._scores), rest
+            return candidates[:0], lambda some: some[self.mask[some]]
+        scores = self._scores[candidates]
+        # Methods, not np.partition and the like: numpy's Python wrappers cost more than the
+        # work on a few thousand numbers.
+        part = scores.copy()
+        part.partition(size - k)
+        kth = part[size - k]
+        best = candidates[scores >= kth]
+        return _best_first(best, self._scores), lambda some: some[
+            self.mask[some] & (self._scores[some] < kth)
+        ]
+
+    @property
+    def mask(self) -> BoolArray:
+        """Per memory position: whether it is a candidate."""
+        if self._mask is None:
+            self._mask = np.zeros(self._scores.size, dtype=np.bool_)
+            self._mask[self.candidates] = True
+        return self._mask
 
     def top(self, limit: int) -> list[tuple[int, float]]:
         """The first ``limit`` (position, score) pairs."""
-        ids = self.split(max(limit, 0))[0][: max(limit, 0)]
+        ids = self.split(limit)[0][: max(limit, 0)]
         return list(zip(ids.tolist(), self._scores[ids].tolist(), strict=True))
+
+    def scores_of(self, positions: npt.NDArray[np.intp]) -> list[float]:
+        """The scores of the memories at ``positions``."""
+        return self._scores[positions].tolist()
 
     def score(self, position: int) -> float:
         """The score of the memory at ``position``."""
@@ -615,8 +714,10 @@ class Ranking:
 
 
 def _best_first(ids: npt.NDArray[np.intp], scores: FloatArray) -> npt.NDArray[np.intp]:
-    # Best first; among equal scores the later item in the passport (the newer one) first.
-    return ids[np.lexsort((-ids, -scores[ids]))]
+    # Best first; among equal scores the later item in the passport (the newer one) first:
+    # ``ids`` ascend, so a stable sort of them reversed keeps the later first among ties.
+    backwards = ids[::-1]
+    return backwards[(-scores[backwards]).argsort(kind="stable")]
 
 
 _NO_RANKING = Ranking(np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64))
@@ -651,40 +752,31 @@ def _rank(
         allowed = index.dates >= since
     if until is not None:
         allowed = index.dates <= until if allowed is None else allowed & (index.dates <= until)
-    lift = _lift(index, query.named) if query.named else None
+    named = _named(index, query.named) if query.named else None
     if not query.content and period is None:
         # No query, or only names: the most recent and salient memories (of those people).
         scores = index.recency + BROWSE_SALIENCE_WEIGHT * index.salience
-        candidates = lift > 0 if lift is not None else np.ones(n, dtype=np.bool_)
+        candidates = named.mask.copy() if named is not None else np.ones(n, dtype=np.bool_)
     else:
-        bm25 = index.bm25.scores(query.content).astype(np.float64)
-        best = float(bm25.max() if allowed is None else bm25[allowed].max(initial=0.0))
-        scores = RELEVANCE_WEIGHT * (bm25 / best if best > 0 else bm25)
+        bm25 = index.bm25.scores(query.content)
+        best = float(np.maximum.reduce(bm25 if allowed is None else bm25[allowed], initial=0.0))
+        scores = np.divide(bm25, best, dtype=np.float64) if best > 0 else bm25.astype(np.float64)
+        scores *= RELEVANCE_WEIGHT
         scores += index.recency_term
-        if lift is not None:
-            scores += lift
+        if named is not None:
+            scores += named.lift
         if q and is_temporal(q):
             scores += index.when_boost
         candidates = bm25 > 0
-        if lift is not None:
-            named = lift > 0
-            candidates |= named
-            # A memory that matches only by naming the person keeps less of the lift the longer
-            # it is (BM25's length normalisation of a single mention): at most what one of
-            # theirs that matches the question gets, and the budget buys many short memories,
-            # not a few long.
-            only = named & (bm25 == 0)
-            if allowed is not None:
-                only &= allowed
-            if only.any():
-                mention = index.mention
-                scores -= only * lift * (1 - mention / mention[only].max())
+        if named is not None:
+            candidates |= named.mask
+            scores[named.ids] -= named.penalty(bm25, allowed)
         if period is not None:
             scores += PERIOD_BOOST * period
             candidates |= period
     if allowed is not None:
         candidates &= allowed
-    return Ranking(np.flatnonzero(candidates), scores)
+    return Ranking(candidates.nonzero()[0], scores, candidates)
 
 
 @dataclass(slots=True)
@@ -861,11 +953,12 @@ class _Block:
     def __post_init__(self) -> None:
         self.note_fixed = len(self.note(0)) - 1
 
-    def copy(self) -> _Block:
-        """The same block to grow on its own (lines and sums shared: they are never changed)."""
+    def showing(self, k: int) -> _Block:
+        """The same block showing its first ``k`` lines (lines and sums shared, never changed)."""
         twin = object.__new__(_Block)
         for name in _BLOCK_FIELDS:
             object.__setattr__(twin, name, getattr(self, name))
+        twin.shown = k
         return twin
 
     def cost(self, k: int) -> int:
@@ -896,12 +989,13 @@ class _Budget:
     cap: int  # budget_chars + 1: every line is costed with a newline, the last one is not printed
     used: int = 0
 
-    def grow(self, block: _Block, limit: float, upto: int | None = None) -> None:
-        """Show more of ``block``, in rank order, while it stays within ``limit`` and the cap."""
+    def fit(self, block: _Block, limit: float, upto: int | None = None) -> int:
+        """How many of ``block``'s lines to show, in rank order, while it stays within ``limit``
+        and the cap (never fewer than it shows); the budget then counts them."""
         end = len(block.lines) if upto is None else min(len(block.lines), upto)
         k = block.shown
         if k >= end:
-            return
+            return k
         now = block.cost(k)
         # What the block may cost: its limit, and what the cap leaves beside everything else.
         most = min(limit, self.cap - (self.used - now))
@@ -912,7 +1006,11 @@ class _Budget:
                 break
             k, cost = k + 1, after
         self.used += cost - now
-        block.shown = k
+        return k
+
+    def grow(self, block: _Block, limit: float, upto: int | None = None) -> None:
+        """Show more of ``block`` (one of the read's own), as ``fit`` says."""
+        block.shown = self.fit(block, limit, upto)
 
 
 _BLOCK_FIELDS = tuple(f.name for f in dataclasses.fields(_Block))
@@ -1141,9 +1239,13 @@ def build_context(
         else "Memories (most recent, in time order):"
     )
     chosen = _choose_memories(index, ranked, header, budget, content)
-    # Second pass: what memories left goes back to the sections the first pass cut.
+    # Second pass: what memories left goes back to the sections the first pass cut. The
+    # blocks are the plan's, shared between reads: one that grows is replaced, not changed.
     for name in ("facts", "prefs", "open_loops", "contradictions", "entities"):
-        budget.grow(blocks[name], math.inf)
+        block = blocks[name]
+        count = budget.fit(block, math.inf)
+        if count != block.shown:
+            blocks[name] = block.showing(count)
 
     lines: list[str] = []
     for name in ("facts", "prefs", "entities", "open_loops", "contradictions"):
@@ -1175,7 +1277,7 @@ def build_context(
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """The sections' blocks after the first pass, to be copied for each read."""
+    """The sections' blocks after the first pass, shared by the reads that use it (read-only)."""
 
     blocks: tuple[tuple[str, _Block], ...]
     items: dict[str, Sequence[Any]]
@@ -1193,11 +1295,8 @@ def _planned_sections(
     That is the budget, whether there is a query, and which of each section's own words the
     query holds: most questions about a user name the same few facts and people, or none.
     """
-    named = (
-        frozenset(t for t in (content if name == "open_loops" else query) if t in s.postings)
-        for name, s in index.sections.items()
-    )
-    key = (budget_chars, bool(query), *named)
+    # Which words of the sections the query holds: open loops are named by its content words.
+    key = (budget_chars, bool(query), index.section_words & query, index.loop_words & content)
     plan = index.plans.get(key)
     if plan is None:
         blocks, items = _blocks(index, query, content)
@@ -1207,9 +1306,7 @@ def _planned_sections(
             index.plans.clear()
         plan = _Plan(tuple(blocks.items()), items, budget.used)
         index.plans[key] = plan
-    # Fresh blocks each read: the second pass grows them.
-    copies = {name: block.copy() for name, block in plan.blocks}
-    return copies, plan.items, _Budget(cap=max(budget_chars, 0) + 1, used=plan.used)
+    return dict(plan.blocks), plan.items, _Budget(cap=max(budget_chars, 0) + 1, used=plan.used)
 
 
 def _first_pass(
@@ -1262,86 +1359,92 @@ def _choose_memories(
     chosen: list[ScoredMemory] = []
     seen: set[str] = set()
     said: dict[str, list[int]] = {}  # source -> its chosen observations (when terms wait)
-    later: list[tuple[int, int]] = []  # (rank, position) of the episodes waiting, in rank order
+    later: list[tuple[int, int, float]] = []  # (rank, position, score) of the episodes waiting
     bits = _TermBits(index, terms)
+    memories, lines = index.memories, index.lines
     total = len(ranked)
-    head = len(header) + 1
-    # The "(+N more ...)" line without N's digits but with its newline: the "0" stands for "\n".
-    note = len(_count_note("memories")(0))
+    # What the memory section may take: the header line, the lines, the "(+N more ...)" note.
+    free = budget.cap - budget.used - (len(header) + 1)
     lines_cost = 0  # the chosen lines with their newlines
-    current = 0  # what the memory section costs now: header + lines + omitted note
 
-    def section(k: int, lines: int) -> int:
-        # The section with k memories whose lines take ``lines`` characters.
-        return head + lines + (note + len(str(total - k)) if total > k else 0)
+    def room_after(k: int) -> int:
+        # The longest line (with its newline) a (k+1)-th memory may have and still fit.
+        return free - lines_cost - (_MEMORY_NOTE + len(str(total - k - 1)) if total > k + 1 else 0)
 
-    def room() -> int:
-        # The longest line (with its newline) the next memory may have and still fit.
-        return budget.cap - budget.used + current - section(len(chosen) + 1, lines_cost)
-
-    longest = room()
-
-    def take(r: int, i: int) -> None:
-        nonlocal current, lines_cost, longest
-        line = index.lines[i]
-        size = len(line) + 1
-        if size > longest or line in seen:  # the same memory stored twice is shown once
-            return
-        memory = index.memories[i]
-        chosen.append(ScoredMemory(memory, ranked.score(i), r, i))
-        seen.add(line)
-        lines_cost += size
-        after = section(len(chosen), lines_cost)
-        budget.used += after - current
-        current = after
-        longest = room()
-        if terms and memory.kind == "observation" and memory.source is not None:
-            said.setdefault(memory.source, []).append(i)
-
-    def consider(r: int, i: int) -> None:
-        memory = index.memories[i]
+    def step(r: int, i: int, score: float) -> bool:
+        # Show memory i (its line fits) unless it waits or repeats a line; whether it was shown.
+        nonlocal lines_cost
+        memory = memories[i]
         source = memory.source
         # An episode that adds no term its source's chosen observations did not waits.
         if memory.kind == "episode" and source in said and bits.within(i, said[source]):
-            later.append((r, i))
-            return
-        take(r, i)
+            later.append((r, i, score))
+            return False
+        line = lines[i]
+        if line in seen:  # the same memory stored twice is shown once
+            return False
+        chosen.append(ScoredMemory(memory, score, r, i))
+        seen.add(line)
+        lines_cost += len(line) + 1
+        if terms and memory.kind == "observation" and source is not None:
+            said.setdefault(source, []).append(i)
+        return True
 
-    ordered, rest = ranked.split(_RANKED_WINDOW)
-    pairs = zip(ordered.tolist(), index.line_costs[ordered].tolist(), strict=True)
-    for r, (i, line_cost) in enumerate(pairs, start=1):
-        if line_cost <= longest:
-            consider(r, i)
-    while rest.size:
-        rest = rest[index.line_costs[rest] <= longest]
-        if not rest.size:
-            break
-        i = ranked.best_of(rest)
-        rest = rest[rest != i]
-        consider(ranked.rank_of(i), i)
-    for r, i in later:
-        take(r, i)
+    ordered, others = ranked.split(_RANKED_WINDOW)
+    room = room_after(0)
+    costs = index.line_costs[ordered].tolist()
+    for r, (i, cost, score) in enumerate(
+        zip(ordered.tolist(), costs, ranked.scores_of(ordered), strict=True), start=1
+    ):
+        if cost <= room and step(r, i, score):
+            room = room_after(len(chosen))
+    # Past the ordered few: the best-ranked of those whose line still fits, while any does.
+    if room >= index.shortest_line:
+        rest = others(index.lines_within(room))
+        while rest.size:
+            rest = rest[index.line_costs[rest] <= room]
+            if not rest.size:
+                break
+            i = ranked.best_of(rest)
+            rest = rest[rest != i]
+            if step(ranked.rank_of(i), i, ranked.score(i)):
+                room = room_after(len(chosen))
+    for r, i, score in later:
+        line = lines[i]
+        if len(line) + 1 <= room_after(len(chosen)) and line not in seen:
+            chosen.append(ScoredMemory(memories[i], score, r, i))
+            seen.add(line)
+            lines_cost += len(line) + 1
+    if chosen:
+        note = _MEMORY_NOTE + len(str(total - len(chosen))) if total > len(chosen) else 0
+        budget.used += len(header) + 1 + lines_cost + note
     return chosen
 
 
+# The "(+N more ...)" line without N's digits but with its newline: the "0" stands for "\n".
+_MEMORY_NOTE = len(_count_note("memories")(0))
+
+
 class _TermBits:
-    """Which query terms each memory holds, one bit per term, made on first use."""
+    """Which query terms a memory holds, one bit per term, looked up when first asked."""
 
     def __init__(self, index: ContextIndex, terms: frozenset[str]) -> None:
-        self._index = index
-        self._terms = sorted(terms)
-        self._words: npt.NDArray[np.int64] | None = None
+        # Per term the memories that hold it (ascending); a term none holds is never held.
+        postings = (index.bm25.docs_with(term) for term in sorted(terms))
+        self._postings = [docs for docs in postings if docs.size]
+        self._known: dict[int, int] = {}
 
     def of(self, i: int) -> int:
         """The terms memory ``i`` holds, as bits."""
-        if self._words is None:
-            # 63 terms to a word: a long question still has every term counted.
-            n = len(self._index.memories)
-            self._words = np.zeros(((len(self._terms) + 62) // 63, n), dtype=np.int64)
-            for bit, term in enumerate(self._terms):
-                docs = self._index.bm25.docs_with(term)
-                self._words[bit // 63, docs] |= 1 << (bit % 63)
-        return sum(int(word) << (63 * w) for w, word in enumerate(self._words[:, i]))
+        found = self._known.get(i)
+        if found is None:
+            found = 0
+            for bit, docs in enumerate(self._postings):
+                at = int(docs.searchsorted(i))
+                if at < docs.size and docs[at] == i:
+                    found |= 1 << bit
+            self._known[i] = found
+        return found
 
     def within(self, i: int, others: Sequence[int]) -> bool:
         """Whether every term memory ``i`` holds is held by one of ``others``."""

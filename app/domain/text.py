@@ -7,7 +7,8 @@ doubled consonants as in ``running``, ``-ational``, ``'s``), and each fix is ano
 that nobody else has checked. The package is pure Python (no native build, nothing to download),
 is generated from the algorithms' own source by the Snowball project, and switches to PyStemmer's
 C implementation of the same algorithms by itself when that optional package is installed.
-Stems are cached (``lru_cache``), so each distinct word pays the Python cost once.
+Stems and each chunk's tokens are cached (``lru_cache``), so each distinct word pays the Python
+cost once.
 
 What a token is:
 
@@ -89,6 +90,9 @@ def _is_value(chunk: str) -> bool:
 
 
 def _emit_word(part: str, out: list[str]) -> None:
+    if part.isascii():  # most text: no CJK run to split out
+        _emit_run(part, out)
+        return
     for i, run in enumerate(_CJK_RUN_RE.split(part)):
         if not run:
             continue
@@ -97,24 +101,41 @@ def _emit_word(part: str, out: list[str]) -> None:
                 out.append(run)
             else:
                 out.extend(run[j : j + 2] for j in range(len(run) - 1))
-        elif _LATIN_RE.fullmatch(run):
-            if run not in STOPWORDS:
-                word = stem(run).strip("'")
-                if word:
-                    out.append(word)
         else:
-            out.extend(w for w in run.split("'") if w and w not in STOPWORDS)
+            _emit_run(run, out)
+
+
+def _emit_run(run: str, out: list[str]) -> None:
+    # A run without CJK: a Latin-script word is stemmed, anything else kept as it is.
+    if _LATIN_RE.fullmatch(run):
+        if run not in STOPWORDS:
+            word = stem(run).strip("'")
+            if word:
+                out.append(word)
+    else:
+        out.extend(w for w in run.split("'") if w and w not in STOPWORDS)
 
 
 def tokenize(text: str) -> list[str]:
     """Search tokens of ``text``: case-folded, stemmed words, CJK bigrams and whole exact values."""
-    text = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
+    if text.isascii():  # NFKC leaves ASCII as it is, and its case folding is lower()
+        text = text.lower()
+    else:
+        text = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
     out: list[str] = []
-    for match in _token_re().finditer(text):
-        chunk = match.group()
-        parts = _SPLIT_RE.split(chunk)
-        if len(parts) > 1 and _is_value(chunk):
-            out.append(chunk)
-        for part in parts:
-            _emit_word(part, out)
+    for chunk in _token_re().findall(text):
+        out += _chunk_tokens(chunk)
     return out
+
+
+# Chunks repeat: a passport's words across its memories, a user's words across questions.
+@lru_cache(maxsize=16384)
+def _chunk_tokens(chunk: str) -> tuple[str, ...]:
+    """The tokens of one chunk: a word, or a value (whole, then its parts)."""
+    out: list[str] = []
+    parts = _SPLIT_RE.split(chunk)
+    if len(parts) > 1 and _is_value(chunk):
+        out.append(chunk)
+    for part in parts:
+        _emit_word(part, out)
+    return tuple(out)

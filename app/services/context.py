@@ -116,10 +116,11 @@ def _index_of(doc: dict[str, Any]) -> ContextIndex:
     return ContextIndex.from_passport(Passport.from_dict(doc))
 
 
-def context_etag(stamp: PassportStamp, params: dict[str, Any]) -> str:
+def context_etag(stamp: PassportStamp, params: tuple[object, ...]) -> str:
     """An ETag for a context read: the passport's version and creation, and the parameters."""
     # The creation time goes into the hash: a re-created user's version 3 is another text.
-    salted = {**params, "_created": stamp.created_at.isoformat()}
+    # repr of a tuple of str, int and None is unambiguous, and cheaper than canonical JSON.
+    salted = repr((*params, stamp.created_at.isoformat()))
     return f'"{stamp.version}-{sha256_hex(salted)[:16]}"'
 
 

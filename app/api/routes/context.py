@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from pydantic import BaseModel, Field
@@ -85,7 +85,7 @@ async def get_context(
     state = request.app.state
     # Warm, this one-row read is the only database work: no session unless the index is built.
     stamp = await context.current_stamp(state.reads, tenant, key)
-    params: dict[str, Any] = {"q": q, "b": budget_chars, "f": format, "s": since, "u": until}
+    params = (q, budget_chars, format, since, until)
     etag = context.context_etag(stamp, params)
     headers = {"ETag": etag, "X-Passport-Version": str(stamp.version)}
     if if_none_match is not None and etag in {t.strip() for t in if_none_match.split(",")}:
