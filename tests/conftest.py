@@ -158,10 +158,12 @@ async def worker(settings):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 async def client(app) -> AsyncIterator:  # type: ignore[no-untyped-def]
-    """An HTTP client on the ASGI app."""
+    """An HTTP client on the ASGI app as the server runs it (with its hot path)."""
     import httpx
 
-    transport = httpx.ASGITransport(app=app)
+    from app.api.hot import HotPath
+
+    transport = httpx.ASGITransport(app=HotPath(app))
     async with httpx.AsyncClient(transport=transport, base_url="http://tessera.test") as c:
         yield c
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import secrets
@@ -131,11 +132,18 @@ def cmd_api(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.api.app import create_app
+    from app.api.hot import HotPath
     from app.logging import configure_logging
 
     configure_logging(settings)
+    app = HotPath(create_app(settings))
+    # Everything made so far (modules, classes, the app) lives as long as the process: moved out
+    # of the collector's way, a full collection walks only what requests and caches made since
+    # (on a warm API it was ~100 ms a pass, about one pass per few thousand requests).
+    gc.collect()
+    gc.freeze()
     uvicorn.run(
-        create_app(settings),
+        app,
         host=args.host or settings.host,
         port=args.port or settings.port,
         log_level=settings.log_level,

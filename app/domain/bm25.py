@@ -15,7 +15,7 @@ token, with no per-document Python work.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -63,9 +63,15 @@ class BM25Index:
         self._weights: FloatArray = weights.astype(np.float32)
         # A Python list: indexing it in the query loop is several times faster than numpy's.
         self._indptr: list[int] = [0, *np.cumsum(df).astype(np.int64).tolist()]
+        # The same postings by document (each document's distinct terms, ascending).
+        self._doc_terms: IntArray = terms[np.argsort(doc_ids, kind="stable")].astype(np.int32)
+        per_doc = np.bincount(doc_ids, minlength=n)
+        self._doc_indptr = np.concatenate(([0], np.cumsum(per_doc))).astype(np.int64)
         self._bytes = (
             self._doc_ids.nbytes
             + self._weights.nbytes
+            + self._doc_terms.nbytes
+            + self._doc_indptr.nbytes
             + 8 * len(self._indptr)
             + sum(sys.getsizeof(t) for t in vocab)
             + _VOCAB_ENTRY_BYTES * len(vocab)
@@ -92,6 +98,16 @@ class BM25Index:
         if term is None:
             return np.zeros(0, dtype=np.int32)
         return self._doc_ids[self._indptr[term] : self._indptr[term + 1]]
+
+    def term_ids(self, tokens: Iterable[str]) -> set[int]:
+        """The ids of the tokens that some document holds."""
+        vocab = self._vocab
+        return {vocab[t] for t in tokens if t in vocab}
+
+    def terms_in(self, doc: int) -> list[int]:
+        """The ids of the distinct terms of one document."""
+        start, end = self._doc_indptr[doc], self._doc_indptr[doc + 1]
+        return self._doc_terms[start:end].tolist()
 
     def approx_bytes(self) -> int:
         """An estimate of the memory this index holds, for sizing an LRU cache."""

@@ -238,7 +238,6 @@ class ContextIndex:
     only from the reads themselves (the API serves them on its event loop, one at a time).
     """
 
-    passport: Passport  # read-only: the index is shared between requests
     memories: tuple[Memory, ...]
     bm25: BM25Index  # over memory text + keywords + participants
     dates: FloatArray  # epoch seconds, NaN when undated
@@ -262,6 +261,7 @@ class ContextIndex:
     loop_words: frozenset[str]  # the words that name open loops
     by_line_cost: npt.NDArray[np.intp]  # memory positions, shortest line first
     sorted_line_costs: npt.NDArray[np.int64]  # ``line_costs`` in that order
+    shortest_line: int  # the smallest of ``line_costs`` (0 without memories)
     size: int = field(default=0)
     # _planned_sections' memo: the sections before the memories per budget and named words.
     plans: dict[tuple[Any, ...], _Plan] = field(default_factory=dict, compare=False, repr=False)
@@ -295,7 +295,6 @@ class ContextIndex:
         line_costs = np.array([len(line) + 1 for line in lines], dtype=np.int64)
         has_when = np.array([m.has_when for m in memories], dtype=np.bool_)
         index = cls(
-            passport=p,
             memories=tuple(memories),
             bm25=bm25,
             dates=dates,
@@ -324,6 +323,7 @@ class ContextIndex:
             loop_words=frozenset(sections["open_loops"].postings),
             by_line_cost=(by_cost := np.argsort(line_costs, kind="stable")),
             sorted_line_costs=line_costs[by_cost],
+            shortest_line=int(line_costs.min(initial=0)),
         )
         object.__setattr__(index, "size", _estimate_bytes(index))
         return index
@@ -331,11 +331,6 @@ class ContextIndex:
     def approx_bytes(self) -> int:
         """An estimate of the memory this index and its passport hold, for an LRU cache."""
         return self.size
-
-    @property
-    def shortest_line(self) -> int:
-        """The smallest of ``line_costs`` (0 without memories)."""
-        return int(self.sorted_line_costs[0]) if self.sorted_line_costs.size else 0
 
     def lines_within(self, cost: int) -> npt.NDArray[np.intp]:
         """The positions of the memories whose line (with its newline) costs at most ``cost``."""
@@ -459,13 +454,12 @@ def _people(p: Passport) -> frozenset[str]:
 _PASSPORT_ITEM_BYTES = 1500
 _MEMORY_BYTES = 350
 _PLAN_BYTES = 4000  # five blocks, and reordered lists for the sections a query names
-_SECTIONS = ("facts", "prefs", "entities", "open_loops", "contradictions", "observations")
 
 
 def _estimate_bytes(index: ContextIndex) -> int:
     """Rough by design: arrays and BM25 postings exactly, Python objects at measured sizes."""
-    p = index.passport
-    items = sum(len(getattr(p, name)) for name in _SECTIONS) + len(p.episodes) + len(p.sources)
+    # The parsed passport is not kept: only the section items (for JSON) and the memory records.
+    items = sum(len(section.items) for section in index.sections.values())
     arrays = (
         index.dates,
         index.salience,
@@ -949,6 +943,7 @@ class _Block:
     inline: bool = False
     shown: int = 0
     note_fixed: int = 0  # the note's length without the digits of its count
+    rendered: tuple[str, ...] | None = None  # ``render``'s answer, once asked (plans are shared)
 
     def __post_init__(self) -> None:
         self.note_fixed = len(self.note(0)) - 1
@@ -959,6 +954,7 @@ class _Block:
         for name in _BLOCK_FIELDS:
             object.__setattr__(twin, name, getattr(self, name))
         twin.shown = k
+        twin.rendered = None
         return twin
 
     def cost(self, k: int) -> int:
@@ -972,16 +968,21 @@ class _Block:
             return len(self.header) + 1 + self.prefix[k] + 2 * (k - 1) + note + 1
         return len(self.header) + 1 + self.prefix[k] + (note + 1 if note else 0)
 
-    def render(self) -> list[str]:
+    def render(self) -> tuple[str, ...]:
         """The section's lines as shown."""
+        if self.rendered is None:
+            self.rendered = self._render()
+        return self.rendered
+
+    def _render(self) -> tuple[str, ...]:
         if not self.shown:
-            return []
+            return ()
         omitted = self.total - self.shown
         if self.inline:
             line = f"{self.header} {', '.join(self.lines[: self.shown])}"
-            return [line + (self.note(omitted) if omitted else "")]
-        tail = [self.note(omitted)] if omitted else []
-        return [self.header, *self.lines[: self.shown], *tail]
+            return (line + (self.note(omitted) if omitted else ""),)
+        tail = (self.note(omitted),) if omitted else ()
+        return (self.header, *self.lines[: self.shown], *tail)
 
 
 @dataclass(slots=True)
@@ -1360,7 +1361,7 @@ def _choose_memories(
     seen: set[str] = set()
     said: dict[str, list[int]] = {}  # source -> its chosen observations (when terms wait)
     later: list[tuple[int, int, float]] = []  # (rank, position, score) of the episodes waiting
-    bits = _TermBits(index, terms)
+    held = _HeldTerms(index, terms)
     memories, lines = index.memories, index.lines
     total = len(ranked)
     # What the memory section may take: the header line, the lines, the "(+N more ...)" note.
@@ -1377,7 +1378,7 @@ def _choose_memories(
         memory = memories[i]
         source = memory.source
         # An episode that adds no term its source's chosen observations did not waits.
-        if memory.kind == "episode" and source in said and bits.within(i, said[source]):
+        if memory.kind == "episode" and source in said and held.within(i, said[source]):
             later.append((r, i, score))
             return False
         line = lines[i]
@@ -1398,6 +1399,8 @@ def _choose_memories(
     ):
         if cost <= room and step(r, i, score):
             room = room_after(len(chosen))
+            if room < index.shortest_line:  # full: no other line can fit
+                break
     # Past the ordered few: the best-ranked of those whose line still fits, while any does.
     if room >= index.shortest_line:
         rest = others(index.lines_within(room))
@@ -1425,30 +1428,30 @@ def _choose_memories(
 _MEMORY_NOTE = len(_count_note("memories")(0))
 
 
-class _TermBits:
-    """Which query terms a memory holds, one bit per term, looked up when first asked."""
+class _HeldTerms:
+    """Which of the query's terms a memory holds, looked up when first asked."""
 
     def __init__(self, index: ContextIndex, terms: frozenset[str]) -> None:
-        # Per term the memories that hold it (ascending); a term none holds is never held.
-        postings = (index.bm25.docs_with(term) for term in sorted(terms))
-        self._postings = [docs for docs in postings if docs.size]
-        self._known: dict[int, int] = {}
+        self._bm25 = index.bm25
+        self._terms = terms
+        self._ids: set[int] | None = None
+        self._known: dict[int, set[int]] = {}
 
-    def of(self, i: int) -> int:
-        """The terms memory ``i`` holds, as bits."""
+    def of(self, i: int) -> set[int]:
+        """The term ids of the query that memory ``i`` holds."""
         found = self._known.get(i)
         if found is None:
-            found = 0
-            for bit, docs in enumerate(self._postings):
-                at = int(docs.searchsorted(i))
-                if at < docs.size and docs[at] == i:
-                    found |= 1 << bit
+            if self._ids is None:
+                self._ids = self._bm25.term_ids(self._terms)
+            found = self._ids.intersection(self._bm25.terms_in(i))
             self._known[i] = found
         return found
 
     def within(self, i: int, others: Sequence[int]) -> bool:
-        """Whether every term memory ``i`` holds is held by one of ``others``."""
-        covered = 0
+        """Whether every query term memory ``i`` holds is held by one of ``others``."""
+        left = self.of(i)
         for other in others:
-            covered |= self.of(other)
-        return self.of(i) & ~covered == 0
+            if not left:
+                break
+            left = left - self.of(other)
+        return not left

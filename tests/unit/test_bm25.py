@@ -93,3 +93,12 @@ def test_approx_bytes_grows_with_the_corpus() -> None:
     small = _index(DOCS)
     large = _index(DOCS * 50)
     assert 0 < small.approx_bytes() < large.approx_bytes()
+
+
+def test_each_documents_terms_are_known_by_document() -> None:
+    docs = [["cat", "sat", "cat"], [], ["dog", "cat"], ["emu"]]
+    index = BM25Index(docs)
+    for doc, tokens in enumerate(docs):
+        assert sorted(index.terms_in(doc)) == sorted(index.term_ids(set(tokens)))
+    assert index.term_ids({"cat", "unicorn"}) == set(index.terms_in(0)) & set(index.terms_in(2))
+    assert index.term_ids({"unicorn"}) == set()
