@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -634,7 +634,7 @@ class Ranking:
     with any ties) and leaves the rest unordered.
     """
 
-    __slots__ = ("_mask", "_scores", "candidates")
+    __slots__ = ("_candidate_scores", "_mask", "_scores", "candidates")
 
     def __init__(
         self, candidates: npt.NDArray[np.intp], scores: FloatArray, mask: BoolArray | None = None
@@ -642,6 +642,7 @@ class Ranking:
         self.candidates = candidates  # memory positions, ascending
         self._scores = scores  # per memory position
         self._mask = mask  # per memory position: is it a candidate (made when needed if None)
+        self._candidate_scores: FloatArray | None = None  # ``_scores`` of ``candidates``
 
     def __len__(self) -> int:
         return int(self.candidates.size)
@@ -663,7 +664,7 @@ class Ranking:
             return _best_first(candidates, self._scores), lambda some: some[:0]
         if k <= 0:
             return candidates[:0], lambda some: some[self.mask[some]]
-        scores = self._scores[candidates]
+        scores = self._candidate_scores = self._scores[candidates]
         # Methods, not np.partition and the like: numpy's Python wrappers cost more than the
         # work on a few thousand numbers.
         part = scores.copy()
@@ -698,13 +699,16 @@ class Ranking:
     def best_of(self, some: npt.NDArray[np.intp]) -> int:
         """The best-ranked of some candidates (not empty)."""
         scores = self._scores[some]
-        return int(some[scores == scores.max()].max())
+        return int(np.maximum.reduce(some[scores == np.maximum.reduce(scores)]))
 
     def rank_of(self, position: int) -> int:
         """The 1-based place of a candidate in the full order."""
-        scores, s = self._scores[self.candidates], self._scores[position]
-        ahead = (scores > s) | ((scores == s) & (self.candidates > position))
-        return int(np.count_nonzero(ahead)) + 1
+        if self._candidate_scores is None:
+            self._candidate_scores = self._scores[self.candidates]
+        scores, s = self._candidate_scores, self._scores[position]
+        ahead = np.count_nonzero(scores > s)
+        ties = scores == s
+        return int(ahead + np.count_nonzero(self.candidates[ties] > position)) + 1
 
 
 def _best_first(ids: npt.NDArray[np.intp], scores: FloatArray) -> npt.NDArray[np.intp]:
@@ -773,9 +777,10 @@ def _rank(
     return Ranking(candidates.nonzero()[0], scores, candidates)
 
 
-@dataclass(slots=True)
-class ScoredMemory:
+class ScoredMemory(NamedTuple):
     """A ranked memory with its score and its 1-based rank, and where it came from."""
+
+    # A named tuple: a read makes a few dozen, and a tuple is made in a third of the time.
 
     memory: Memory
     score: float
@@ -944,6 +949,7 @@ class _Block:
     shown: int = 0
     note_fixed: int = 0  # the note's length without the digits of its count
     rendered: tuple[str, ...] | None = None  # ``render``'s answer, once asked (plans are shared)
+    next_cost: int | None = None  # ``step_cost``'s answer, once asked
 
     def __post_init__(self) -> None:
         self.note_fixed = len(self.note(0)) - 1
@@ -955,7 +961,15 @@ class _Block:
             object.__setattr__(twin, name, getattr(self, name))
         twin.shown = k
         twin.rendered = None
+        twin.next_cost = None
         return twin
+
+    def step_cost(self) -> int | None:
+        """What showing one more line adds (it may be negative: the note goes); None if none is
+        left to show."""
+        if self.next_cost is None and self.shown < len(self.lines):
+            self.next_cost = self.cost(self.shown + 1) - self.cost(self.shown)
+        return self.next_cost
 
     def cost(self, k: int) -> int:
         """Characters (newlines included) the section takes with its first ``k`` candidates."""
@@ -1244,6 +1258,9 @@ def build_context(
     # blocks are the plan's, shared between reads: one that grows is replaced, not changed.
     for name in ("facts", "prefs", "open_loops", "contradictions", "entities"):
         block = blocks[name]
+        step = block.step_cost()
+        if step is None or step > budget.cap - budget.used:
+            continue  # nothing more fits: most reads leave less room than one more line
         count = budget.fit(block, math.inf)
         if count != block.shown:
             blocks[name] = block.showing(count)
@@ -1403,15 +1420,13 @@ def _choose_memories(
                 break
     # Past the ordered few: the best-ranked of those whose line still fits, while any does.
     if room >= index.shortest_line:
-        rest = others(index.lines_within(room))
+        rest = others(index.lines_within(room))  # each line fits the room as it is now
         while rest.size:
-            rest = rest[index.line_costs[rest] <= room]
-            if not rest.size:
-                break
             i = ranked.best_of(rest)
             rest = rest[rest != i]
             if step(ranked.rank_of(i), i, ranked.score(i)):
                 room = room_after(len(chosen))
+                rest = rest[index.line_costs[rest] <= room]
     for r, i, score in later:
         line = lines[i]
         if len(line) + 1 <= room_after(len(chosen)) and line not in seen:

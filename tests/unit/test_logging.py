@@ -66,3 +66,23 @@ def test_hot_lines_reach_every_handler_when_ours_is_not_alone(lines):
     assert extra.getvalue().strip()
     HotLogger("tessera.access").info("request", status=202)
     assert json.loads(lines.getvalue().splitlines()[-1])["status"] == 202
+
+
+def test_timestamps_are_structlogs_iso_utc() -> None:
+    import datetime as dt
+    from unittest import mock
+
+    from app.logging import UtcTimestamp
+
+    for ns in (1_764_469_944_880_180_123, 1_764_469_944_000_000_000, 1_764_469_945_000_999_999):
+        ours = UtcTimestamp(clock=lambda ns=ns: ns)(None, "info", {})["timestamp"]
+        instant = dt.datetime.fromtimestamp(ns // 1000 / 1e6, dt.UTC).replace(
+            microsecond=ns // 1000 % 1_000_000
+        )
+        with mock.patch("structlog.processors.datetime.datetime") as clock:
+            clock.now.return_value = instant
+            theirs = structlog.processors.TimeStamper(fmt="iso", utc=True)(None, "info", {})
+        assert ours == theirs["timestamp"]
+    stamp = UtcTimestamp()
+    first = stamp(None, "info", {})["timestamp"]
+    assert first.endswith("Z") and first[:4].isdigit()
