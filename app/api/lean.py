@@ -75,9 +75,8 @@ class LeanRoute(APIRoute):
 
 
 def query_values(raw: bytes) -> dict[str, str]:
-    """A query string's parameters, the last of a repeated one winning: what Starlette's
-    ``request.query_params.get`` gives (``parse_qsl`` with blank values), without its multidict.
-    """
+    """A query string's parameters as Starlette's ``query_params.get`` reads them (last wins)."""
+    # parse_qsl with blank values kept, as Starlette calls it, without building its multidict.
     values: dict[str, str] = {}
     for pair in raw.decode("latin-1").split("&"):
         if not pair:

@@ -965,8 +965,7 @@ class _Block:
         return twin
 
     def step_cost(self) -> int | None:
-        """What showing one more line adds (it may be negative: the note goes); None if none is
-        left to show."""
+        """What one more line adds (negative if the note goes); None when all are shown."""
         if self.next_cost is None and self.shown < len(self.lines):
             self.next_cost = self.cost(self.shown + 1) - self.cost(self.shown)
         return self.next_cost
