@@ -14,6 +14,7 @@ while tracing is on (TESSERA_OTEL_ENABLED, or FastAPI's native telemetry), so no
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -45,8 +46,10 @@ class HotPath:
         self._traced = bool(
             getattr(app.state, "settings", None) and app.state.settings.otel_enabled
         )
-        # FastAPI's native telemetry decides per request whether anything observes it.
+        # FastAPI's native telemetry decides per request whether anything observes it. A FastAPI
+        # that has it where this cannot ask (a rename) keeps the full stack: spans come first.
         self._telemetry = getattr(app, "_native_telemetry", None)
+        self._unknown_telemetry = self._telemetry is None and _has_native_telemetry()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "GET" and self._direct():
@@ -62,7 +65,7 @@ class HotPath:
         await self.fallback(scope, receive, send)
 
     def _direct(self) -> bool:
-        if self._traced or self.app.root_path:
+        if self._traced or self._unknown_telemetry or self.app.root_path:
             return False
         return self._telemetry is None or not self._telemetry.enabled()
 
@@ -108,6 +111,10 @@ class HotPath:
         if handler is None:
             return Response("Internal Server Error", status_code=500, media_type="text/plain")
         return await _call(handler, request, exc)
+
+
+def _has_native_telemetry() -> bool:
+    return importlib.util.find_spec("fastapi.telemetry") is not None
 
 
 async def _call(handler: Handler, request: Request, exc: Exception) -> Response:

@@ -120,3 +120,20 @@ async def test_tracing_keeps_the_full_stack(app, mel) -> None:  # type: ignore[n
     finally:
         app.state.settings = settings
     assert not hot_taken
+
+
+async def test_telemetry_it_cannot_ask_about_keeps_the_full_stack(app, mel) -> None:  # type: ignore[no-untyped-def]
+    from types import SimpleNamespace
+
+    # An app like ours on a FastAPI whose telemetry hook has another name.
+    renamed = SimpleNamespace(router=app.router, state=app.state, root_path="")
+    hot = HotPath(renamed)  # type: ignore[arg-type]
+    seen: list[str] = []
+
+    async def fallback(scope: Any, receive: Any, send: Any) -> None:
+        seen.append(scope["path"])
+
+    hot.fallback = fallback
+    scope = {"type": "http", "method": "GET", "path": CONTEXT, "root_path": "", "headers": []}
+    await hot(scope, None, None)  # type: ignore[arg-type]
+    assert seen == [CONTEXT]
