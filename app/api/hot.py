@@ -42,14 +42,16 @@ class HotPath:
             for route in app.router.routes
             if isinstance(route, LeanRoute)
         ]
-        # Our OpenTelemetry tracing wraps the app's middleware stack: spans need the full path.
-        self._traced = bool(
-            getattr(app.state, "settings", None) and app.state.settings.otel_enabled
-        )
-        # FastAPI's native telemetry decides per request whether anything observes it. A FastAPI
-        # that has it where this cannot ask (a rename) keeps the full stack: spans come first.
+        # FastAPI's native telemetry decides per request whether anything observes it.
         self._telemetry = getattr(app, "_native_telemetry", None)
-        self._unknown_telemetry = self._telemetry is None and _has_native_telemetry()
+        settings = getattr(app.state, "settings", None)
+        self._never = bool(
+            # Our OpenTelemetry tracing wraps the app's middleware stack: spans need the full path.
+            (settings is not None and settings.otel_enabled)
+            # A FastAPI with native telemetry this cannot ask about (a rename): spans come first.
+            or (self._telemetry is None and _has_native_telemetry())
+            or app.root_path
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "GET" and self._direct():
@@ -65,7 +67,7 @@ class HotPath:
         await self.fallback(scope, receive, send)
 
     def _direct(self) -> bool:
-        if self._traced or self._unknown_telemetry or self.app.root_path:
+        if self._never:
             return False
         return self._telemetry is None or not self._telemetry.enabled()
 
