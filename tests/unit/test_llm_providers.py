@@ -27,12 +27,8 @@ from app.llm.errors import (
     SegmentOutputError,
     TransientProviderError,
 )
-from app.llm.providers import (
-    AnthropicExtractor,
-    LLMExtractor,
-    OllamaExtractor,
-    OpenAIExtractor,
-)
+from app.llm.factory import make_extractor
+from app.llm.providers import AnthropicClient, LLMExtractor, OllamaClient, OpenAIClient
 from app.llm.schema import SCHEMA_NAME, output_json_schema
 
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -207,15 +203,20 @@ class Provider:
         return _http_for(module.AsyncOpenAI if self.sdk == "openai" else module.AsyncAnthropic)
 
     def extractor(self, server: Server, retry: RetryPolicy) -> LLMExtractor:
+        # The composition make_extractor builds, with a retry policy whose sleeps are recorded.
         if self.name == "openai":
-            return OpenAIExtractor(
-                "gpt-4o-mini", api_key="sk-test", retry=retry, http_client=server.client()
+            return LLMExtractor(
+                OpenAIClient(
+                    "gpt-4o-mini", api_key="sk-test", retry=retry, http_client=server.client()
+                )
             )
         if self.name == "anthropic":
-            return AnthropicExtractor(
-                "claude-test", api_key="sk-ant-test", retry=retry, http_client=server.client()
+            return LLMExtractor(
+                AnthropicClient(
+                    "claude-test", api_key="sk-ant-test", retry=retry, http_client=server.client()
+                )
             )
-        return OllamaExtractor("llama3.2", retry=retry, http_client=server.client())
+        return LLMExtractor(OllamaClient("llama3.2", retry=retry, http_client=server.client()))
 
 
 PROVIDERS = [
@@ -469,11 +470,11 @@ async def test_openai_refusal_is_a_segment_error_without_repair() -> None:
 
 async def test_openai_compatible_server_via_base_url() -> None:
     server = Server(httpx, [Reply(openai_text(json.dumps(GOOD)))])
-    extractor = OpenAIExtractor(
-        "qwen2.5-7b-instruct",
+    extractor = make_extractor(
+        "openai:qwen2.5-7b-instruct",
         base_url="http://llm.internal:8000/v1",
         http_client=server.client(),
-        retry=RetryPolicy(max_retries=0),
+        max_retries=0,
     )
     out = await extractor.extract(REQUEST)
     assert server.urls == ["http://llm.internal:8000/v1/chat/completions"]
@@ -517,12 +518,13 @@ async def test_ollama_connection_refused_is_retried() -> None:
         return httpx.Response(200, json=ollama_text(json.dumps(GOOD)))
 
     sleeps = Sleeps()
-    extractor = OllamaExtractor(
+    client = OllamaClient(
         "llama3.2",
         base_url="http://gpu-box:11434/",
         http_client=httpx.AsyncClient(transport=httpx.MockTransport(refuse_then_answer)),
         retry=RetryPolicy(max_retries=1, sleep=sleeps),
     )
+    extractor = LLMExtractor(client)
     out = await extractor.extract(REQUEST)
     assert len(attempts) == 2
     assert len(sleeps.waits) == 1
