@@ -23,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from app.domain.dates import month_number
 from app.domain.turns import Turn, TurnKind
 
 MIN_YEAR = 1900
@@ -165,27 +166,6 @@ class IngestLimits:
 # --- timestamps -------------------------------------------------------------------------------
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ),
-        start=1,
-    )
-    for name in names
-}
 _TIME = r"(?P<h>\d{1,2})(?::(?P<mi>\d{2}))?(?::(?P<s>\d{2}))?\s*(?P<ap>[ap]\.?m\.?)?"
 # "1:56 pm on 8 May, 2023" (the LoCoMo style) or "8 May 2023, 1:56 pm".
 _TIME_FIRST = re.compile(rf"{_TIME}\s*(?:\bon\s+|,\s*|\s)\s*(?P<rest>.+)")
@@ -243,7 +223,7 @@ def _human(text: str) -> datetime | None:
     date = _DAY_FIRST.fullmatch(rest) or _MONTH_FIRST.fullmatch(rest)
     if date is None or clock is None:
         return None
-    month = _MONTHS.get(date["mon"])
+    month = month_number(date["mon"])
     if month is None:
         return None
     try:

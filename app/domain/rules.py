@@ -6,7 +6,7 @@ string is copied from the input (or is a fixed template word), so the rules neve
 The work is split into pattern families: each is a plain function that reads a ``_View`` of the
 segment and fills part of an ``Extraction``. This module keeps the registry (``FAMILIES``), the
 view, entities and the episode; facts and preferences live in ``rules_facts``, observations, exact
-values and open loops in ``rules_events``, and date arithmetic in ``temporal``. A new family is one
+values and open loops in ``rules_events``, and date arithmetic in ``dates``. A new family is one
 function listed in ``FAMILIES``.
 """
 
@@ -17,13 +17,21 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
+from app.domain.dates import (
+    MONTHS,
+    WEEKDAYS,
+    anchor_day,
+    annotate_dates,
+    format_day,
+    iso_utc,
+    segment_time,
+)
 from app.domain.extract import Extraction, ExtractionInput
 from app.domain.passport import Entity, EntityType, Episode
 from app.domain.rules_events import observation_family, open_loop_family, value_family
 from app.domain.rules_facts import alias_family, fact_family, pref_family
-from app.domain.temporal import annotate_dates, iso_utc
 from app.domain.turns import Segment
 
 SUMMARY_MAX_CHARS = 300
@@ -63,22 +71,7 @@ _STOPWORD_TEXT = """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _NAME_STARTERS = frozenset({"new", "old", "great", "good", "first", "little", "big"})
 
-_MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-_CALENDAR_WORDS = frozenset(w.lower() for w in (*_MONTHS, *_WEEKDAYS))
+_CALENDAR_WORDS = frozenset(w.lower() for w in (*MONTHS, *WEEKDAYS))
 
 _WORD_RE = re.compile(r"[^\W\d_]\w*(?:['-]\w+)*|\d+(?:[.,:/-]\d+)*")
 # No split after a title or a short form: "Dr. Lee", "St. Louis", "e.g. this".
@@ -174,7 +167,7 @@ def _build_view(request: ExtractionInput) -> _View:
     speakers = [_speaker_name(t.kind, t.speaker, t.table, request.subject) for t in segment.turns]
     participants = list(dict.fromkeys(speakers))
     names = {w.lower() for p in participants for w in _WORD_RE.findall(p)}
-    when = _segment_time(segment, request.reference_ts)
+    when = segment_time(segment, request.reference_ts)
     sentences = [
         sentence
         for index, (who, turn) in enumerate(zip(speakers, segment.turns, strict=True))
@@ -222,13 +215,6 @@ def _speaker_name(kind: str, speaker: str, table: str | None, subject: str | Non
     if subject and speaker.strip().lower() == "user":
         return subject
     return speaker.strip() or "user"
-
-
-def _segment_time(segment: Segment, reference: datetime | None) -> datetime | None:
-    if segment.end_ts or segment.start_ts:
-        return segment.end_ts or segment.start_ts
-    turn_times = [t.ts for t in segment.turns if t.ts is not None]
-    return max(turn_times) if turn_times else reference
 
 
 def _is_keyword(word: str, names: set[str]) -> bool:
@@ -298,13 +284,6 @@ FAMILIES: tuple[PatternFamily, ...] = (
 # --- summary --------------------------------------------------------------------------------
 
 
-def human_date(when: datetime) -> str:
-    """``8 May 2023``, in UTC, without depending on the process locale."""
-    if when.tzinfo is not None:
-        when = when.astimezone(UTC)
-    return f"{when.day} {_MONTHS[when.month - 1]} {when.year}"
-
-
 def _display(name: str) -> str:
     return f"the {name.lower()}" if name.lower() in GENERIC_SPEAKERS else name
 
@@ -342,7 +321,7 @@ def _summary(view: _View, keywords: list[str]) -> str:
         else:
             lead = "nothing was said."
     if view.when is not None:
-        lead = f"On {human_date(view.when)}, {lead}"
+        lead = f"On {format_day(anchor_day(view.when))}, {lead}"
     lead = lead[:1].upper() + lead[1:]
     if len(lead) > SUMMARY_MAX_CHARS:
         return _truncate(lead, SUMMARY_MAX_CHARS)

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from app.domain.dates import Resolved, anchor_day, format_day, resolve_relative, rewrite_dates
 from app.domain.extract import Extraction
 from app.domain.passport import EntityType, Observation, OpenLoop
 from app.domain.rules_facts import (
@@ -54,7 +55,6 @@ from app.domain.rules_facts import (
     sentence_ts,
     statement,
 )
-from app.domain.temporal import Resolved, anchor_day, format_day, resolve_relative, rewrite_dates
 
 if TYPE_CHECKING:
     from app.domain.rules import _Sentence, _View

@@ -106,10 +106,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
+from app.domain.dates import MONTHS, NUMBER_WORDS, iso_utc, resolve_relative
 from app.domain.dedupe import key_tokens, normalize_key, split_namespace
 from app.domain.extract import Extraction
 from app.domain.passport import Belief, Entity, EntityType
-from app.domain.temporal import MONTHS, iso_utc, resolve_relative
 
 if TYPE_CHECKING:
     from app.domain.rules import _Sentence, _View
@@ -567,35 +567,6 @@ def _study_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[
         yield _Hit(sentence.speaker, "school", org, 0.75, "organization")
 
 
-_NUMBER_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _UNITS = "one|two|three|four|five|six|seven|eight|nine"
 _NUMBER = (
@@ -611,9 +582,9 @@ def parse_number(raw: str) -> int | None:
         return int(text)
     total = 0
     for part in re.split(r"[\s-]+", text):
-        if part not in _NUMBER_WORDS:
+        if part not in NUMBER_WORDS:
             return None
-        total += _NUMBER_WORDS[part]
+        total += NUMBER_WORDS[part]
     return total or None
 
 

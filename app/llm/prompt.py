@@ -11,9 +11,9 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from app.domain.dates import iso_utc, segment_time
 from app.domain.extract import ExtractionInput
 from app.domain.turns import Turn
-from app.llm.schema import iso_utc, segment_time
 
 PROMPT_VERSION = "extract-v1"
 RECONCILE_PROMPT_VERSION = "reconcile-v1"

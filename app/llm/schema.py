@@ -18,11 +18,12 @@ import re
 from collections.abc import Collection, Mapping
 from copy import deepcopy
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from app.domain.dates import iso_utc, segment_time
 from app.domain.dedupe import normalize_key
 from app.domain.extract import Extraction
 from app.domain.passport import (
@@ -321,23 +322,6 @@ def _section(data: Mapping[str, Any], name: str, model: type[M], ctx: _Context) 
         except ValidationError:
             ctx.drop(name)
     return items
-
-
-def iso_utc(when: datetime | None) -> str | None:
-    """``YYYY-MM-DDTHH:MM:SSZ`` in UTC, the passport's timestamp form; naive means UTC."""
-    if when is None:
-        return None
-    if when.tzinfo is not None:
-        when = when.astimezone(UTC)
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def segment_time(segment: Segment, reference: datetime | None = None) -> datetime | None:
-    """When a segment was said: its end, else its latest turn, else the reference time."""
-    if segment.end_ts or segment.start_ts:
-        return segment.end_ts or segment.start_ts
-    times = [t.ts for t in segment.turns if t.ts is not None]
-    return max(times) if times else reference
 
 
 def _subject_namespaces(subject: str | None) -> frozenset[str]:

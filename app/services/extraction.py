@@ -20,13 +20,13 @@ from app.db.budget import TenantBudget
 from app.db.engine import DatabaseError
 from app.db.queue import EnqueueLater
 from app.db.uow import Sessions, UnitOfWork
+from app.domain.dates import iso_utc, segment_time
 from app.domain.extract import Extraction, ExtractionInput, Extractor
 from app.domain.ids import sha256_hex
 from app.domain.turns import Segment
 from app.llm.errors import FatalProviderError, SegmentOutputError
 from app.llm.factory import parse_spec
 from app.llm.prompt import PROMPT_VERSION
-from app.llm.schema import iso_utc, segment_time
 from app.llm.structured import StructuredClient
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 from app.domain.extract import Extraction, ExtractionInput, Extractor
-from app.domain.rules import STOPWORDS, RuleExtractor, extract_rules, human_date, iso_utc
+from app.domain.rules import STOPWORDS, RuleExtractor, extract_rules
 from app.domain.turns import Segment, Turn
 
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -228,12 +228,9 @@ def test_long_segment_summary_is_bounded() -> None:
     assert episode.summary.startswith("Ann and Ben talked about ")
 
 
-def test_date_helpers() -> None:
-    assert iso_utc(None) is None
-    assert iso_utc(datetime(2023, 5, 8, 1, 2, 3)) == "2023-05-08T01:02:03Z"
-    assert iso_utc(datetime(2023, 5, 8, 1, 0, tzinfo=timezone(timedelta(hours=3)))) == (
-        "2023-05-07T22:00:00Z"
-    )
-    assert human_date(datetime(2023, 12, 31, 23, 0, tzinfo=timezone(timedelta(hours=-2)))) == (
-        "1 January 2024"
-    )
+async def test_summary_date_is_the_utc_day() -> None:
+    late = datetime(2023, 12, 31, 23, 0, tzinfo=timezone(timedelta(hours=-2)))
+    out = await _run(_segment([Turn("Ann", "I adopted a dog called Rex.", ts=late)]))
+    assert out.episode is not None
+    assert out.episode.ts == "2024-01-01T01:00:00Z"
+    assert out.episode.summary.startswith("On 1 January 2024, Ann ")

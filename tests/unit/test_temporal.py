@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
-from app.domain.temporal import (
+from app.domain.dates import (
+    anchor_day,
     annotate_dates,
     detect_tense,
     format_day,
     iso_utc,
+    month_number,
     resolve_relative,
     rewrite_dates,
+    segment_time,
 )
+from app.domain.segment import make_segment
+from app.domain.turns import Turn
 
 # Monday 8 May 2023, early afternoon UTC.
 MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -249,9 +255,23 @@ def test_detect_tense() -> None:
 def test_formatting_helpers() -> None:
     assert format_day(date(2024, 1, 2)) == "2 January 2024"
     assert iso_utc(None) is None
+    assert iso_utc(datetime(2023, 5, 8, 1, 2, 3)) == "2023-05-08T01:02:03Z"  # naive means UTC
     assert iso_utc(datetime(2023, 5, 8, 1, 0, tzinfo=timezone(timedelta(hours=3)))) == (
         "2023-05-07T22:00:00Z"
     )
+    late = datetime(2023, 12, 31, 23, 0, tzinfo=timezone(timedelta(hours=-2)))
+    assert format_day(anchor_day(late)) == "1 January 2024"
+    assert [month_number(m) for m in ("Sept.", "january", "MAY", "Mayday")] == [9, 1, 5, None]
+
+
+def test_segment_time_prefers_the_segment_then_its_turns_then_the_reference() -> None:
+    later = MONDAY + timedelta(minutes=2)
+    spoken = make_segment([Turn("Ann", "hi", ts=MONDAY), Turn("Ben", "hello", ts=later)])
+    reference = MONDAY + timedelta(days=1)
+    assert segment_time(spoken, reference) == later
+    assert segment_time(replace(spoken, start_ts=None, end_ts=None), reference) == later
+    assert segment_time(make_segment([Turn("Ann", "hi")]), reference) == reference
+    assert segment_time(make_segment([Turn("Ann", "hi")])) is None
 
 
 def test_deterministic() -> None:

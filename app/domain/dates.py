@@ -1,4 +1,7 @@
-"""Date expressions in chat text, resolved against the time they were said.
+"""Every date rule: names of months and numbers, timestamps, and date expressions in chat text.
+
+``iso_utc`` is the passport's timestamp form, ``format_day`` the human one ("7 May 2023"), and
+``segment_time`` the time a segment was said.
 
 ``resolve_relative`` finds expressions like "yesterday", "last Saturday", "two weekends ago",
 "a fortnight ago", "next month", "in May", "on 8 May", "at Christmas" and "in 2022", and resolves
@@ -43,6 +46,8 @@ from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
+from app.domain.turns import Segment
+
 Granularity = Literal["day", "weekend", "week", "month", "year"]
 Tense = Literal["past", "future"]
 
@@ -61,6 +66,51 @@ MONTHS = (
     "December",
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Lower-case month names and the short forms people write ("Sept", "jan.") to month numbers.
+MONTH_NUMBERS: dict[str, int] = {name.lower(): number for number, name in enumerate(MONTHS, 1)} | {
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "sept": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+}
+# Number words to their values, for ages, counts and "three weeks ago".
+NUMBER_WORDS: dict[str, int] = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,33 +153,32 @@ def anchor_day(anchor: datetime) -> date:
     return anchor.date()
 
 
+def iso_utc(when: datetime | None) -> str | None:
+    """``YYYY-MM-DDTHH:MM:SSZ`` in UTC, the passport's timestamp form; naive means UTC."""
+    if when is None:
+        return None
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def segment_time(segment: Segment, reference: datetime | None = None) -> datetime | None:
+    """When a segment was said: its end, else its latest turn, else the reference time."""
+    if segment.end_ts or segment.start_ts:
+        return segment.end_ts or segment.start_ts
+    times = [t.ts for t in segment.turns if t.ts is not None]
+    return max(times) if times else reference
+
+
+def month_number(name: str) -> int | None:
+    """1 for "January", "jan" or "Jan."; None for anything that is no month."""
+    return MONTH_NUMBERS.get(name.lower().rstrip("."))
+
+
 # --- vocabulary -----------------------------------------------------------------------------
 
-_NUMBER_WORDS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-}
+# "a week ago": the article counts as one; larger tens are no count anyone says of dates.
+_COUNT_WORDS = {"a": 1, "an": 1} | {word: n for word, n in NUMBER_WORDS.items() if n <= 30}
 # Vague counts: (value used for the date, words kept in the human form).
 _VAGUE = {
     "a couple of": (2, "a couple of"),
@@ -141,27 +190,11 @@ _VAGUE = {
 }
 _NUM = (
     r"(?P<n>\d{1,3}|a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|several|"
-    + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
+    + "|".join(sorted(_COUNT_WORDS, key=len, reverse=True))
     + r")"
 )
-_MONTH_ABBREVIATIONS = {
-    "jan": 1,
-    "feb": 2,
-    "mar": 3,
-    "apr": 4,
-    "jun": 6,
-    "jul": 7,
-    "aug": 8,
-    "sep": 9,
-    "sept": 9,
-    "oct": 10,
-    "nov": 11,
-    "dec": 12,
-}
 _MONTH_FULL = r"(?:" + "|".join(MONTHS) + r")"
-_MONTH_ANY = (
-    r"(?:" + "|".join(MONTHS) + "|" + "|".join(sorted(_MONTH_ABBREVIATIONS, key=len)[::-1]) + r")"
-)
+_MONTH_ANY = r"(?:" + "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True)) + r")"
 _PART = r"(?:\s+(?P<part>morning|afternoon|evening|night))?"
 # A leading preposition is part of the span, so a rewrite never reads "on on 6 May".
 _PREP = r"(?:(?P<prep>on|in|at|during|over|since|until|till|by|from|before|after|around)\s+)?"
@@ -335,15 +368,7 @@ def _count(raw: str) -> tuple[int, str | None]:
         return _VAGUE[key]
     if key.isdigit():
         return int(key), None
-    return _NUMBER_WORDS[key], None
-
-
-def _month_number(raw: str) -> int:
-    key = raw.lower().rstrip(".")
-    for index, name in enumerate(MONTHS, start=1):
-        if name.lower() == key:
-            return index
-    return _MONTH_ABBREVIATIONS[key]
+    return _COUNT_WORDS[key], None
 
 
 # --- the patterns ---------------------------------------------------------------------------
@@ -455,7 +480,7 @@ def _weekday(m: re.Match[str], today: date, tense: Tense | None) -> _Value | Non
 
 def _day_month(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
     raw_month = m.group("month")
-    month = _month_number(raw_month)
+    month = MONTH_NUMBERS[raw_month.lower().rstrip(".")]
     dom = int(m.group("day"))
     year = m.group("year")
     if year:
@@ -489,7 +514,7 @@ def _month(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
         return None  # "this may be": lower-case "may" is a verb unless a year says otherwise
     if not (rel or year or prep):
         return None  # a bare month name is too often something else ("March on")
-    month = _month_number(raw_month)
+    month = MONTH_NUMBERS[raw_month.lower().rstrip(".")]
     if year:
         day = date(int(year), month, 1)
     elif rel == "last":
@@ -741,12 +766,3 @@ def annotate_dates(text: str, anchor: datetime) -> str:
         cursor = end
     parts.append(text[cursor:])
     return "".join(parts)
-
-
-def iso_utc(when: datetime | None) -> str | None:
-    """``YYYY-MM-DDTHH:MM:SSZ`` in UTC; a naive datetime is taken to be UTC already."""
-    if when is None:
-        return None
-    if when.tzinfo is not None:
-        when = when.astimezone(UTC)
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
