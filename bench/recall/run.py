@@ -30,6 +30,7 @@ from typing import Any
 from rank_bm25 import BM25Okapi
 
 from app.domain.context import ContextIndex, build_context, key_label
+from app.domain.dates import MONTHS
 from app.domain.extract import Extraction, ExtractionInput
 from app.domain.ingest_input import IngestPayload, parse_timestamp
 from app.domain.merge import merge_extraction
@@ -51,20 +52,6 @@ LABELS = {
     BASELINE: "bm25 raw turns (baseline)",
     WORDS: "bm25 raw turns, \\w+ tokens (extra)",
 }
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
 _DAY_ANSWER = re.compile(r"(\d{1,2}) ([A-Z][a-z]+) (\d{4})")
 _MONTH_ANSWER = re.compile(r"([A-Z][a-z]+) (\d{4})")
 
