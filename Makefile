@@ -5,15 +5,33 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The exact versions (with hashes) the suite passed with; `make lock` refreshes it from pyproject.toml.
+LOCK := requirements.lock
+LOCK_TOOLS := $(VENV)/lock-tools
+PIP_TOOLS := pip-tools==7.6.2
 
-.PHONY: dev test unit lint format typecheck openapi clean bench
+.PHONY: dev test unit lint format typecheck openapi clean bench lock
 
-$(STAMP): pyproject.toml
+# Third-party packages come only from the lock (so nothing unpinned slips in); the project itself,
+# with the SDK in openapi/client, is installed editable on top without resolving anything.
+$(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Tessera needs Python 3.11 or newer")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[embedded,dev]' -e ./openapi/client
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+# pip-tools lives in its own venv so it never changes the versions it is locking. Existing pins are
+# kept unless pyproject.toml rules them out; LOCK_FLAGS=--upgrade (or '--upgrade-package NAME')
+# moves them to the newest releases the bounds allow.
+LOCK_FLAGS ?=
+lock:
+	test -x $(LOCK_TOOLS)/bin/pip-compile || ($(PYTHON) -m venv $(LOCK_TOOLS) \
+		&& $(LOCK_TOOLS)/bin/python -m pip install --quiet '$(PIP_TOOLS)')
+	CUSTOM_COMPILE_COMMAND='make lock' $(LOCK_TOOLS)/bin/pip-compile --quiet $(LOCK_FLAGS) \
+		--generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
+		--extra embedded --extra dev --extra ui -o $(LOCK) pyproject.toml
 
 dev: $(STAMP)
 	$(BIN)/tessera dev
