@@ -8,14 +8,15 @@ OpenAI-compatible server), ``anthropic:<model>``, ``ollama:<model>``. Keys come 
 from __future__ import annotations
 
 import os
-
-import httpx
+from typing import TypedDict, Unpack
 
 from app.domain.extract import Extractor
 from app.domain.rules import RuleExtractor
 from app.llm.errors import RetryPolicy
 from app.llm.providers import (
+    DEFAULT_TIMEOUT,
     AnthropicClient,
+    Connection,
     LLMExtractor,
     OllamaClient,
     OpenAIClient,
@@ -24,6 +25,7 @@ from app.llm.structured import StructuredClient
 
 PROVIDERS = ("openai", "anthropic", "ollama")
 KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+DEFAULT_MAX_RETRIES = 3
 SPEC_HELP = "expected 'rules', 'openai:<model>', 'anthropic:<model>' or 'ollama:<model>'"
 
 
@@ -42,15 +44,17 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return provider, model
 
 
-def make_client(
-    spec: str,
-    *,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    timeout: float = 60.0,
-    max_retries: int = 3,
-    http_client: object | None = None,
-) -> StructuredClient:
+class ClientOptions(TypedDict, total=False):
+    """What ``make_client`` and ``make_extractor`` accept besides the spec."""
+
+    base_url: str | None
+    api_key: str | None  # else the provider's environment variable
+    timeout: float
+    max_retries: int
+    http_client: object | None
+
+
+def make_client(spec: str, **options: Unpack[ClientOptions]) -> StructuredClient:
     """The structured-output client a provider spec names (for extraction or reconciliation).
 
     ``http_client`` is handed to the provider's SDK (OpenAI: an ``httpx.AsyncClient``; SDKs
@@ -60,57 +64,25 @@ def make_client(
     provider, model = parse_spec(spec)
     if provider == "rules":
         raise ValueError("'rules' is not an LLM provider: it needs no client")
+    api_key = options.get("api_key")
     if api_key is None and provider in KEY_ENV:
         api_key = os.environ.get(KEY_ENV[provider]) or None
-    retry = RetryPolicy(max_retries=max_retries)
-    if provider == "openai":
-        return OpenAIClient(
-            model,
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            retry=retry,
-            http_client=http_client,
-        )
-    if provider == "anthropic":
-        return AnthropicClient(
-            model,
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            retry=retry,
-            http_client=http_client,
-        )
-    if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
-        raise TypeError("the ollama provider needs an httpx.AsyncClient as http_client")
-    return OllamaClient(
-        model,
-        base_url=base_url,
+    connection = Connection(
         api_key=api_key,
-        timeout=timeout,
-        retry=retry,
-        http_client=http_client,
+        base_url=options.get("base_url"),
+        timeout=options.get("timeout", DEFAULT_TIMEOUT),
+        retry=RetryPolicy(max_retries=options.get("max_retries", DEFAULT_MAX_RETRIES)),
+        http_client=options.get("http_client"),
     )
+    if provider == "openai":
+        return OpenAIClient(model, **connection)
+    if provider == "anthropic":
+        return AnthropicClient(model, **connection)
+    return OllamaClient(model, **connection)
 
 
-def make_extractor(
-    spec: str,
-    *,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    timeout: float = 60.0,
-    max_retries: int = 3,
-    http_client: object | None = None,
-) -> Extractor:
+def make_extractor(spec: str, **options: Unpack[ClientOptions]) -> Extractor:
     """The extractor a spec names; a bad spec raises ValueError saying what is accepted."""
     if parse_spec(spec)[0] == "rules":
         return RuleExtractor()
-    client = make_client(
-        spec,
-        base_url=base_url,
-        api_key=api_key,
-        timeout=timeout,
-        max_retries=max_retries,
-        http_client=http_client,
-    )
-    return LLMExtractor(client)
+    return LLMExtractor(make_client(spec, **options))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import httpx
 
@@ -69,16 +69,44 @@ async def _sdk_call(
         raise mapped from exc
 
 
-def _sdk_client_kwargs(
-    api_key: str, base_url: str | None, timeout: float, http_client: object | None
-) -> dict[str, Any]:
-    # max_retries=0: retries happen in with_retries, the same way for every provider.
-    kwargs: dict[str, Any] = {"api_key": api_key, "timeout": timeout, "max_retries": 0}
-    if base_url is not None:
-        kwargs["base_url"] = base_url
-    if http_client is not None:
-        kwargs["http_client"] = http_client
-    return kwargs
+class Connection(TypedDict, total=False):
+    """How a client reaches its provider; every key may be left out."""
+
+    api_key: str | None
+    base_url: str | None
+    timeout: float
+    retry: RetryPolicy | None
+    http_client: object | None  # lent by the caller, who then closes it
+
+
+class _SdkClient:
+    """What the SDK-backed clients share: the SDK's async client, one retry policy, closing."""
+
+    provider: str
+    sdk_class: str  # the name of the SDK's async client class
+
+    def __init__(self, sdk: Any, model: str, api_key: str, connection: Connection) -> None:
+        self._sdk = sdk
+        self.model = model
+        self._retry = connection.get("retry") or RetryPolicy()
+        http_client = connection.get("http_client")
+        self._owns_http = http_client is None
+        # max_retries=0: retries happen in with_retries, the same way for every provider.
+        kwargs: dict[str, Any] = {
+            "api_key": api_key,
+            "timeout": connection.get("timeout", DEFAULT_TIMEOUT),
+            "max_retries": 0,
+        }
+        if connection.get("base_url") is not None:
+            kwargs["base_url"] = connection.get("base_url")
+        if http_client is not None:
+            kwargs["http_client"] = http_client
+        self._client: Any = getattr(sdk, self.sdk_class)(**kwargs)
+
+    async def aclose(self) -> None:
+        """Close the SDK's connections, unless the caller lent the HTTP client."""
+        if self._owns_http:
+            await self._client.close()
 
 
 def chat_messages(request: StructuredRequest) -> list[dict[str, Any]]:
@@ -105,34 +133,23 @@ def _count(value: object) -> int:
 # --- OpenAI -------------------------------------------------------------------------------------
 
 
-class OpenAIClient:
+class OpenAIClient(_SdkClient):
     """Chat Completions with strict ``json_schema`` output; ``base_url`` for compatible servers."""
 
     provider = "openai"
+    sdk_class = "AsyncOpenAI"
 
     def __init__(
-        self,
-        model: str,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = None,
-        http_client: object | None = None,
-        temperature: float | None = 0.0,
+        self, model: str, *, temperature: float | None = 0.0, **connection: Unpack[Connection]
     ) -> None:
-        self._sdk = _import_sdk("openai")
+        sdk = _import_sdk("openai")
+        api_key = connection.get("api_key")
         if api_key is None:
-            if base_url is None:
+            if connection.get("base_url") is None:
                 raise ValueError("the openai provider needs an API key: set OPENAI_API_KEY")
             api_key = PLACEHOLDER_KEY
-        self.model = model
-        self._retry = retry or RetryPolicy()
+        super().__init__(sdk, model, api_key, connection)
         self._temperature = temperature
-        self._owns_http = http_client is None
-        self._client: Any = self._sdk.AsyncOpenAI(
-            **_sdk_client_kwargs(api_key, base_url, timeout, http_client)
-        )
 
     async def complete(self, request: StructuredRequest) -> Completion:
         """One chat completion in the request's schema, retried on transient failures."""
@@ -157,11 +174,6 @@ class OpenAIClient:
 
         return await with_retries(once, self._retry)
 
-    async def aclose(self) -> None:
-        """Close the SDK's connections, unless the caller lent the HTTP client."""
-        if self._owns_http:
-            await self._client.close()
-
 
 def _openai_completion(response: Any) -> Completion:
     choices = getattr(response, "choices", None) or []
@@ -178,34 +190,27 @@ def _openai_completion(response: Any) -> Completion:
 # --- Anthropic ----------------------------------------------------------------------------------
 
 
-class AnthropicClient:
+class AnthropicClient(_SdkClient):
     """Messages API with one tool whose ``input_schema`` is the schema, forced by tool_choice."""
 
     provider = "anthropic"
+    sdk_class = "AsyncAnthropic"
 
     def __init__(
         self,
         model: str,
         *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = None,
-        http_client: object | None = None,
         temperature: float | None = None,
         max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
+        **connection: Unpack[Connection],
     ) -> None:
-        self._sdk = _import_sdk("anthropic")
+        sdk = _import_sdk("anthropic")
+        api_key = connection.get("api_key")
         if api_key is None:
             raise ValueError("the anthropic provider needs an API key: set ANTHROPIC_API_KEY")
-        self.model = model
-        self._retry = retry or RetryPolicy()
+        super().__init__(sdk, model, api_key, connection)
         self._temperature = temperature
         self._max_output_tokens = max_output_tokens
-        self._owns_http = http_client is None
-        self._client: Any = self._sdk.AsyncAnthropic(
-            **_sdk_client_kwargs(api_key, base_url, timeout, http_client)
-        )
 
     async def complete(self, request: StructuredRequest) -> Completion:
         """One message whose forced tool call carries the answer, retried on transient failures."""
@@ -232,11 +237,6 @@ class AnthropicClient:
             return _anthropic_completion(response, request.schema_name)
 
         return await with_retries(once, self._retry)
-
-    async def aclose(self) -> None:
-        """Close the SDK's connections, unless the caller lent the HTTP client."""
-        if self._owns_http:
-            await self._client.close()
 
 
 def anthropic_messages(request: StructuredRequest) -> list[dict[str, Any]]:
@@ -305,22 +305,23 @@ class OllamaClient:
         self,
         model: str,
         *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = None,
-        http_client: httpx.AsyncClient | None = None,
         temperature: float | None = 0.0,
         max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
+        **connection: Unpack[Connection],
     ) -> None:
+        http_client = connection.get("http_client")
+        if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
+            raise TypeError("the ollama provider needs an httpx.AsyncClient as http_client")
         self.model = model
-        self._url = (base_url or DEFAULT_OLLAMA_URL).rstrip("/") + "/api/chat"
-        self._timeout = timeout
-        self._retry = retry or RetryPolicy()
+        base_url = connection.get("base_url") or DEFAULT_OLLAMA_URL
+        self._url = base_url.rstrip("/") + "/api/chat"
+        self._timeout = connection.get("timeout", DEFAULT_TIMEOUT)
+        self._retry = connection.get("retry") or RetryPolicy()
         self._options: dict[str, Any] = {"num_predict": max_output_tokens}
         if temperature is not None:
             self._options["temperature"] = temperature
         # A key only matters behind an authenticating proxy or a hosted Ollama.
+        api_key = connection.get("api_key")
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient()
