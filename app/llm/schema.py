@@ -15,7 +15,7 @@ import json
 import logging
 import math
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from copy import deepcopy
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -410,31 +410,30 @@ def _beliefs(items: list[BeliefOut], section: str, ctx: _Context) -> list[Belief
     return list(by_key.values())
 
 
-def _entities(items: list[EntityOut], ctx: _Context) -> list[Entity]:
-    out: list[Entity] = []
+def _distinct(
+    items: list[M], text_of: Callable[[M], str], limit: int, ctx: _Context, section: str
+) -> Iterator[tuple[M, str]]:
+    """Each item with its cleaned, clipped text; an empty or repeated (ignoring case) one drops."""
     seen: set[str] = set()
     for item in items:
-        name = _clip(_line(item.name), MAX_NAME_CHARS)
-        if not name or name.casefold() in seen:
-            ctx.drop("entities")
+        text = _clip(_line(text_of(item)), limit)
+        if not text or text.casefold() in seen:
+            ctx.drop(section)
             continue
-        seen.add(name.casefold())
-        aliases = _names(item.aliases, MAX_ALIASES, exclude=name)
-        out.append(Entity(name=name, type=item.type, aliases=aliases))
-    return out
+        seen.add(text.casefold())
+        yield item, text
+
+
+def _entities(items: list[EntityOut], ctx: _Context) -> list[Entity]:
+    return [
+        Entity(name=name, type=item.type, aliases=_names(item.aliases, MAX_ALIASES, exclude=name))
+        for item, name in _distinct(items, lambda e: e.name, MAX_NAME_CHARS, ctx, "entities")
+    ]
 
 
 def _open_loops(items: list[OpenLoopOut], ctx: _Context) -> list[OpenLoop]:
-    out: list[OpenLoop] = []
-    seen: set[str] = set()
-    for item in items:
-        text = _clip(_line(item.item), MAX_TEXT_CHARS)
-        if not text or text.casefold() in seen:
-            ctx.drop("open_loops")
-            continue
-        seen.add(text.casefold())
-        out.append(OpenLoop(item=text, ts=ctx.ts, source=ctx.segment.id))
-    return out
+    loops = _distinct(items, lambda loop: loop.item, MAX_TEXT_CHARS, ctx, "open_loops")
+    return [OpenLoop(item=text, ts=ctx.ts, source=ctx.segment.id) for _, text in loops]
 
 
 def clean_when(when: str | None) -> str | None:
