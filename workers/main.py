@@ -18,6 +18,7 @@ from redis.exceptions import RedisError
 from app.db.budget import TenantBudget
 from app.db.engine import create_engine, session_factory
 from app.db.queue import PROCESS_JOB, enqueuer, later_enqueuer, redis_settings
+from app.db.uow import UowFactory, uow_factory
 from app.llm.factory import make_client, make_extractor
 from app.logging import configure_logging
 from app.services import ingest
@@ -92,6 +93,11 @@ def pipeline(ctx: dict[str, Any]) -> Pipeline:
     )
 
 
+def units_of_work(ctx: dict[str, Any]) -> UowFactory:
+    """The unit-of-work factory the services run in, on the worker's sessions."""
+    return uow_factory(ctx["sessions"])
+
+
 async def process_ingest_job(ctx: dict[str, Any], tenant_id: str, job_id: str) -> str:
     """Process one ingest job; an unexpected error puts it back for a later attempt."""
     settings: Settings = ctx["settings"]
@@ -101,13 +107,13 @@ async def process_ingest_job(ctx: dict[str, Any], tenant_id: str, job_id: str) -
     with structlog.contextvars.bound_contextvars(job_id=job_id, tenant_id=tenant_id):
         try:
             outcome = await ingest.process_job(
-                ctx["sessions"], tenant, job, settings, pipeline(ctx)
+                units_of_work(ctx), tenant, job, settings, pipeline(ctx)
             )
         except Exception as exc:
             log.exception("job %s: unexpected error", job_id)
             metrics.record_job("retried", time.perf_counter() - started)
             await ingest.release_for_retry(
-                ctx["sessions"], tenant, job, f"{type(exc).__name__}: {exc}"
+                units_of_work(ctx), tenant, job, f"{type(exc).__name__}: {exc}"
             )
             raise Retry(defer=min(60, 2 ** ctx.get("job_try", 1))) from exc
         metrics.record_job(outcome.status, time.perf_counter() - started, outcome.usage)
@@ -117,10 +123,10 @@ async def process_ingest_job(ctx: dict[str, Any], tenant_id: str, job_id: str) -
 
 async def sweep_outbox(ctx: dict[str, Any]) -> int:
     """Re-enqueue jobs that Redis lost or whose worker died; forget payloads past retention."""
-    count = await ingest.sweep(ctx["sessions"], ctx["enqueue"], ctx["settings"])
+    count = await ingest.sweep(units_of_work(ctx), ctx["enqueue"], ctx["settings"])
     if count:
         log.info("sweeper re-enqueued %d jobs", count)
-    expired = await ingest.expire_payloads(ctx["sessions"], ctx["settings"])
+    expired = await ingest.expire_payloads(units_of_work(ctx), ctx["settings"])
     if expired:
         log.info("sweeper dropped the payloads of %d jobs past retention", expired)
     return count

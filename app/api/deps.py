@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hmac
 import uuid
-from collections.abc import AsyncIterator
 from typing import Annotated
 
 import structlog
@@ -12,7 +11,7 @@ from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.security.base import SecurityBase
 
-from app.db.uow import UnitOfWork
+from app.db.uow import UowFactory, uow_factory
 from app.services import tenants
 from app.services.errors import Forbidden, Unauthorized
 from app.settings import Settings
@@ -28,15 +27,14 @@ async def get_settings(request: Request) -> Settings:
     return settings
 
 
-async def get_uow(request: Request) -> AsyncIterator[UnitOfWork]:
-    """A unit of work for this request; rolled back unless the service commits."""
+async def get_uows(request: Request) -> UowFactory:
+    """The units of work the services run in: the app's sessions, jobs enqueued after commit."""
     state = request.app.state
-    async with UnitOfWork(state.sessions, state.enqueue) as uow:
-        yield uow
+    return uow_factory(state.sessions, state.enqueue)
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
-UowDep = Annotated[UnitOfWork, Depends(get_uow)]
+UowsDep = Annotated[UowFactory, Depends(get_uows)]
 
 
 # Declared as bearer security schemes, so the spec (and the generated SDK) know the auth.
@@ -71,8 +69,8 @@ class TenantKey(SecurityBase):
             raise Unauthorized(_NO_KEY)
         token = credentials.strip()
         state = request.app.state
-        # No session of its own on a key-cache hit: most requests then touch no ORM at all.
-        tenant_id = await tenants.authenticate_cached(state.sessions, token, state.key_cache)
+        # No unit of work is opened on a key-cache hit: most requests then touch no ORM at all.
+        tenant_id = await tenants.authenticate(uow_factory(state.sessions), token, state.key_cache)
         if tenant_id is None:
             raise Unauthorized("unknown or revoked API key")
         # Every later log line of the request, and its access line, names the tenant.

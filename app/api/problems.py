@@ -12,7 +12,15 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.db.engine import database_error_types, database_unreachable
-from app.services.errors import ServiceError
+from app.services.errors import (
+    Conflict,
+    Forbidden,
+    NotFound,
+    PreconditionFailed,
+    ServiceError,
+    Unauthorized,
+    Unprocessable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +106,26 @@ _HTTP_TITLES = {
 }
 
 
+# Each service error's HTTP status and title; a subclass takes its nearest listed base's.
+SERVICE_STATUS: dict[type[ServiceError], tuple[int, str]] = {
+    NotFound: (404, "Not found"),
+    PreconditionFailed: (412, "Precondition failed"),
+    Conflict: (409, "Conflict"),
+    Unprocessable: (422, "Unprocessable content"),
+    Unauthorized: (401, "Unauthorized"),
+    Forbidden: (403, "Forbidden"),
+    ServiceError: (400, "Bad request"),
+}
+
+
+def service_status(exc: ServiceError) -> tuple[int, str]:
+    """The HTTP status and title a service error is answered with."""
+    for cls in type(exc).__mro__:
+        if cls in SERVICE_STATUS:
+            return SERVICE_STATUS[cls]
+    return SERVICE_STATUS[ServiceError]
+
+
 def _clean_errors(exc: RequestValidationError) -> tuple[int, str, list[dict[str, Any]]]:
     errors = []
     status = 422
@@ -150,9 +178,10 @@ def install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ServiceError)
     async def _service(request: Request, exc: ServiceError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        status, title = service_status(exc)
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
         return problem_response(
-            exc.status, exc.title, exc.detail, instance=request.url.path, headers=headers
+            status, title, exc.detail, instance=request.url.path, headers=headers
         )
 
     async def _database(request: Request, exc: Exception) -> JSONResponse:

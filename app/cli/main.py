@@ -36,13 +36,14 @@ def _resolve(settings: Settings, servers: EmbeddedServers, *, redis: bool) -> Se
 
 
 def _with_db(settings: Settings, work: Callable[[Any], Awaitable[T]]) -> T:
-    """Run an async function with a session factory on the configured database."""
+    """Run an async function with a unit-of-work factory on the configured database."""
     from app.db.engine import create_engine, session_factory
+    from app.db.uow import uow_factory
 
     async def runner() -> T:
         engine = create_engine(settings.require_database_url(), pool_size=2)
         try:
-            return await work(session_factory(engine))
+            return await work(uow_factory(session_factory(engine)))
         finally:
             await engine.dispose()
 
@@ -63,12 +64,10 @@ def cmd_migrate(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_tenants_create(settings: Settings, args: argparse.Namespace) -> int:
     """Create a tenant and print its first API key (shown once)."""
-    from app.db.uow import UnitOfWork
     from app.services import tenants
 
-    async def work(sessions: Any) -> Any:
-        async with UnitOfWork(sessions) as uow:
-            return await tenants.create_tenant(uow, args.name)
+    async def work(uows: Any) -> Any:
+        return await tenants.create_tenant(uows, args.name)
 
     tenant, issued = _with_db(settings, work)
     print(f"tenant {tenant.name} {tenant.id}", file=sys.stderr)
@@ -79,12 +78,10 @@ def cmd_tenants_create(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_tenants_list(settings: Settings, args: argparse.Namespace) -> int:
     """List tenants."""
-    from app.db.uow import UnitOfWork
     from app.services import tenants
 
-    async def work(sessions: Any) -> Any:
-        async with UnitOfWork(sessions) as uow:
-            return await tenants.list_tenants(uow)
+    async def work(uows: Any) -> Any:
+        return await tenants.list_tenants(uows)
 
     for tenant in _with_db(settings, work):
         print(f"{tenant.id}\t{tenant.name}\t{tenant.created_at.isoformat()}")
@@ -93,12 +90,10 @@ def cmd_tenants_list(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_keys_create(settings: Settings, args: argparse.Namespace) -> int:
     """Issue another key for a tenant (by id or name); printed once."""
-    from app.db.uow import UnitOfWork
     from app.services import tenants
 
-    async def work(sessions: Any) -> Any:
-        async with UnitOfWork(sessions) as uow:
-            return await tenants.create_key(uow, args.tenant, args.name)
+    async def work(uows: Any) -> Any:
+        return await tenants.create_key(uows, args.tenant, args.name)
 
     print(_with_db(settings, work).key)
     return 0
@@ -106,12 +101,10 @@ def cmd_keys_create(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_keys_revoke(settings: Settings, args: argparse.Namespace) -> int:
     """Revoke a key by its prefix."""
-    from app.db.uow import UnitOfWork
     from app.services import tenants
 
-    async def work(sessions: Any) -> None:
-        async with UnitOfWork(sessions) as uow:
-            await tenants.revoke_key(uow, args.prefix)
+    async def work(uows: Any) -> None:
+        await tenants.revoke_key(uows, args.prefix)
 
     _with_db(settings, work)
     print(f"revoked {args.prefix}", file=sys.stderr)
@@ -132,11 +125,10 @@ def cmd_api(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.api.app import create_app
-    from app.api.hot import HotPath
     from app.logging import configure_logging
 
     configure_logging(settings)
-    app = HotPath(create_app(settings))
+    app = create_app(settings)
     # Everything made so far (modules, classes, the app) lives as long as the process: moved out
     # of the collector's way, a full collection walks only what requests and caches made since
     # (`python -m bench.context_check --memory` times a full pass with and without them).
@@ -176,18 +168,14 @@ def _dev_secret(path: Path, make: Callable[[], str]) -> str:
 
 def _ensure_dev_tenant(settings: Settings, key_file: Path) -> tuple[str, bool]:
     """The dev tenant's key: the one on file if it still works, else a new tenant's."""
-    from app.db.uow import UnitOfWork
     from app.services import tenants
 
     known = key_file.read_text().strip() if key_file.exists() else None
 
-    async def work(sessions: Any) -> tuple[str, bool]:
-        if known:
-            async with UnitOfWork(sessions) as uow:
-                if await tenants.authenticate(uow, known) is not None:
-                    return known, False
-        async with UnitOfWork(sessions) as uow:
-            _, issued = await tenants.create_tenant(uow, "dev")
+    async def work(uows: Any) -> tuple[str, bool]:
+        if known and await tenants.authenticate(uows, known) is not None:
+            return known, False
+        _, issued = await tenants.create_tenant(uows, "dev")
         return issued.key, True
 
     key, created = _with_db(settings, work)

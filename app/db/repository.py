@@ -5,9 +5,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple, Protocol, Self, TypeVar
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, inspect, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -24,12 +24,43 @@ from app.db.models import (
 
 USAGE_FIELDS = ("jobs", "calls", "input_tokens", "output_tokens", "cache_hits")
 
+# The per-tenant tables: every one has a tenant_id column that starts its primary key.
+TenantModel = (
+    type[PassportRow]
+    | type[PassportVersion]
+    | type[IngestJob]
+    | type[ExtractionCache]
+    | type[TenantUsage]
+)
+
+
+class _Filterable(Protocol):
+    def where(self, *whereclause: Any) -> Self: ...
+
+
+Stmt = TypeVar("Stmt", bound=_Filterable)
+
+
+class PassportStamp(NamedTuple):
+    """What identifies a passport's content: its version, and when this user's row was created.
+
+    Versions restart at 0 when a user is deleted and created again; the creation time tells
+    the new passport's version 3 from the old one's, so no cache serves the deleted user.
+    """
+
+    version: int
+    created_at: datetime
+
 
 class SystemRepository:
     """Queries that are not scoped to one tenant: tenants, key lookup, the job sweeper."""
 
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
+
+    async def ping(self) -> None:
+        """One round trip to the database (readiness)."""
+        await self.session.execute(select(1))
 
     async def add_tenant(self, tenant: Tenant) -> None:
         """Insert a tenant."""
@@ -82,6 +113,10 @@ class SystemRepository:
         await self.session.execute(
             update(ApiKey).where(ApiKey.id == key_id).values(last_used_at=now)
         )
+
+    async def revoke_key(self, key_id: uuid.UUID, now: datetime) -> None:
+        """Mark a key revoked."""
+        await self.session.execute(update(ApiKey).where(ApiKey.id == key_id).values(revoked_at=now))
 
     async def requeue_stale_jobs(
         self, older_than: datetime, now: datetime, limit: int = 500
@@ -138,18 +173,22 @@ class SystemRepository:
 
 
 class TenantRepository:
-    """Every query here is scoped to one tenant."""
+    """Every query here is scoped to one tenant, by ``_scoped`` or by the row's own tenant_id."""
 
     def __init__(self, session: AsyncSession, tenant_id: uuid.UUID) -> None:
         self.session = session
         self.tenant_id = tenant_id
 
+    def _scoped(self, stmt: Stmt, model: TenantModel) -> Stmt:
+        """The one place a tenant filter is added to a SELECT, UPDATE or DELETE."""
+        return stmt.where(model.tenant_id == self.tenant_id)
+
     # -- passports -------------------------------------------------------------------------
 
     async def passport(self, user_key: str, *, lock: bool = False) -> PassportRow | None:
         """The passport row; with lock=True it is held FOR UPDATE until commit."""
-        stmt = select(PassportRow).where(
-            PassportRow.tenant_id == self.tenant_id, PassportRow.user_key == user_key
+        stmt = self._scoped(select(PassportRow), PassportRow).where(
+            PassportRow.user_key == user_key
         )
         if lock:
             stmt = stmt.with_for_update()
@@ -158,12 +197,16 @@ class TenantRepository:
 
     async def passport_version(self, user_key: str) -> int | None:
         """Only the current version number: the cheap read behind ETags."""
-        result = await self.session.execute(
-            select(PassportRow.version).where(
-                PassportRow.tenant_id == self.tenant_id, PassportRow.user_key == user_key
-            )
+        stamp = await self.passport_stamp(user_key)
+        return None if stamp is None else stamp.version
+
+    async def passport_stamp(self, user_key: str) -> PassportStamp | None:
+        """The current version and creation time: what caches of a passport are keyed by."""
+        stmt = self._scoped(select(PassportRow.version, PassportRow.created_at), PassportRow).where(
+            PassportRow.user_key == user_key
         )
-        return result.scalar_one_or_none()
+        row = (await self.session.execute(stmt)).first()
+        return None if row is None else PassportStamp(row[0], row[1])
 
     async def create_passport_if_missing(
         self, user_key: str, doc: dict[str, Any], now: datetime
@@ -189,16 +232,16 @@ class TenantRepository:
     ) -> None:
         """Write a new document and version (the caller holds the row lock)."""
         await self.session.execute(
-            update(PassportRow)
-            .where(PassportRow.tenant_id == self.tenant_id, PassportRow.user_key == user_key)
+            self._scoped(update(PassportRow), PassportRow)
+            .where(PassportRow.user_key == user_key)
             .values(doc=doc, version=version, updated_at=now)
         )
 
     async def delete_user(self, user_key: str) -> bool:
         """Hard-delete a passport; versions and jobs go with it (ON DELETE CASCADE)."""
         result = await self.session.execute(
-            delete(PassportRow)
-            .where(PassportRow.tenant_id == self.tenant_id, PassportRow.user_key == user_key)
+            self._scoped(delete(PassportRow), PassportRow)
+            .where(PassportRow.user_key == user_key)
             .returning(PassportRow.user_key)
         )
         return result.first() is not None
@@ -208,20 +251,22 @@ class TenantRepository:
     ) -> Sequence[tuple[str, int, datetime, datetime]]:
         """Users in key order after a cursor: (user_key, version, created_at, updated_at)."""
         stmt = (
-            select(
-                PassportRow.user_key,
-                PassportRow.version,
-                PassportRow.created_at,
-                PassportRow.updated_at,
+            self._scoped(
+                select(
+                    PassportRow.user_key,
+                    PassportRow.version,
+                    PassportRow.created_at,
+                    PassportRow.updated_at,
+                ),
+                PassportRow,
             )
-            .where(PassportRow.tenant_id == self.tenant_id)
             .order_by(PassportRow.user_key)
             .limit(limit)
         )
         if after is not None:
             stmt = stmt.where(PassportRow.user_key > after)
         result = await self.session.execute(stmt)
-        return [tuple(row) for row in result.all()]  # type: ignore[misc]
+        return [(row[0], row[1], row[2], row[3]) for row in result.all()]
 
     # -- versions --------------------------------------------------------------------------
 
@@ -236,10 +281,8 @@ class TenantRepository:
     ) -> Sequence[PassportVersion]:
         """Version rows newest first, below an optional cursor."""
         stmt = (
-            select(PassportVersion)
-            .where(
-                PassportVersion.tenant_id == self.tenant_id, PassportVersion.user_key == user_key
-            )
+            self._scoped(select(PassportVersion), PassportVersion)
+            .where(PassportVersion.user_key == user_key)
             .order_by(PassportVersion.version.desc())
             .limit(limit)
         )
@@ -250,21 +293,23 @@ class TenantRepository:
 
     async def versions_to_rebuild(self, user_key: str, version: int) -> Sequence[PassportVersion]:
         """The rows from the newest snapshot at or below version up to version, in order."""
-        scope = (
-            PassportVersion.tenant_id == self.tenant_id,
-            PassportVersion.user_key == user_key,
-        )
         base = await self.session.execute(
-            select(func.max(PassportVersion.version)).where(
-                *scope, PassportVersion.version <= version, PassportVersion.snapshot.is_not(None)
+            self._scoped(select(func.max(PassportVersion.version)), PassportVersion).where(
+                PassportVersion.user_key == user_key,
+                PassportVersion.version <= version,
+                PassportVersion.snapshot.is_not(None),
             )
         )
         start = base.scalar_one_or_none()
         if start is None:
             return []
         result = await self.session.execute(
-            select(PassportVersion)
-            .where(*scope, PassportVersion.version >= start, PassportVersion.version <= version)
+            self._scoped(select(PassportVersion), PassportVersion)
+            .where(
+                PassportVersion.user_key == user_key,
+                PassportVersion.version >= start,
+                PassportVersion.version <= version,
+            )
             .order_by(PassportVersion.version)
         )
         return result.scalars().all()
@@ -277,11 +322,35 @@ class TenantRepository:
         self.session.add(job)
         await self.session.flush()
 
+    async def add_job_once(self, job: IngestJob) -> tuple[IngestJob, bool]:
+        """Insert a job unless its Idempotency-Key was taken; (the row, whether it is this one).
+
+        ON CONFLICT waits for a concurrent insert of the same key and then yields to it, so
+        two requests with one key never both create a job, and neither fails.
+        """
+        job.tenant_id = self.tenant_id
+        values = {
+            attr.key: getattr(job, attr.key)
+            for attr in inspect(IngestJob).column_attrs
+            if getattr(job, attr.key) is not None
+        }
+        result = await self.session.execute(
+            insert(IngestJob)
+            .values(**values)
+            .on_conflict_do_nothing(index_elements=["tenant_id", "idempotency_key"])
+            .returning(IngestJob)
+        )
+        created = result.scalar_one_or_none()
+        if created is not None:
+            return created, True
+        earlier = await self.job_by_idempotency_key(job.idempotency_key or "")
+        if earlier is None:  # only a key conflict makes the insert do nothing
+            raise LookupError(f"job insert of {job.id} did nothing, and no job holds its key")
+        return earlier, False
+
     async def job(self, job_id: uuid.UUID, *, lock: bool = False) -> IngestJob | None:
         """A job by id."""
-        stmt = select(IngestJob).where(
-            IngestJob.tenant_id == self.tenant_id, IngestJob.id == job_id
-        )
+        stmt = self._scoped(select(IngestJob), IngestJob).where(IngestJob.id == job_id)
         if lock:
             stmt = stmt.with_for_update()
         result = await self.session.execute(stmt)
@@ -290,9 +359,7 @@ class TenantRepository:
     async def job_by_idempotency_key(self, key: str) -> IngestJob | None:
         """The job accepted earlier under this Idempotency-Key."""
         result = await self.session.execute(
-            select(IngestJob).where(
-                IngestJob.tenant_id == self.tenant_id, IngestJob.idempotency_key == key
-            )
+            self._scoped(select(IngestJob), IngestJob).where(IngestJob.idempotency_key == key)
         )
         return result.scalar_one_or_none()
 
@@ -301,8 +368,8 @@ class TenantRepository:
     ) -> Sequence[IngestJob]:
         """A user's jobs, newest first."""
         stmt = (
-            select(IngestJob)
-            .where(IngestJob.tenant_id == self.tenant_id, IngestJob.user_key == user_key)
+            self._scoped(select(IngestJob), IngestJob)
+            .where(IngestJob.user_key == user_key)
             .order_by(IngestJob.created_at.desc(), IngestJob.id.desc())
             .limit(limit)
         )
@@ -316,9 +383,8 @@ class TenantRepository:
     ) -> IngestJob | None:
         """Take a queued job, or a running one whose worker went silent; None if not ours."""
         result = await self.session.execute(
-            update(IngestJob)
+            self._scoped(update(IngestJob), IngestJob)
             .where(
-                IngestJob.tenant_id == self.tenant_id,
                 IngestJob.id == job_id,
                 (IngestJob.status == "queued")
                 | ((IngestJob.status == "running") & (IngestJob.updated_at < stale_before)),
@@ -336,20 +402,16 @@ class TenantRepository:
     async def update_job(self, job_id: uuid.UUID, **values: Any) -> None:
         """Set columns of a job row."""
         await self.session.execute(
-            update(IngestJob)
-            .where(IngestJob.tenant_id == self.tenant_id, IngestJob.id == job_id)
+            self._scoped(update(IngestJob), IngestJob)
+            .where(IngestJob.id == job_id)
             .values(**values)
         )
 
     async def requeue_finished_job(self, job_id: uuid.UUID, now: datetime) -> IngestJob | None:
         """Put a done or failed job back to queued with fresh attempts; None if it is not one."""
         result = await self.session.execute(
-            update(IngestJob)
-            .where(
-                IngestJob.tenant_id == self.tenant_id,
-                IngestJob.id == job_id,
-                IngestJob.status.in_(("done", "failed")),
-            )
+            self._scoped(update(IngestJob), IngestJob)
+            .where(IngestJob.id == job_id, IngestJob.status.in_(("done", "failed")))
             .values(status="queued", attempts=0, finished_at=None, updated_at=now)
             .returning(IngestJob)
         )
@@ -358,9 +420,8 @@ class TenantRepository:
     async def unfinished_job_of_kind(self, user_key: str, kind: str) -> IngestJob | None:
         """A queued or running job of this kind for the user, if there is one."""
         result = await self.session.execute(
-            select(IngestJob)
+            self._scoped(select(IngestJob), IngestJob)
             .where(
-                IngestJob.tenant_id == self.tenant_id,
                 IngestJob.user_key == user_key,
                 IngestJob.kind == kind,
                 IngestJob.status.in_(("queued", "running")),
@@ -372,9 +433,8 @@ class TenantRepository:
     async def stored_ingest_jobs(self, user_key: str) -> Sequence[IngestJob]:
         """The user's done ingest jobs that still hold their payload, oldest first."""
         result = await self.session.execute(
-            select(IngestJob)
+            self._scoped(select(IngestJob), IngestJob)
             .where(
-                IngestJob.tenant_id == self.tenant_id,
                 IngestJob.user_key == user_key,
                 IngestJob.kind == "ingest",
                 IngestJob.status == "done",
@@ -391,8 +451,8 @@ class TenantRepository:
         if not keys:
             return {}
         result = await self.session.execute(
-            select(ExtractionCache).where(
-                ExtractionCache.tenant_id == self.tenant_id, ExtractionCache.key.in_(keys)
+            self._scoped(select(ExtractionCache), ExtractionCache).where(
+                ExtractionCache.key.in_(keys)
             )
         )
         return {row.key: row for row in result.scalars().all()}
@@ -451,12 +511,11 @@ class TenantRepository:
         """Per UTC day in [since, until): (day, jobs, calls, input, output tokens, cache hits)."""
         day = func.date_trunc("day", TenantUsage.hour, "UTC")
         result = await self.session.execute(
-            select(day, *(func.sum(getattr(TenantUsage, name)) for name in USAGE_FIELDS))
-            .where(
-                TenantUsage.tenant_id == self.tenant_id,
-                TenantUsage.hour >= since,
-                TenantUsage.hour < until,
+            self._scoped(
+                select(day, *(func.sum(getattr(TenantUsage, name)) for name in USAGE_FIELDS)),
+                TenantUsage,
             )
+            .where(TenantUsage.hour >= since, TenantUsage.hour < until)
             .group_by(day)
             .order_by(day)
         )

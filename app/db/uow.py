@@ -6,6 +6,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from types import TracebackType
+from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -16,6 +17,40 @@ log = logging.getLogger(__name__)
 Enqueue = Callable[[uuid.UUID, uuid.UUID], Awaitable[None]]
 # The session factory, named here so use cases can take one without importing SQLAlchemy.
 Sessions = async_sessionmaker[AsyncSession]
+
+
+class Uow(Protocol):
+    """What a use case needs of a unit of work; a test may hand it an in-memory one."""
+
+    async def __aenter__(self) -> Uow: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    def tenant(self, tenant_id: uuid.UUID) -> TenantRepository:
+        """The repository scoped to one tenant."""
+        ...
+
+    @property
+    def system(self) -> SystemRepository:
+        """The repository for cross-tenant queries."""
+        ...
+
+    def enqueue_after_commit(self, tenant_id: uuid.UUID, job_id: uuid.UUID) -> None:
+        """Queue a job once the row that describes it is committed."""
+        ...
+
+    async def commit(self) -> None:
+        """Commit, then enqueue what was queued."""
+        ...
+
+
+# Use cases take one of these and open a unit of work per transaction they need.
+UowFactory = Callable[[], Uow]
 
 
 class UnitOfWork:
@@ -46,7 +81,7 @@ class UnitOfWork:
         tb: TracebackType | None,
     ) -> None:
         # close() rolls back anything not committed explicitly; unlike rollback() it leaves the
-        # loaded objects readable (detached), which the API uses to shape its replies.
+        # loaded objects readable (detached), which callers use after the unit of work ends.
         if self._session is not None:
             await self._session.close()
 
@@ -74,3 +109,12 @@ class UnitOfWork:
                 await self._enqueue(tenant_id, job_id)
             except Exception:
                 log.warning("enqueue of job %s failed; the sweeper will retry it", job_id)
+
+
+def uow_factory(sessions: Sessions, enqueue: Enqueue | None = None) -> UowFactory:
+    """A factory of units of work on these sessions, enqueueing with ``enqueue`` after commit."""
+
+    def make() -> Uow:
+        return UnitOfWork(sessions, enqueue)
+
+    return make

@@ -12,7 +12,7 @@ import json
 import uuid
 
 from app.db.models import IngestJob
-from app.db.uow import Sessions, UnitOfWork
+from app.db.uow import UowFactory
 from app.domain.merge import MergeReport, apply_key_merges
 from app.domain.passport import Passport
 from app.llm.errors import FatalProviderError, ProviderError, SegmentOutputError
@@ -21,6 +21,7 @@ from app.services import jobs, passports
 from app.services.errors import Conflict
 from app.services.extraction import Pipeline, extractor_name, new_usage, uses_model
 from app.services.jobs import Outcome
+from app.services.views import JobView
 from app.settings import Settings
 
 KIND = "compact"
@@ -28,13 +29,15 @@ NEEDS_LLM = "compaction needs an LLM extractor: set TESSERA_EXTRACTOR to a model
 
 
 async def accept(
-    uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str, settings: Settings
-) -> IngestJob:
-    """Queue a compaction job for a user; 409 with the rule extractor or while one is pending."""
-    await passports.current_version(uow, tenant_id, user_key)  # 404 first: reveals nothing
-    if not uses_model(extractor_name(settings.extractor)):
-        raise Conflict(NEEDS_LLM)
-    return await jobs.queue_job(uow, tenant_id, user_key, KIND)
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, settings: Settings
+) -> JobView:
+    """Queue a compaction job; Conflict with the rule extractor or while one is pending."""
+    async with uows() as uow:
+        # NotFound first: an unknown user learns nothing about the configuration.
+        await passports.require_user(uow.tenant(tenant_id), user_key)
+        if not uses_model(extractor_name(settings.extractor)):
+            raise Conflict(NEEDS_LLM)
+        return await jobs.queue_job(uow, tenant_id, user_key, KIND)
 
 
 def key_samples(passport: Passport) -> list[KeySample]:
@@ -70,7 +73,7 @@ def _usage(calls: int, input_tokens: int, output_tokens: int) -> dict[str, int]:
 
 
 async def run(
-    sessions: Sessions,
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     job: IngestJob,
     settings: Settings,
@@ -79,8 +82,8 @@ async def run(
     """Ask the model for key merges (no transaction open), then apply them under the row lock."""
     client = pipeline.llm_client
     if client is None:
-        return await jobs.fail(sessions, tenant_id, job.id, NEEDS_LLM)
-    async with UnitOfWork(sessions) as uow:
+        return await jobs.fail(uows, tenant_id, job.id, NEEDS_LLM)
+    async with uows() as uow:
         row = await uow.tenant(tenant_id).passport(job.user_key)
     if row is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
@@ -93,18 +96,18 @@ async def run(
                 wait = await pipeline.budget.reserve_call(tenant_id)
                 if wait is not None:
                     return await jobs.defer(
-                        sessions, tenant_id, job, new_usage(), wait, pipeline.enqueue_later
+                        uows, tenant_id, job, new_usage(), wait, pipeline.enqueue_later
                     )
             try:
                 rec = await reconcile(client, keys, pending_pairs(passport))
             except FatalProviderError as exc:
-                return await jobs.fail(sessions, tenant_id, job.id, f"compaction failed: {exc}")
+                return await jobs.fail(uows, tenant_id, job.id, f"compaction failed: {exc}")
             except SegmentOutputError as exc:
                 spent = _usage(exc.calls, exc.input_tokens, exc.output_tokens)
                 reason = f"compaction failed: {exc.reason}"
-                return await jobs.fail(sessions, tenant_id, job.id, reason, spent)
+                return await jobs.fail(uows, tenant_id, job.id, reason, spent)
             except ProviderError as exc:  # transient, retries used up: the job can be retried
-                return await jobs.fail(sessions, tenant_id, job.id, f"compaction failed: {exc}")
+                return await jobs.fail(uows, tenant_id, job.id, f"compaction failed: {exc}")
     usage = _usage(rec.calls, rec.input_tokens, rec.output_tokens)
     if pipeline.budget is not None:
         await pipeline.budget.charge_tokens(tenant_id, rec.input_tokens + rec.output_tokens)
@@ -118,7 +121,7 @@ async def run(
         for m, why in rec.rejected
     ]
     return await jobs.finish(
-        sessions,
+        uows,
         tenant_id,
         job,
         edit,

@@ -1,13 +1,10 @@
-"""Errors the use cases raise; the API maps each to an HTTP status and problem+json."""
+"""Errors the use cases raise: what went wrong, in words. The API picks the HTTP status."""
 
 from __future__ import annotations
 
 
 class ServiceError(Exception):
-    """Base class: carries a status, a short title and a detail for the client."""
-
-    status = 400
-    title = "Bad request"
+    """Base class: a use case refused the request; ``detail`` says why, for the client."""
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
@@ -17,40 +14,22 @@ class ServiceError(Exception):
 class NotFound(ServiceError):
     """The thing asked for does not exist (or belongs to another tenant)."""
 
-    status = 404
-    title = "Not found"
-
 
 class PreconditionFailed(ServiceError):
     """If-Match did not match the current version."""
-
-    status = 412
-    title = "Precondition failed"
 
 
 class Conflict(ServiceError):
     """The request conflicts with the current state."""
 
-    status = 409
-    title = "Conflict"
-
 
 class Unprocessable(ServiceError):
-    """Well-formed JSON that cannot be acted on."""
-
-    status = 422
-    title = "Unprocessable content"
+    """Well-formed input that cannot be acted on."""
 
 
 class Unauthorized(ServiceError):
     """Missing, malformed, unknown or revoked credentials."""
 
-    status = 401
-    title = "Unauthorized"
-
 
 class Forbidden(ServiceError):
     """Credentials that are valid but not allowed here."""
-
-    status = 403
-    title = "Forbidden"

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from app.db.budget import TenantBudget
 from app.db.engine import DatabaseError
 from app.db.queue import EnqueueLater
-from app.db.uow import Sessions, UnitOfWork
+from app.db.uow import UowFactory
 from app.domain.dates import iso_utc, segment_time
 from app.domain.extract import Extraction, ExtractionInput, Extractor
 from app.domain.ids import sha256_hex
@@ -96,7 +96,7 @@ def cache_key(work: Work, known_keys: Sequence[str], extractor: str) -> str:
 
 
 async def extract_all(
-    sessions: Sessions,
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     user_key: str,
     works: Sequence[Work],
@@ -115,7 +115,7 @@ async def extract_all(
     failed: dict[int, dict[str, str]] = {}
     keys = [cache_key(w, known_keys, extractor.name) for w in works] if model else []
     if keys:
-        async with UnitOfWork(sessions) as uow:
+        async with uows() as uow:
             cached = await uow.tenant(tenant_id).cached_extractions(keys)
         for index, key in enumerate(keys):
             if key in cached:
@@ -170,7 +170,7 @@ async def extract_all(
         count(extraction.calls, extraction.input_tokens, extraction.output_tokens)
         await _charge(pipeline, tenant_id, extraction.input_tokens + extraction.output_tokens)
         if model:
-            await _store(sessions, tenant_id, user_key, keys[index], extractor.name, extraction)
+            await _store(uows, tenant_id, user_key, keys[index], extractor.name, extraction)
         results[index] = extraction
         finished += 1
 
@@ -204,7 +204,7 @@ async def _charge(pipeline: Pipeline, tenant_id: uuid.UUID, tokens: int) -> None
 
 
 async def _store(
-    sessions: Sessions,
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     user_key: str,
     key: str,
@@ -214,7 +214,7 @@ async def _store(
     # Its own short transaction, right after the call: a job that is deferred, crashes or is
     # cancelled later still keeps what it paid for.
     try:
-        async with UnitOfWork(sessions) as uow:
+        async with uows() as uow:
             await uow.tenant(tenant_id).cache_extraction(
                 key,
                 user_key,

@@ -6,7 +6,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from app.db.uow import UnitOfWork
+from app.db.uow import UowFactory
 from app.domain.ids import content_hash, content_id
 from app.domain.jsoncheck import json_problem
 from app.domain.merge import merge_beliefs
@@ -25,7 +25,7 @@ class FactsResult:
 
 
 async def write_facts(
-    uow: UnitOfWork,
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     user_key: str,
     facts: list[Belief],
@@ -51,23 +51,24 @@ async def write_facts(
             belief.ts = stamp
         if belief.source is None:
             belief.source = source.id
-    repo = uow.tenant(tenant_id)
-    await passports.create_if_missing(repo, user_key, now)
-    row = await repo.passport(user_key, lock=True)
-    assert row is not None  # created above or already there; we hold its lock now
-    passport = Passport.from_dict(row.doc)
-    report = merge_beliefs(passport, facts, prefs, source, now=stamp)
-    version = row.version
-    if report.changed:
-        version = await passports.record_version(
-            repo,
-            user_key,
-            old_doc=row.doc,
-            new_doc=passport.to_dict(),
-            old_version=row.version,
-            cause="facts",
-            now=now,
-            snapshot_every=snapshot_every,
-        )
-    await uow.commit()
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        await passports.create_if_missing(repo, user_key, now)
+        row = await repo.passport(user_key, lock=True)
+        assert row is not None  # created above or already there; we hold its lock now
+        passport = Passport.from_dict(row.doc)
+        report = merge_beliefs(passport, facts, prefs, source, now=stamp)
+        version = row.version
+        if report.changed:
+            version = await passports.record_version(
+                repo,
+                user_key,
+                old_doc=row.doc,
+                new_doc=passport.to_dict(),
+                old_version=row.version,
+                cause="facts",
+                now=now,
+                snapshot_every=snapshot_every,
+            )
+        await uow.commit()
     return FactsResult(version=version, changed=report.changed, summary=report.summary())

@@ -10,12 +10,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
 from app.db.models import IngestJob
-from app.db.reads import PassportStamp
-from app.db.uow import Enqueue, UnitOfWork
+from app.db.repository import PassportStamp
+from app.db.uow import Enqueue, Uow, UowFactory
 from app.domain.ids import sha256_hex
 from app.domain.ingest_input import IngestPayload
 from app.domain.jsoncheck import json_problem, without_nul
@@ -33,6 +30,7 @@ from app.services.extraction import (
     uses_model,
 )
 from app.services.jobs import Outcome, limits, segments_of, source_of
+from app.services.views import JobView, job_view
 from app.settings import Settings
 
 __all__ = ["Outcome", "limits", "segments_of", "source_of"]
@@ -44,7 +42,7 @@ log = logging.getLogger(__name__)
 class Accepted:
     """An accepted ingest: the job, its plan, and whether it was accepted earlier (idempotent)."""
 
-    job: IngestJob
+    job: JobView
     plan: Plan
     replayed: bool
 
@@ -73,7 +71,7 @@ def stored_payload(payload: IngestPayload) -> dict[str, Any]:
 
 
 async def accept(
-    uow: UnitOfWork,
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     user_key: str,
     payload: IngestPayload,
@@ -86,87 +84,85 @@ async def accept(
     segments = segments_of(payload, settings)
     job_plan = costed_plan(segments, settings)
     request_hash = sha256_hex(body)
-    repo = uow.tenant(tenant_id)
-    if idempotency_key is not None:
-        earlier = await repo.job_by_idempotency_key(idempotency_key)
-        if earlier is not None:
-            return _replay(earlier, user_key, request_hash, job_plan)
-    now = datetime.now(UTC)
-    await passports.create_if_missing(repo, user_key, now)
-    job = IngestJob(
-        id=uuid.uuid4(),
-        user_key=user_key,
-        status="queued",
-        idempotency_key=idempotency_key,
-        request_hash=request_hash,
-        payload=body,
-        progress_done=0,
-        progress_total=len(segments),
-        usage=new_usage(),
-        result={"plan": job_plan.to_dict()},
-        attempts=0,
-        created_at=now,
-        updated_at=now,
-    )
-    try:
-        await repo.add_job(job)
-    except IntegrityError:
-        # A concurrent request with the same Idempotency-Key won the insert.
-        await uow.session.rollback()
-        earlier = await repo.job_by_idempotency_key(idempotency_key or "")
-        if earlier is None:
-            raise
-        return _replay(earlier, user_key, request_hash, job_plan)
-    uow.enqueue_after_commit(tenant_id, job.id)
-    await uow.commit()
-    return Accepted(job=job, plan=job_plan, replayed=False)
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        if idempotency_key is not None:
+            earlier = await repo.job_by_idempotency_key(idempotency_key)
+            if earlier is not None:
+                return _replay(earlier, user_key, request_hash, job_plan)
+        now = datetime.now(UTC)
+        await passports.create_if_missing(repo, user_key, now)
+        job = IngestJob(
+            id=uuid.uuid4(),
+            user_key=user_key,
+            kind="ingest",
+            status="queued",
+            idempotency_key=idempotency_key,
+            request_hash=request_hash,
+            payload=body,
+            progress_done=0,
+            progress_total=len(segments),
+            usage=new_usage(),
+            result={"plan": job_plan.to_dict()},
+            attempts=0,
+            created_at=now,
+            updated_at=now,
+        )
+        if idempotency_key is None:
+            await repo.add_job(job)
+        else:
+            # A concurrent request with the same key may have won the insert since the read.
+            job, created = await repo.add_job_once(job)
+            if not created:
+                return _replay(job, user_key, request_hash, job_plan)
+        uow.enqueue_after_commit(tenant_id, job.id)
+        await uow.commit()
+    return Accepted(job=job_view(job), plan=job_plan, replayed=False)
 
 
 def _replay(earlier: IngestJob, user_key: str, request_hash: str, job_plan: Plan) -> Accepted:
     if earlier.request_hash != request_hash or earlier.user_key != user_key:
         raise Unprocessable("this Idempotency-Key was used with a different request; use a new key")
-    return Accepted(job=earlier, plan=job_plan, replayed=True)
+    return Accepted(job=job_view(earlier), plan=job_plan, replayed=True)
 
 
-async def get_job(uow: UnitOfWork, tenant_id: uuid.UUID, job_id: uuid.UUID) -> IngestJob:
+async def get_job(uows: UowFactory, tenant_id: uuid.UUID, job_id: uuid.UUID) -> JobView:
     """A job of this tenant, or NotFound."""
-    job = await uow.tenant(tenant_id).job(job_id)
+    async with uows() as uow:
+        job = await uow.tenant(tenant_id).job(job_id)
     if job is None:
         raise NotFound(f"no job {job_id}")
-    return job
+    return job_view(job)
 
 
 async def list_jobs(
-    uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str, limit: int, before: datetime | None
-) -> list[IngestJob]:
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, limit: int, before: datetime | None
+) -> list[JobView]:
     """A user's jobs, newest first; NotFound for an unknown user."""
-    await passports.current_version(uow, tenant_id, user_key)
-    return list(await uow.tenant(tenant_id).list_jobs(user_key, limit, before))
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        await passports.require_user(repo, user_key)
+        return [job_view(job) for job in await repo.list_jobs(user_key, limit, before)]
 
 
 async def wait_for_job(
-    sessions: async_sessionmaker[AsyncSession],
-    tenant_id: uuid.UUID,
-    job_id: uuid.UUID,
-    seconds: float,
-) -> IngestJob:
+    job: JobView, uows: UowFactory, tenant_id: uuid.UUID, seconds: float
+) -> JobView:
     """Poll the job row until it is done or failed, or the wait ends; return its last state."""
     deadline = asyncio.get_running_loop().time() + seconds
     delay = 0.02
-    while True:
-        async with UnitOfWork(sessions) as uow:
-            job = await get_job(uow, tenant_id, job_id)
-        if job.status in ("done", "failed") or asyncio.get_running_loop().time() >= deadline:
-            return job
+    while not job.finished and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(delay)
         delay = min(delay * 2, 0.1)
+        job = await get_job(uows, tenant_id, job.id)
+    return job
 
 
 # -- processing (the worker calls these) ----------------------------------------------------
 
 
 async def process_job(
-    sessions: async_sessionmaker[AsyncSession],
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     job_id: uuid.UUID,
     settings: Settings,
@@ -175,24 +171,24 @@ async def process_job(
     """Claim a job and run it by its kind: ingest, reprocess or compact."""
     now = datetime.now(UTC)
     stale_before = now - timedelta(seconds=settings.job_stale_seconds)
-    async with UnitOfWork(sessions) as uow:
+    async with uows() as uow:
         job = await uow.tenant(tenant_id).claim_job(job_id, now, stale_before)
         await uow.commit()
     if job is None:
         return Outcome(status="skipped")  # done, failed, gone, or a live worker has it
     if job.attempts > settings.job_max_attempts:
         return await jobs.fail(
-            sessions, tenant_id, job_id, f"gave up after {job.attempts - 1} attempts"
+            uows, tenant_id, job_id, f"gave up after {job.attempts - 1} attempts"
         )
     if job.kind == "reprocess":
-        return await reprocess.run(sessions, tenant_id, job, settings, pipeline)
+        return await reprocess.run(uows, tenant_id, job, settings, pipeline)
     if job.kind == "compact":
-        return await compact.run(sessions, tenant_id, job, settings, pipeline)
-    return await _run_ingest(sessions, tenant_id, job, settings, pipeline)
+        return await compact.run(uows, tenant_id, job, settings, pipeline)
+    return await _run_ingest(uows, tenant_id, job, settings, pipeline)
 
 
 async def _run_ingest(
-    sessions: async_sessionmaker[AsyncSession],
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     job: IngestJob,
     settings: Settings,
@@ -200,14 +196,14 @@ async def _run_ingest(
 ) -> Outcome:
     """Extract each new segment (no transaction open), then merge in one short transaction."""
     if job.payload is None:
-        return await jobs.fail(sessions, tenant_id, job.id, "the job's payload is no longer stored")
+        return await jobs.fail(uows, tenant_id, job.id, "the job's payload is no longer stored")
     try:
         payload = IngestPayload.model_validate(job.payload)
         segments = segments_of(payload, settings)
     except (Unprocessable, ValueError) as exc:
-        return await jobs.fail(sessions, tenant_id, job.id, f"invalid payload: {exc}")
+        return await jobs.fail(uows, tenant_id, job.id, f"invalid payload: {exc}")
 
-    async with UnitOfWork(sessions) as uow:
+    async with uows() as uow:
         row = await uow.tenant(tenant_id).passport(job.user_key)
     if row is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
@@ -218,10 +214,10 @@ async def _run_ingest(
     skipped = len(segments) - len(works)
 
     async def heartbeat(done: int) -> None:
-        await jobs.progress(sessions, tenant_id, job.id, skipped + done)
+        await jobs.progress(uows, tenant_id, job.id, skipped + done)
 
     extracted = await extract_all(
-        sessions,
+        uows,
         tenant_id,
         job.user_key,
         works,
@@ -232,7 +228,7 @@ async def _run_ingest(
         heartbeat_seconds=settings.job_stale_seconds / 3,
     )
     return await jobs.conclude(
-        sessions,
+        uows,
         tenant_id,
         job,
         extracted,
@@ -246,25 +242,30 @@ async def _run_ingest(
 
 
 async def release_for_retry(
-    sessions: async_sessionmaker[AsyncSession],
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     job_id: uuid.UUID,
     reason: str,
 ) -> None:
     """Put a job that hit an unexpected error back in the queue state for another attempt."""
-    async with UnitOfWork(sessions) as uow:
+    async with uows() as uow:
         await uow.tenant(tenant_id).update_job(
             job_id, status="queued", error=reason, updated_at=datetime.now(UTC)
         )
         await uow.commit()
 
 
-async def retry_job(uow: UnitOfWork, tenant_id: uuid.UUID, job_id: uuid.UUID) -> IngestJob:
+async def retry_job(uows: UowFactory, tenant_id: uuid.UUID, job_id: uuid.UUID) -> JobView:
     """Queue a failed job, or a done one with failed segments, again (with fresh attempts).
 
     Running it again is safe: segments already merged are skipped by their hash, and those
     extracted before are answered from the cache.
     """
+    async with uows() as uow:
+        return await _retry(uow, tenant_id, job_id)
+
+
+async def _retry(uow: Uow, tenant_id: uuid.UUID, job_id: uuid.UUID) -> JobView:
     repo = uow.tenant(tenant_id)
     job = await repo.job(job_id, lock=True)
     if job is None:
@@ -283,15 +284,13 @@ async def retry_job(uow: UnitOfWork, tenant_id: uuid.UUID, job_id: uuid.UUID) ->
         raise Conflict("the job was retried concurrently")
     uow.enqueue_after_commit(tenant_id, job_id)
     await uow.commit()
-    return requeued
+    return job_view(requeued)
 
 
-async def sweep(
-    sessions: async_sessionmaker[AsyncSession], enqueue: Enqueue, settings: Settings
-) -> int:
+async def sweep(uows: UowFactory, enqueue: Enqueue, settings: Settings) -> int:
     """Re-enqueue jobs left queued or running past the deadline; returns how many."""
     now = datetime.now(UTC)
-    async with UnitOfWork(sessions) as uow:
+    async with uows() as uow:
         older_than = now - timedelta(seconds=settings.job_stale_seconds)
         ids = await uow.system.requeue_stale_jobs(older_than, now)
         await uow.commit()
@@ -300,7 +299,7 @@ async def sweep(
     return len(ids)
 
 
-async def expire_payloads(sessions: async_sessionmaker[AsyncSession], settings: Settings) -> int:
+async def expire_payloads(uows: UowFactory, settings: Settings) -> int:
     """Forget the payloads of jobs finished more than the retention period ago; returns how many.
 
     Without its payload a job can no longer be retried, and reprocessing carries its items over
@@ -309,7 +308,7 @@ async def expire_payloads(sessions: async_sessionmaker[AsyncSession], settings: 
     if settings.payload_retention_days <= 0:
         return 0
     cutoff = datetime.now(UTC) - timedelta(days=settings.payload_retention_days)
-    async with UnitOfWork(sessions) as uow:
+    async with uows() as uow:
         count = await uow.system.expire_payloads(cutoff)
         await uow.commit()
     return count

@@ -11,8 +11,8 @@ from typing import Any
 
 from app.db.models import IngestJob
 from app.db.queue import EnqueueLater
-from app.db.reads import PassportStamp
-from app.db.uow import Sessions, UnitOfWork
+from app.db.repository import PassportStamp
+from app.db.uow import Uow, UowFactory
 from app.domain.extract import Extraction
 from app.domain.ids import sha256_hex
 from app.domain.ingest_input import IngestLimits, IngestPayload, InputError
@@ -23,6 +23,7 @@ from app.domain.turns import Segment
 from app.services import passports
 from app.services.errors import Conflict, NotFound, Unprocessable
 from app.services.extraction import Extracted, Work, add_usage, new_usage
+from app.services.views import JobView, job_view
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -79,7 +80,7 @@ def _hour(now: datetime) -> datetime:
     return now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
 
 
-async def queue_job(uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str, kind: str) -> IngestJob:
+async def queue_job(uow: Uow, tenant_id: uuid.UUID, user_key: str, kind: str) -> JobView:
     """Queue a job that needs no payload (reprocess, compact); one of a kind per user at a time."""
     repo = uow.tenant(tenant_id)
     if await repo.passport_version(user_key) is None:
@@ -106,11 +107,11 @@ async def queue_job(uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str, kind: 
     await repo.add_job(job)
     uow.enqueue_after_commit(tenant_id, job.id)
     await uow.commit()
-    return job
+    return job_view(job)
 
 
 async def progress(
-    sessions: Sessions,
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     job_id: uuid.UUID,
     done: int,
@@ -120,13 +121,13 @@ async def progress(
     values: dict[str, Any] = {"progress_done": done, "updated_at": datetime.now(UTC)}
     if total is not None:
         values["progress_total"] = total
-    async with UnitOfWork(sessions) as uow:
+    async with uows() as uow:
         await uow.tenant(tenant_id).update_job(job_id, **values)
         await uow.commit()
 
 
 async def fail(
-    sessions: Sessions,
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     job_id: uuid.UUID,
     reason: str,
@@ -135,7 +136,7 @@ async def fail(
     """Mark a job failed with its reason; nothing is applied, what was spent is counted."""
     now = datetime.now(UTC)
     spent = usage or new_usage()
-    async with UnitOfWork(sessions) as uow:
+    async with uows() as uow:
         repo = uow.tenant(tenant_id)
         job = await repo.job(job_id, lock=True)
         if job is None:
@@ -158,7 +159,7 @@ async def fail(
 
 
 async def defer(
-    sessions: Sessions,
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     job: IngestJob,
     usage: dict[str, int],
@@ -171,7 +172,7 @@ async def defer(
     back without a call.
     """
     now = datetime.now(UTC)
-    async with UnitOfWork(sessions) as uow:
+    async with uows() as uow:
         repo = uow.tenant(tenant_id)
         locked = await repo.job(job.id, lock=True)
         if locked is None or locked.status != "running":
@@ -202,7 +203,7 @@ def _content(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 async def finish(
-    sessions: Sessions,
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     job: IngestJob,
     edit: Callable[[Passport, str], MergeReport],
@@ -227,7 +228,7 @@ async def finish(
     (``updated_at`` aside) makes no version.
     """
     failures = failures or []
-    async with UnitOfWork(sessions) as uow:
+    async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(job.user_key, lock=True)
         locked = await repo.job(job.id, lock=True)
@@ -304,7 +305,7 @@ def merge_all(done: list[tuple[Work, Extraction]]) -> Callable[[Passport, str], 
 
 
 async def conclude(
-    sessions: Sessions,
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     job: IngestJob,
     extracted: Extracted,
@@ -320,10 +321,10 @@ async def conclude(
     """End a job after extraction: fail it, defer it to the next budget window, or merge it."""
     if extracted.fatal is not None:
         reason = f"extraction failed: {extracted.fatal}"
-        return await fail(sessions, tenant_id, job.id, reason, extracted.usage)
+        return await fail(uows, tenant_id, job.id, reason, extracted.usage)
     if extracted.defer_seconds is not None:
         return await defer(
-            sessions, tenant_id, job, extracted.usage, extracted.defer_seconds, enqueue_later
+            uows, tenant_id, job, extracted.usage, extracted.defer_seconds, enqueue_later
         )
     failures = extracted.failures
     failed_all = bool(failures) and not extracted.done
@@ -333,7 +334,7 @@ async def conclude(
     elif failures:
         error = failure_text(failures, total)
     return await finish(
-        sessions,
+        uows,
         tenant_id,
         job,
         edit,

@@ -9,9 +9,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.db.models import PassportVersion
-from app.db.reads import HotReads, PassportStamp
-from app.db.repository import TenantRepository
-from app.db.uow import UnitOfWork
+from app.db.repository import PassportStamp, TenantRepository
+from app.db.uow import Uow, UowFactory
 from app.domain import delta
 from app.domain.ids import canonical_bytes
 from app.domain.jsoncheck import json_problem
@@ -66,35 +65,37 @@ def etag_matches(header: str | None, version: int) -> bool:
     return False
 
 
-async def current_version(uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str) -> int:
-    """The current version number, or NotFound."""
-    version = await uow.tenant(tenant_id).passport_version(user_key)
+async def require_user(repo: TenantRepository, user_key: str) -> int:
+    """The user's current version number, or NotFound."""
+    version = await repo.passport_version(user_key)
     if version is None:
         raise NotFound(f"no user {user_key!r}")
     return version
 
 
-async def fresh_stamp(reads: HotReads, tenant_id: uuid.UUID, user_key: str) -> PassportStamp:
-    """The current version and creation time by one session-free query, or NotFound."""
-    stamp = await reads.passport_stamp(tenant_id, user_key)
+async def fresh_stamp(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> PassportStamp:
+    """The current version and creation time (what caches are keyed by), or NotFound."""
+    async with uows() as uow:
+        stamp = await uow.tenant(tenant_id).passport_stamp(user_key)
     if stamp is None:
         raise NotFound(f"no user {user_key!r}")
     return stamp
 
 
 async def read_passport(
-    uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str, version: int | None = None
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, version: int | None = None
 ) -> PassportBytes:
     """The passport now, or exactly as it was at ``version``."""
-    repo = uow.tenant(tenant_id)
-    row = await repo.passport(user_key)
-    if row is None:
-        raise NotFound(f"no user {user_key!r}")
-    if version is None or version == row.version:
-        return PassportBytes(canonical_bytes(row.doc), row.version)
-    if version < 0 or version > row.version:
-        raise NotFound(f"user {user_key!r} has no version {version} (current: {row.version})")
-    doc = await rebuild(repo, user_key, version)
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        row = await repo.passport(user_key)
+        if row is None:
+            raise NotFound(f"no user {user_key!r}")
+        if version is None or version == row.version:
+            return PassportBytes(canonical_bytes(row.doc), row.version)
+        if version < 0 or version > row.version:
+            raise NotFound(f"user {user_key!r} has no version {version} (current: {row.version})")
+        doc = await rebuild(repo, user_key, version)
     return PassportBytes(canonical_bytes(doc), version)
 
 
@@ -174,7 +175,7 @@ def parse_document(doc: Any) -> dict[str, Any]:
 
 
 async def put_passport(
-    uow: UnitOfWork,
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     user_key: str,
     doc: Any,
@@ -184,6 +185,18 @@ async def put_passport(
 ) -> WriteResult:
     """Import or replace a whole passport; If-Match guards against lost updates."""
     new_doc = parse_document(doc)
+    async with uows() as uow:
+        return await _put(uow, tenant_id, user_key, new_doc, if_match, snapshot_every)
+
+
+async def _put(
+    uow: Uow,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    new_doc: dict[str, Any],
+    if_match: str | None,
+    snapshot_every: int,
+) -> WriteResult:
     repo = uow.tenant(tenant_id)
     now = datetime.now(UTC)
     if if_match is not None and await repo.passport_version(user_key) is None:
@@ -212,11 +225,12 @@ async def put_passport(
     return WriteResult(user_key, version, created, changed=True)
 
 
-async def delete_user(uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str) -> None:
+async def delete_user(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> None:
     """Hard-delete a user's passport, versions, jobs and stored payloads."""
-    if not await uow.tenant(tenant_id).delete_user(user_key):
-        raise NotFound(f"no user {user_key!r}")
-    await uow.commit()
+    async with uows() as uow:
+        if not await uow.tenant(tenant_id).delete_user(user_key):
+            raise NotFound(f"no user {user_key!r}")
+        await uow.commit()
 
 
 def encode_cursor(value: str) -> str:
@@ -233,11 +247,12 @@ def decode_cursor(cursor: str) -> str:
 
 
 async def list_users(
-    uow: UnitOfWork, tenant_id: uuid.UUID, limit: int, cursor: str | None
+    uows: UowFactory, tenant_id: uuid.UUID, limit: int, cursor: str | None
 ) -> tuple[list[UserSummary], str | None]:
     """A page of the tenant's users and the cursor of the next page (None at the end)."""
     after = decode_cursor(cursor) if cursor else None
-    rows = await uow.tenant(tenant_id).list_users(limit + 1, after)
+    async with uows() as uow:
+        rows = await uow.tenant(tenant_id).list_users(limit + 1, after)
     items = [UserSummary(*row) for row in rows[:limit]]
     next_cursor = encode_cursor(items[-1].user_key) if len(rows) > limit else None
     return items, next_cursor

@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Sequence
 
 from app.db.models import IngestJob
-from app.db.uow import Sessions, UnitOfWork
+from app.db.uow import UowFactory
 from app.domain.ingest_input import IngestPayload
 from app.domain.merge import MergeReport, remove_sources
 from app.domain.passport import Passport
@@ -19,14 +19,16 @@ from app.services import jobs
 from app.services.errors import Unprocessable
 from app.services.extraction import Pipeline, Work, extract_all
 from app.services.jobs import Outcome
+from app.services.views import JobView
 from app.settings import Settings
 
 KIND = "reprocess"
 
 
-async def accept(uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str) -> IngestJob:
-    """Queue a reprocess job for a user (409 while one is queued or running)."""
-    return await jobs.queue_job(uow, tenant_id, user_key, KIND)
+async def accept(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> JobView:
+    """Queue a reprocess job for a user (Conflict while one is queued or running)."""
+    async with uows() as uow:
+        return await jobs.queue_job(uow, tenant_id, user_key, KIND)
 
 
 def works_of(sources: Sequence[IngestJob], settings: Settings) -> tuple[list[Work], int]:
@@ -53,29 +55,29 @@ def works_of(sources: Sequence[IngestJob], settings: Settings) -> tuple[list[Wor
 
 
 async def run(
-    sessions: Sessions,
+    uows: UowFactory,
     tenant_id: uuid.UUID,
     job: IngestJob,
     settings: Settings,
     pipeline: Pipeline,
 ) -> Outcome:
     """Extract every stored segment again (the cache applies), then rebuild under the row lock."""
-    async with UnitOfWork(sessions) as uow:
+    async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(job.user_key)
         sources = await repo.stored_ingest_jobs(job.user_key)
     if row is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
     works, unusable = works_of(sources, settings)
-    await jobs.progress(sessions, tenant_id, job.id, 0, total=len(works))
+    await jobs.progress(uows, tenant_id, job.id, 0, total=len(works))
 
     async def heartbeat(done: int) -> None:
-        await jobs.progress(sessions, tenant_id, job.id, done)
+        await jobs.progress(uows, tenant_id, job.id, done)
 
     # The current keys, so the fresh extractions reuse them (dedupe tier 0) and keys stay stable.
     known = Passport.from_dict(row.doc).known_keys()
     extracted = await extract_all(
-        sessions,
+        uows,
         tenant_id,
         job.user_key,
         works,
@@ -97,7 +99,7 @@ async def run(
         return report
 
     return await jobs.conclude(
-        sessions,
+        uows,
         tenant_id,
         job,
         extracted,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 
 from app.db.repository import USAGE_FIELDS
-from app.db.uow import UnitOfWork
+from app.db.uow import UowFactory
 from app.services.errors import Unprocessable
 
 DEFAULT_DAYS = 30
@@ -44,13 +44,15 @@ def period(since: date | None, until: date | None, today: date) -> tuple[date, d
 
 
 async def usage(
-    uow: UnitOfWork, tenant_id: uuid.UUID, since: date | None, until: date | None
+    uows: UowFactory, tenant_id: uuid.UUID, since: date | None, until: date | None
 ) -> UsageReport:
     """The tenant's usage summed over the period and per day."""
     start, end = period(since, until, datetime.now(UTC).date())
-    rows = await uow.tenant(tenant_id).usage_by_day(
-        datetime.combine(start, time(), UTC), datetime.combine(end + timedelta(days=1), time(), UTC)
-    )
+    async with uows() as uow:
+        rows = await uow.tenant(tenant_id).usage_by_day(
+            datetime.combine(start, time(), UTC),
+            datetime.combine(end + timedelta(days=1), time(), UTC),
+        )
     days = [
         DayUsage(row[0].astimezone(UTC).date(), dict(zip(USAGE_FIELDS, row[1:], strict=True)))
         for row in rows

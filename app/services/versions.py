@@ -6,18 +6,20 @@ import base64
 import uuid
 from datetime import datetime
 
-from app.db.models import PassportVersion
-from app.db.uow import UnitOfWork
+from app.db.uow import UowFactory
 from app.services import passports
 from app.services.errors import Unprocessable
+from app.services.views import VersionView, version_view
 
 
 async def list_versions(
-    uow: UnitOfWork, tenant_id: uuid.UUID, user_key: str, limit: int, before: int | None
-) -> list[PassportVersion]:
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, limit: int, before: int | None
+) -> list[VersionView]:
     """A user's versions, newest first, below an optional version cursor."""
-    await passports.current_version(uow, tenant_id, user_key)
-    return list(await uow.tenant(tenant_id).list_versions(user_key, limit, before))
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        await passports.require_user(repo, user_key)
+        return [version_view(row) for row in await repo.list_versions(user_key, limit, before)]
 
 
 def time_cursor(when: datetime) -> str:

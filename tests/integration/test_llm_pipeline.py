@@ -453,10 +453,11 @@ async def test_retry_needs_a_finished_job_with_its_payload(settings):
                 "UPDATE ingest_job SET finished_at = now() - interval '31 days' WHERE id = %s",
                 (job["job_id"],),
             )
+        from app.db.uow import uow_factory
         from app.services import ingest as ingest_service
 
         # What every worker's sweeper runs each tick (one of them may have been first).
-        await ingest_service.expire_payloads(s.app.state.sessions, s.settings)
+        await ingest_service.expire_payloads(uow_factory(s.app.state.sessions), s.settings)
         gone = await s.api.post(f"/jobs/{job['job_id']}/retry", headers=t.headers)
         assert gone.status_code == 409
         assert "no longer stored" in gone.json()["detail"]

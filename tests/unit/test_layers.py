@@ -42,6 +42,8 @@ FORBIDDEN = {
         "workers",
     ),
     "app/api": ("workers", "app.cli"),
+    # Routes parse, call a service and shape the reply: no SQL, no rows, no sessions.
+    "app/api/routes": ("app.db", "sqlalchemy", "asyncpg"),
     "workers": ("fastapi", "app.api", "app.cli"),
 }
 
@@ -73,7 +75,22 @@ def test_sql_lives_only_in_app_db():
             continue
         if any(n.startswith("sqlalchemy") for n in _imports(path)):
             offenders.append(str(path.relative_to(ROOT)))
-    # The ingest service uses SQLAlchemy types only for sessions and IntegrityError, never to
-    # build queries.
-    allowed = {"app/services/ingest.py"}
-    assert set(offenders) <= allowed, set(offenders) - allowed
+    assert offenders == []
+
+
+def test_routes_reach_the_database_only_through_services():
+    """No route module imports app.db, even inside a function."""
+    offenders = []
+    for path in (ROOT / "app" / "api" / "routes").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+                if node.module == "app":
+                    names += [f"app.{a.name}" for a in node.names]
+            offenders += [
+                f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[:2] == ["app", "db"]
+            ]
+    assert offenders == []

@@ -5,19 +5,13 @@ from __future__ import annotations
 import asyncio
 
 from fastapi import APIRouter, Request, Response
-from pydantic import BaseModel
 
+from app.api.deps import UowsDep
 from app.api.problems import READY, problem_response
-from app.db.engine import ping
+from app.api.schemas.health import Health
+from app.services import health
 
 router = APIRouter(tags=["health"])
-
-
-class Health(BaseModel):
-    """Probe result."""
-
-    status: str
-    checks: dict[str, str] = {}
 
 
 @router.get("/livez", name="live")
@@ -27,13 +21,13 @@ async def live() -> Health:
 
 
 @router.get("/readyz", name="ready", response_model=Health, responses=READY)
-async def ready(request: Request) -> Response:
+async def ready(request: Request, uows: UowsDep) -> Response:
     """Postgres and Redis both answer; 503 otherwise."""
     state = request.app.state
     checks: dict[str, str] = {}
     try:
         async with asyncio.timeout(2):
-            await ping(state.engine)
+            await health.ping_database(uows)
         checks["postgres"] = "ok"
     except Exception as exc:
         checks["postgres"] = f"error: {type(exc).__name__}"

@@ -6,44 +6,19 @@ from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
 
-from app.api.deps import TenantDep, UowDep
+from app.api.deps import TenantDep, UowsDep
 from app.api.problems import COMMON
+from app.api.schemas.usage import DayOut, UsageCounts, UsageOut
 from app.services import usage
 
 router = APIRouter(tags=["usage"], responses=COMMON)
 
 
-class UsageCounts(BaseModel):
-    """What was spent."""
-
-    jobs: int = Field(description="Job runs that finished (done or failed).")
-    calls: int = Field(description="Model calls, repairs included.")
-    input_tokens: int
-    output_tokens: int
-    cache_hits: int = Field(description="Segments answered from the extraction cache.")
-
-
-class DayOut(UsageCounts):
-    """One UTC day."""
-
-    day: date
-
-
-class UsageOut(BaseModel):
-    """Sums over the period and one row per UTC day that had any usage."""
-
-    since: date
-    until: date
-    totals: UsageCounts
-    days: list[DayOut]
-
-
 @router.get("/usage", name="get_usage")
 async def get_usage(
     tenant: TenantDep,
-    uow: UowDep,
+    uows: UowsDep,
     since: Annotated[
         date | None, Query(description="First UTC day (YYYY-MM-DD); default 29 days before until.")
     ] = None,
@@ -52,7 +27,7 @@ async def get_usage(
     ] = None,
 ) -> UsageOut:
     """This tenant's usage per UTC day and in total; the last 30 days by default."""
-    report = await usage.usage(uow, tenant, since, until)
+    report = await usage.usage(uows, tenant, since, until)
     return UsageOut(
         since=report.since,
         until=report.until,

@@ -2,43 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Header, Query, Request, Response, status
-from pydantic import BaseModel
 
-from app.api.deps import SettingsDep, TenantDep, UowDep, UserKey
+from app.api.deps import SettingsDep, TenantDep, UowsDep, UserKey
 from app.api.problems import COMMON, NOT_FOUND, PRECONDITION
+from app.api.schemas.users import PassportWritten, UserOut, UserPage
 from app.domain.passport import Passport
 from app.services import passports
 
 router = APIRouter(tags=["users"], responses={**COMMON, **NOT_FOUND})
-
-
-class UserOut(BaseModel):
-    """A user of the tenant and where their passport stands."""
-
-    user_key: str
-    version: int
-    created_at: datetime
-    updated_at: datetime
-
-
-class UserPage(BaseModel):
-    """One page of users; pass next_cursor back as cursor for the next page."""
-
-    items: list[UserOut]
-    next_cursor: str | None
-
-
-class PassportWritten(BaseModel):
-    """Where the passport stands after a write."""
-
-    user_key: str
-    version: int
-    created: bool
-    changed: bool
 
 
 @router.get(
@@ -53,7 +27,7 @@ class PassportWritten(BaseModel):
 async def get_passport(
     key: UserKey,
     tenant: TenantDep,
-    uow: UowDep,
+    uows: UowsDep,
     request: Request,
     version: Annotated[int | None, Query(ge=0, description="A past version to rebuild.")] = None,
     if_none_match: Annotated[str | None, Header()] = None,
@@ -61,10 +35,10 @@ async def get_passport(
     """The user's passport as JSON, now or as it was at ``version``."""
     if version is None and if_none_match is not None:
         # The one-row read of the context route; the session is only made for the full read.
-        current = (await passports.fresh_stamp(request.app.state.reads, tenant, key)).version
+        current = (await passports.fresh_stamp(request.app.state.read_uows, tenant, key)).version
         if passports.etag_matches(if_none_match, current):
             return Response(status_code=304, headers={"ETag": passports.etag(current)})
-    found = await passports.read_passport(uow, tenant, key, version)
+    found = await passports.read_passport(uows, tenant, key, version)
     return Response(
         found.body, media_type="application/json", headers={"ETag": passports.etag(found.version)}
     )
@@ -78,7 +52,7 @@ async def get_passport(
 async def put_passport(
     key: UserKey,
     tenant: TenantDep,
-    uow: UowDep,
+    uows: UowsDep,
     settings: SettingsDep,
     response: Response,
     doc: Annotated[dict[str, Any], Body(description="A passport document (format 1.x or 2.x).")],
@@ -86,7 +60,7 @@ async def put_passport(
 ) -> PassportWritten:
     """Import or replace the whole passport; ``If-Match`` guards against lost updates."""
     result = await passports.put_passport(
-        uow,
+        uows,
         tenant,
         key,
         doc,
@@ -105,9 +79,9 @@ async def put_passport(
 
 
 @router.delete("/users/{key}", status_code=status.HTTP_204_NO_CONTENT, name="delete_user")
-async def delete_user(key: UserKey, tenant: TenantDep, uow: UowDep, request: Request) -> Response:
+async def delete_user(key: UserKey, tenant: TenantDep, uows: UowsDep, request: Request) -> Response:
     """Hard-delete the user: passport, versions, jobs and their stored payloads."""
-    await passports.delete_user(uow, tenant, key)
+    await passports.delete_user(uows, tenant, key)
     # Frees the memory here at once; other processes never serve it again either, because
     # their caches are keyed by the passport's stamp, which a re-created user does not share.
     request.app.state.context_cache.drop(tenant, key)
@@ -117,12 +91,12 @@ async def delete_user(key: UserKey, tenant: TenantDep, uow: UowDep, request: Req
 @router.get("/users", name="list_users")
 async def list_users(
     tenant: TenantDep,
-    uow: UowDep,
+    uows: UowsDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     cursor: Annotated[str | None, Query(max_length=2048)] = None,
 ) -> UserPage:
     """The tenant's users in key order, a page at a time."""
-    items, next_cursor = await passports.list_users(uow, tenant, limit, cursor)
+    items, next_cursor = await passports.list_users(uows, tenant, limit, cursor)
     return UserPage(
         items=[
             UserOut(

@@ -1,0 +1,1 @@
+"""Wire schemas: the pydantic request and response models of the routes."""

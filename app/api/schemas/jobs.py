@@ -1,0 +1,147 @@
+"""Wire schemas of ingest, jobs, client facts and versions."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.domain.passport import Belief
+from app.services.views import JobView, VersionView
+
+
+class PlanOut(BaseModel):
+    """What processing a payload takes: segments and extraction calls."""
+
+    interactions: int
+    segments: int
+    extraction_calls: int
+    estimated_input_tokens: int
+    mean_segment_tokens: float
+    max_segment_tokens: int
+    extractor: str = Field(description="The configured extractor: rules or provider:model.")
+    model_calls: int = Field(
+        description="Paid model calls at most (a repaired answer adds one; cached segments "
+        "cost none): 0 with the rule extractor, else one per segment."
+    )
+
+
+class Progress(BaseModel):
+    """Segments processed of the total."""
+
+    done: int
+    total: int
+
+
+class Usage(BaseModel):
+    """Model usage of a job, over all its runs."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_hits: int = Field(default=0, description="Segments answered from the cache, no call.")
+
+
+class JobOut(BaseModel):
+    """An ingest job and where it stands."""
+
+    job_id: uuid.UUID
+    user_key: str
+    kind: str = Field(description="ingest, reprocess or compact")
+    status: str = Field(description="queued, running, done or failed")
+    progress: Progress
+    usage: Usage
+    error: str | None = Field(description="Why the job (or some of its segments) failed.")
+    result: dict[str, Any] = Field(
+        description="What the job changed (summary), which segments failed, the plan."
+    )
+    version_after: int | None = Field(description="The passport version this job produced.")
+    attempts: int
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    status_url: str
+
+
+class Accepted(BaseModel):
+    """The ingest was stored and queued."""
+
+    job_id: uuid.UUID
+    status: str
+    status_url: str
+    plan: PlanOut
+    job: JobOut
+
+
+class JobPage(BaseModel):
+    """A page of jobs, newest first."""
+
+    items: list[JobOut]
+    next_cursor: str | None
+
+
+class FactsIn(BaseModel):
+    """Facts and preferences the client already knows; merged without extraction."""
+
+    model_config = {"extra": "forbid"}
+    facts: list[Belief] = Field(default_factory=list, max_length=1000)
+    prefs: list[Belief] = Field(default_factory=list, max_length=1000)
+
+
+class FactsOut(BaseModel):
+    """The version after the write and what changed."""
+
+    user_key: str
+    version: int
+    changed: bool
+    summary: dict[str, int]
+
+
+class VersionOut(BaseModel):
+    """One version of a passport."""
+
+    version: int
+    created_at: datetime
+    cause: str = Field(description="create, import, ingest, facts, reprocess or compact")
+    job_id: uuid.UUID | None
+    changes: dict[str, Any] = Field(description="Items added/removed per section.")
+
+
+class VersionPage(BaseModel):
+    """A page of versions, newest first."""
+
+    items: list[VersionOut]
+    next_cursor: str | None
+
+
+def job_out(job: JobView) -> JobOut:
+    """The reply for a job."""
+    return JobOut(
+        job_id=job.id,
+        user_key=job.user_key,
+        kind=job.kind,
+        status=job.status,
+        progress=Progress(done=job.progress_done, total=job.progress_total),
+        usage=Usage(**{k: int(v) for k, v in job.usage.items() if k in Usage.model_fields}),
+        error=job.error,
+        result=job.result,
+        version_after=job.version_after,
+        attempts=job.attempts,
+        created_at=job.created_at,
+        started_at=job.started_at,
+        finished_at=job.finished_at,
+        status_url=f"/jobs/{job.id}",
+    )
+
+
+def version_out(row: VersionView) -> VersionOut:
+    """The reply for one version."""
+    return VersionOut(
+        version=row.version,
+        created_at=row.created_at,
+        cause=row.cause,
+        job_id=row.job_id,
+        changes=row.summary,
+    )
