@@ -19,16 +19,20 @@ ENV PATH=/opt/venv/bin:$PATH
 RUN pip install --upgrade pip
 
 WORKDIR /src
-# Only what the package needs (README.md is the project's readme in pyproject.toml).
-COPY pyproject.toml README.md ./
+# Only what the package needs (README.md is the project's readme in pyproject.toml), the generated
+# SDK the client commands run on, and the lock that fixes every dependency's version and hash.
+COPY pyproject.toml README.md requirements.lock ./
 COPY app ./app
 COPY workers ./workers
 COPY migrations ./migrations
+COPY openapi/client/tessera_client ./openapi/client/tessera_client
 # A plain install, not the `embedded` extra: in a container Postgres and Redis are real servers.
-# The check runs outside /src so it imports the installed package, not the source tree.
-RUN pip install . \
+# The lock is a constraint: the runtime dependencies get its versions and hashes, the dev ones
+# are not installed. The checks run outside /src so they import the installed package.
+RUN pip install -c requirements.lock . \
  && cd /tmp \
  && tessera --help > /dev/null \
+ && python -c "import tessera_client" \
  && python -c "import migrations, pathlib, sys; d = pathlib.Path(migrations.__file__).parent; sys.exit(0 if (d / 'script.py.mako').is_file() and (d / 'versions').is_dir() else 'Alembic scripts missing from the install')"
 
 # --- runtime: the venv on a clean slim base, run as an unprivileged user -----------------------

@@ -18,8 +18,8 @@ HERE = Path(__file__).resolve().parent
 SPEC = HERE / "openapi.json"
 CONFIG = HERE / "client-config.yaml"
 OUTPUT = HERE / "client"
-# "pdm" gives a PEP 621 pyproject.toml, and its editable install is a plain .pth path entry that
-# mypy can follow (setuptools' import-hook editables hide the package from it).
+# "pdm" gives a PEP 621 pyproject.toml, so the client stays installable on its own; the tessera
+# distribution ships the same tessera_client package from this folder (pyproject.toml).
 META = "pdm"
 # Left behind in the client folder by an editable install or by importing it; never generated.
 IGNORED = {"__pycache__", ".pdm-build", ".ruff_cache"}

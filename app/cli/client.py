@@ -289,15 +289,9 @@ COMMANDS: dict[str, Callable[[AuthenticatedClient, argparse.Namespace], int]] = 
 
 def run(args: argparse.Namespace, data_dir: Path) -> int:
     """Run a client command; errors print one line (the problem detail) and exit non-zero."""
-    try:
-        from tessera_client import AuthenticatedClient
-    except ImportError:
-        print(
-            "tessera: the client commands need the tessera-client package: "
-            "pip install ./openapi/client",
-            file=sys.stderr,
-        )
-        return 2
+    # Imported here, not at the top, so `tessera api` and `tessera worker` never load the SDK.
+    from tessera_client import AuthenticatedClient
+
     url = args.url or os.environ.get("TESSERA_URL") or DEFAULT_URL
     try:
         key = api_key(args.key, data_dir)

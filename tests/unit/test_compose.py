@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from pathlib import Path
 from typing import Any
@@ -107,3 +108,50 @@ def test_the_variables_compose_and_env_example_set_are_settings(compose):
     assigned = set(re.findall(r"^#?\s*(TESSERA_[A-Z0-9_]+)=", example, flags=re.MULTILINE))
     assert assigned, ".env.example sets nothing"
     assert assigned <= SETTINGS, sorted(assigned - SETTINGS)
+
+
+def _ignored(path: str, patterns: list[str]) -> bool:
+    """Whether .dockerignore keeps ``path`` out of the build context (the last match wins)."""
+    parts = path.split("/")
+    # A pattern names a file or a folder (and so all under it); one with "**/" can start anywhere.
+    rooted = ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
+    anywhere = [
+        "/".join(parts[i:n]) for i in range(len(parts)) for n in range(i + 1, len(parts) + 1)
+    ]
+    ignored = False
+    for pattern in patterns:
+        glob = pattern.removeprefix("!")
+        candidates = anywhere if glob.startswith("**/") else rooted
+        if any(fnmatch.fnmatchcase(c, glob.removeprefix("**/")) for c in candidates):
+            ignored = not pattern.startswith("!")
+    return ignored
+
+
+def test_the_image_gets_the_sdk_and_the_lock_it_installs_from():
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    patterns = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    copied = [
+        source
+        for line in dockerfile.splitlines()
+        if line.startswith("COPY ") and "--from=" not in line
+        for source in line.split()[1:-1]
+    ]
+    assert "requirements.lock" in copied
+    assert "openapi/client/tessera_client" in copied
+    assert "-c requirements.lock" in dockerfile
+    files = [
+        path.relative_to(ROOT).as_posix()
+        for source in copied
+        for path in (
+            [ROOT / source] if (ROOT / source).is_file() else (ROOT / source).rglob("*.py")
+        )
+    ]
+    assert "openapi/client/tessera_client/client.py" in files
+    left_out = [path for path in files if _ignored(path, patterns)]
+    assert not left_out, f".dockerignore keeps out what the Dockerfile copies: {left_out[:5]}"
+    assert _ignored("openapi/client/tessera_client/__pycache__/client.cpython-311.pyc", patterns)
+    assert _ignored("tests/conftest.py", patterns)
