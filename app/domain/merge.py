@@ -7,10 +7,10 @@ the passport changes nothing, so an at-least-once job can run again safely.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from app.domain.dedupe import KeyDecision, resolve_key
 from app.domain.extract import Extraction
@@ -29,6 +29,8 @@ from app.domain.passport import (
 # meta.dedupe.decisions keeps only the newest this many entries: it is an audit trail for people
 # and the tier-3 pass, not a source of truth, and the passport is read on every context request.
 DEDUPE_DECISIONS_CAP = 1000
+_Item = TypeVar("_Item", OpenLoop, Observation, Contradiction)
+_Key = TypeVar("_Key", bound=Hashable)
 
 COUNT_NAMES = (
     "facts_added",
@@ -133,6 +135,23 @@ class _Lookup:
             self.index_entity(entity, index)
         self.shape = _shape(passport)
 
+    def append_new(
+        self,
+        passport: Passport,
+        items: list[_Item],
+        seen: set[_Key],
+        key: _Key,
+        build: Callable[[dict[str, Any]], _Item],
+        data: dict[str, Any],
+    ) -> bool:
+        """Append ``build(data)`` to a section unless ``key`` was seen; True when it was new."""
+        if key in seen:
+            return False
+        items.append(build(data))
+        seen.add(key)
+        self.shape = _shape(passport)
+        return True
+
     def index_entity(self, entity: Entity, index: int) -> None:
         """Make an entity findable by its name and aliases (the first one keeps a name)."""
         for name in (entity.name, *entity.aliases):
@@ -212,36 +231,16 @@ def _merge_belief(
         if touched:
             report.bump(f"{section}_updated")
         return
-    if _compare_ts(data["ts"], existing.ts) >= 0:  # newer or tied: the incoming value wins
-        _add_contradiction(
-            passport,
-            report,
-            key=existing.key,
-            old=existing.value,
-            new=data["value"],
-            ts_old=existing.ts,
-            ts_new=data["ts"],
-            source_old=existing.source,
-            source_new=data["source"],
-        )
+    wins = _compare_ts(data["ts"], existing.ts) >= 0  # newer or tied: the incoming value wins
+    # An older value does not win, but that it was said is still worth knowing.
+    old, new = (_said(existing), data) if wins else (data, _said(existing))
+    _add_contradiction(passport, report, existing.key, old, new)
+    if wins:
         # Unknown keys of the old belief survive; every known field comes from the new one.
         replaced = {k: v for k, v in existing.to_dict().items() if k not in _BELIEF_FIELDS}
         replaced.update(data)
         beliefs[index] = Belief.model_validate(replaced)
         report.bump(f"{section}_updated")
-        return
-    # An older value does not win, but that it was said is still worth knowing.
-    _add_contradiction(
-        passport,
-        report,
-        key=existing.key,
-        old=data["value"],
-        new=existing.value,
-        ts_old=data["ts"],
-        ts_new=existing.ts,
-        source_old=data["source"],
-        source_new=existing.source,
-    )
 
 
 def _belief_data(incoming: Belief, key: str, source: Source) -> dict[str, Any]:
@@ -286,16 +285,30 @@ def _compare_ts(a: str | None, b: str | None) -> int:
     return (a > b) - (a < b)
 
 
-def _add_contradiction(passport: Passport, report: MergeReport, **fields: Any) -> None:
-    """Append a contradiction unless an identical one is already recorded."""
+def _said(belief: Belief) -> dict[str, Any]:
+    return {"value": belief.value, "ts": belief.ts, "source": belief.source}
+
+
+def _add_contradiction(
+    passport: Passport, report: MergeReport, key: str, old: dict[str, Any], new: dict[str, Any]
+) -> None:
+    """Record that ``key`` went from ``old`` to ``new`` (value, ts, source), unless already so."""
+    fields = {
+        "key": key,
+        "old": old["value"],
+        "new": new["value"],
+        "ts_old": old["ts"],
+        "ts_new": new["ts"],
+        "source_old": old["source"],
+        "source_new": new["source"],
+    }
     lookup = _lookup(passport)
     wanted = _contradiction_key(fields)
-    if wanted in lookup.contradictions:
-        return
-    passport.contradictions.append(Contradiction.model_validate(fields))
-    lookup.contradictions.add(wanted)
-    lookup.shape = _shape(passport)
-    report.bump("contradictions_added")
+    build = Contradiction.model_validate
+    if lookup.append_new(
+        passport, passport.contradictions, lookup.contradictions, wanted, build, fields
+    ):
+        report.bump("contradictions_added")
 
 
 def _record_decision(
@@ -447,17 +460,7 @@ def _fold_key(passport: Passport, section: str, merge: KeyMergeLike, report: Mer
     newer = _compare_ts(dropped.ts, kept.ts) > 0
     winner, loser = (dropped, kept) if newer else (kept, dropped)
     if not _same_value(winner.value, loser.value):
-        _add_contradiction(
-            passport,
-            report,
-            key=merge.keep,
-            old=loser.value,
-            new=winner.value,
-            ts_old=loser.ts,
-            ts_new=winner.ts,
-            source_old=loser.source,
-            source_new=winner.source,
-        )
+        _add_contradiction(passport, report, merge.keep, _said(loser), _said(winner))
     data = {k: v for k, v in kept.to_dict().items() if k not in _BELIEF_FIELDS}
     data.update(winner.to_dict())
     data["key"] = merge.keep
@@ -582,13 +585,10 @@ def _add_open_loop(
 ) -> None:
     lookup = _lookup(passport)
     key = _norm(incoming.item)
-    if key in lookup.loops:
-        return
     data = _with_provenance({**incoming.to_dict(), "item": incoming.item}, source)
-    passport.open_loops.append(OpenLoop.model_validate(data))
-    lookup.loops.add(key)
-    lookup.shape = _shape(passport)
-    report.bump("open_loops_added")
+    build = OpenLoop.model_validate
+    if lookup.append_new(passport, passport.open_loops, lookup.loops, key, build, data):
+        report.bump("open_loops_added")
 
 
 def _add_observation(
@@ -596,13 +596,10 @@ def _add_observation(
 ) -> None:
     lookup = _lookup(passport)
     key = _observation_key(incoming)
-    if key in lookup.observations:
-        return
     data = _with_provenance({**incoming.to_dict(), "text": incoming.text}, source)
-    passport.observations.append(Observation.model_validate(data))
-    lookup.observations.add(key)
-    lookup.shape = _shape(passport)
-    report.bump("observations_added")
+    build = Observation.model_validate
+    if lookup.append_new(passport, passport.observations, lookup.observations, key, build, data):
+        report.bump("observations_added")
 
 
 def _upsert_episode(
