@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 MONTHS = (
@@ -70,11 +70,18 @@ def _month_of(text: str) -> int:
     return next(i for i, name in enumerate(MONTHS, 1) if name.startswith(word[:3]))
 
 
-def find_dates(text: str) -> list[tuple[tuple[int, int], DateMention]]:
-    """Every date in ``text`` with its span, in any of the usual spellings."""
+SPELLINGS = tuple(name for name, _ in _PATTERNS)
+
+
+def find_dates(
+    text: str, spellings: Collection[str] = SPELLINGS
+) -> list[tuple[tuple[int, int], DateMention]]:
+    """Every date in ``text`` with its span, in the given spellings (by default all of them)."""
     taken: list[tuple[int, int]] = []
     found: list[tuple[tuple[int, int], DateMention]] = []
-    for _, pattern in _PATTERNS:
+    for name, pattern in _PATTERNS:
+        if name not in spellings:
+            continue
         for match in pattern.finditer(text):
             start, end = match.span()
             if any(start < e and s < end for s, e in taken):
@@ -123,8 +130,9 @@ class Answer:
     items: tuple[str, ...]
 
     @classmethod
-    def of(cls, text: str) -> Answer:
-        dates = tuple(d for _, d in find_dates(text))
+    def of(cls, text: str, spellings: Collection[str] = SPELLINGS) -> Answer:
+        """The answer; only dates written in ``spellings`` are read as dates."""
+        dates = tuple(d for _, d in find_dates(text, spellings))
         return cls(text, dates, () if dates else tuple(split_items(text)))
 
     def in_context(self, hay: Haystack) -> bool:

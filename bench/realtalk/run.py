@@ -35,7 +35,7 @@ from app.domain.ingest_input import IngestPayload
 from app.domain.passport import Passport
 from app.domain.rules import RuleExtractor
 from bench.realtalk.data import DEFAULT_DATA, Conversation, DataError, Message, Question, load
-from bench.realtalk.metrics import Answer, Haystack
+from bench.realtalk.metrics import SPELLINGS, Answer, Haystack
 from bench.recall.run import _table, domain_digest, ingest_session
 
 BUDGETS = (1500, 3000, 6000)
@@ -227,6 +227,7 @@ class Results:
 
     tallies: dict[tuple[str, int, str], Tally] = field(default_factory=dict)
     categories: list[str] = field(default_factory=list)
+    spellings: tuple[str, ...] = SPELLINGS  # how a date answer may be written to be read as one
 
     def tally(self, system: str, budget: int, category: str) -> Tally:
         return self.tallies.setdefault((system, budget, category), Tally())
@@ -234,7 +235,7 @@ class Results:
     def add(
         self, system: str, budget: int, question: Question, named: set[str], hay: Haystack
     ) -> None:
-        answer = Answer.of(question.answer)
+        answer = Answer.of(question.answer, self.spellings)
         if question.category not in self.categories:
             self.categories.append(question.category)
         covered = len(named.intersection(question.evidence))
@@ -282,6 +283,7 @@ def report(results: Results, budgets: Sequence[int], meta: dict[str, Any]) -> st
         "answer = the normalised answer (its dates in any spelling) in the text; items = share of",
         "a list answer's items in the text; ids named = message ids behind a context, the chance",
         "level of evidence recall (tessera's items name their whole segment's turns)",
+        "",
     ]
     headers = ["budget", "system", "evidence recall", "answer in context", "answer items"]
     headers.append("ids named")
@@ -373,10 +375,12 @@ def figures(results: Results, budgets: Sequence[int], meta: dict[str, Any]) -> d
 
 
 async def run(
-    conversations: Sequence[Conversation], budgets: Sequence[int]
+    conversations: Sequence[Conversation],
+    budgets: Sequence[int],
+    spellings: Sequence[str] = SPELLINGS,
 ) -> tuple[Results, dict]:
     """Ingest and evaluate every conversation."""
-    results = Results()
+    results = Results(spellings=tuple(spellings))
     ingest_seconds = eval_seconds = 0.0
     segments = failed = 0
     for conversation in conversations:
@@ -396,6 +400,7 @@ async def run(
         "segments": segments,
         "failed_segments": failed,
         "budgets": list(budgets),
+        "answer_date_spellings": list(spellings),
         "ingest_seconds": round(ingest_seconds, 2),
         "eval_seconds": round(eval_seconds, 2),
         "nproc": os.cpu_count(),
@@ -416,6 +421,14 @@ def _budgets(text: str) -> tuple[int, ...]:
     return values
 
 
+def _spellings(text: str) -> tuple[str, ...]:
+    names = tuple(part.strip() for part in text.split(",") if part.strip())
+    unknown = sorted(set(names) - set(SPELLINGS))
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown {unknown}; known: {', '.join(SPELLINGS)}")
+    return names
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI: load the conversations, run, print the tables, optionally write the JSON."""
     parser = argparse.ArgumentParser(
@@ -424,13 +437,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="a directory or one file")
     parser.add_argument("--budgets", type=_budgets, default=BUDGETS, help="comma-separated chars")
     parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument(
+        "--answer-dates",
+        type=_spellings,
+        default=SPELLINGS,
+        help=f"spellings of a date answer read as dates (default all: {','.join(SPELLINGS)})",
+    )
     args = parser.parse_args(argv)
     try:
         conversations = load(args.data)
     except (OSError, DataError, json.JSONDecodeError) as exc:
         print(f"cannot read the conversations: {exc}", file=sys.stderr)
         return 2
-    results, meta = asyncio.run(run(conversations, args.budgets))
+    results, meta = asyncio.run(run(conversations, args.budgets, args.answer_dates))
     print(report(results, args.budgets, meta))
     if args.json:
         out = figures(results, args.budgets, meta)

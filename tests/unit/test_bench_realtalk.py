@@ -221,3 +221,11 @@ def test_main_reads_a_data_directory_and_writes_the_figures(
     assert set(figures["systems"][TESSERA]) == {"500", "2000"}
     assert figures["systems"][WHOLE]["all"]["multi-hop"]["answer_in_context"] == 1.0
     assert main(["--data", str(tmp_path / "missing")]) == 2
+
+
+def test_answer_dates_read_only_in_the_spellings_asked_for() -> None:
+    context = Haystack.of("[2024-01-02] bo: back home")
+    assert Answer.of("On 02.01.2024.").in_context(context)
+    narrow = Answer.of("On 02.01.2024.", spellings=("d_month_y",))
+    assert narrow.dates == () and not narrow.in_context(context)
+    assert Answer.of("2 January 2024", spellings=("d_month_y",)).in_context(context)
