@@ -1,0 +1,160 @@
+"""Every statement a tenant repository sends carries its tenant: in the WHERE, or in the row."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import event
+
+from app.db.engine import create_engine, session_factory
+from app.db.models import IngestJob, PassportVersion, Tenant
+from app.db.repository import SystemRepository, TenantRepository
+
+TENANT_TABLES = ("passport_version", "passport", "ingest_job", "extraction_cache", "tenant_usage")
+
+
+def _flat(parameters: Any) -> list[Any]:
+    if isinstance(parameters, dict):
+        return list(parameters.values())
+    if isinstance(parameters, list | tuple):
+        return [v for p in parameters for v in _flat(p)] if parameters else []
+    return [parameters]
+
+
+def _carries_tenant(statement: str, parameters: Any, tenant_id: uuid.UUID) -> bool:
+    """Whether this SQL names the tenant: a tenant_id = $n filter, or the tenant in an INSERT."""
+    values = _flat(parameters)
+    sql = " ".join(statement.split())
+    if sql.upper().startswith("INSERT"):
+        return "tenant_id" in sql.split("VALUES")[0] and tenant_id in values
+    where = sql.upper().find(" WHERE ")
+    if where < 0:
+        return False
+    for index in re.findall(r"\btenant_id = \$(\d+)", sql[where:]):
+        if values[int(index) - 1] == tenant_id:
+            return True
+    return False
+
+
+def _tables(statement: str) -> set[str]:
+    sql = " ".join(statement.split()).lower()
+    return {t for t in TENANT_TABLES if re.search(rf"\b{t}\b", sql)}
+
+
+async def test_every_tenant_repository_statement_is_scoped(settings):
+    engine = create_engine(settings.require_database_url(), pool_size=1)
+    seen: list[tuple[str, Any]] = []
+
+    def record(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
+        seen.append((statement, parameters))
+
+    event.listen(engine.sync_engine, "before_cursor_execute", record)
+    tenant_id = uuid.uuid4()
+    now = datetime.now(UTC)
+    try:
+        async with session_factory(engine)() as session:
+            await SystemRepository(session).add_tenant(
+                Tenant(id=tenant_id, name="scoped", created_at=now, limits={})
+            )
+            repo = TenantRepository(session, tenant_id)
+            doc = {"version": "2.1", "user_key": "ana"}
+
+            def job(key: str | None) -> IngestJob:
+                return IngestJob(
+                    id=uuid.uuid4(),
+                    user_key="ana",
+                    kind="ingest",
+                    status="queued",
+                    idempotency_key=key,
+                    request_hash="h",
+                    payload={"turns": []},
+                    created_at=now,
+                    updated_at=now,
+                )
+
+            first, keyed, again = job(None), job("k"), job("k")
+            version = PassportVersion(
+                user_key="ana", version=1, snapshot=doc, summary={}, cause="import", created_at=now
+            )
+            later = now + timedelta(hours=1)
+            calls: dict[str, Callable[[], Awaitable[Any]]] = {
+                "create_passport_if_missing": lambda: repo.create_passport_if_missing(
+                    "ana", doc, now
+                ),
+                "passport": lambda: repo.passport("ana", lock=True),
+                "passport_version": lambda: repo.passport_version("ana"),
+                "passport_stamp": lambda: repo.passport_stamp("ana"),
+                "save_passport": lambda: repo.save_passport("ana", doc, 1, now),
+                "add_version": lambda: repo.add_version(version),
+                "list_versions": lambda: repo.list_versions("ana", 10, 5),
+                "versions_to_rebuild": lambda: repo.versions_to_rebuild("ana", 1),
+                "list_users": lambda: repo.list_users(10, "a"),
+                "add_job": lambda: repo.add_job(first),
+                "add_job_once": lambda: _both(repo.add_job_once(keyed), repo.add_job_once(again)),
+                "job": lambda: repo.job(first.id, lock=True),
+                "job_by_idempotency_key": lambda: repo.job_by_idempotency_key("k"),
+                "list_jobs": lambda: repo.list_jobs("ana", 10, later),
+                "claim_job": lambda: repo.claim_job(first.id, now, now),
+                "update_job": lambda: repo.update_job(first.id, status="done", finished_at=now),
+                "requeue_finished_job": lambda: repo.requeue_finished_job(first.id, now),
+                "unfinished_job_of_kind": lambda: repo.unfinished_job_of_kind("ana", "ingest"),
+                "stored_ingest_jobs": lambda: repo.stored_ingest_jobs("ana"),
+                "cache_extraction": lambda: repo.cache_extraction(
+                    "key", "ana", "rules", {}, 1, 2, now
+                ),
+                "cached_extractions": lambda: repo.cached_extractions(["key"]),
+                "add_usage": lambda: repo.add_usage(now, {"jobs": 1}),
+                "usage_by_day": lambda: repo.usage_by_day(now - timedelta(days=1), later),
+                "delete_user": lambda: repo.delete_user("ana"),
+            }
+            public = {
+                name
+                for name, member in inspect.getmembers(TenantRepository)
+                if inspect.iscoroutinefunction(member) and not name.startswith("_")
+            }
+            # A new repository method must be added here, or this test no longer proves much.
+            assert public == set(calls)
+
+            unscoped = []
+            for name, call in calls.items():
+                seen.clear()
+                await call()
+                touching = [(s, p) for s, p in seen if _tables(s)]
+                assert touching, f"{name} sent no statement"
+                unscoped += [
+                    f"{name}: {' '.join(s.split())[:160]}"
+                    for s, p in touching
+                    if not _carries_tenant(s, p, tenant_id)
+                ]
+            assert unscoped == []
+            await session.rollback()
+    finally:
+        event.remove(engine.sync_engine, "before_cursor_execute", record)
+        await engine.dispose()
+
+
+async def _both(first: Awaitable[Any], second: Awaitable[Any]) -> None:
+    """The insert path, then the conflict path that selects the row that won."""
+    await first
+    stored, created = await second
+    assert not created and stored.idempotency_key == "k"
+
+
+def test_the_filter_check_itself_refuses_an_unscoped_statement():
+    tenant_id = uuid.uuid4()
+    scoped = "SELECT passport.doc FROM passport WHERE passport.tenant_id = $1 AND user_key = $2"
+    assert _carries_tenant(scoped, (tenant_id, "ana"), tenant_id)
+    assert not _carries_tenant(scoped, (uuid.uuid4(), "ana"), tenant_id)
+    assert not _carries_tenant(
+        "SELECT passport.doc FROM passport WHERE user_key = $1", ("ana",), tenant_id
+    )
+    insert = "INSERT INTO ingest_job (tenant_id, id) VALUES ($1, $2)"
+    assert _carries_tenant(insert, (tenant_id, uuid.uuid4()), tenant_id)
+    assert not _carries_tenant(
+        "INSERT INTO ingest_job (id) VALUES ($1)", (uuid.uuid4(),), tenant_id
+    )

@@ -1,0 +1,248 @@
+"""Use cases on an in-memory unit of work: what they commit, refuse and enqueue, no database."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from sqlalchemy import inspect
+
+from app.domain.ingest_input import IngestPayload
+from app.services import ingest, passports
+from app.services.errors import NotFound, PreconditionFailed, Unprocessable
+from app.settings import Settings
+
+TENANT = uuid.uuid4()
+OTHER = uuid.uuid4()
+
+
+@dataclass
+class Store:
+    """What a committed database would hold: rows per (tenant, table)."""
+
+    passports: dict[tuple[uuid.UUID, str], SimpleNamespace] = field(default_factory=dict)
+    versions: dict[tuple[uuid.UUID, str], list[SimpleNamespace]] = field(default_factory=dict)
+    jobs: dict[tuple[uuid.UUID, uuid.UUID], SimpleNamespace] = field(default_factory=dict)
+    enqueued: list[tuple[uuid.UUID, uuid.UUID]] = field(default_factory=list)
+    commits: int = 0
+
+
+def _row(obj: Any) -> SimpleNamespace:
+    """A detached copy of a model's column values, as a committed row would hold them."""
+    return SimpleNamespace(**{a.key: getattr(obj, a.key) for a in inspect(obj).mapper.column_attrs})
+
+
+class FakeTenantRepo:
+    """The TenantRepository methods these use cases call, on the unit of work's own copy."""
+
+    def __init__(self, data: Store, tenant_id: uuid.UUID) -> None:
+        self.data = data
+        self.tenant_id = tenant_id
+
+    async def passport(self, user_key: str, *, lock: bool = False) -> SimpleNamespace | None:
+        return self.data.passports.get((self.tenant_id, user_key))
+
+    async def passport_version(self, user_key: str) -> int | None:
+        row = self.data.passports.get((self.tenant_id, user_key))
+        return None if row is None else int(row.version)
+
+    async def create_passport_if_missing(
+        self, user_key: str, doc: dict[str, Any], now: datetime
+    ) -> bool:
+        if (self.tenant_id, user_key) in self.data.passports:
+            return False
+        self.data.passports[(self.tenant_id, user_key)] = SimpleNamespace(
+            user_key=user_key, doc=doc, version=0, created_at=now, updated_at=now
+        )
+        return True
+
+    async def save_passport(
+        self, user_key: str, doc: dict[str, Any], version: int, now: datetime
+    ) -> None:
+        row = self.data.passports[(self.tenant_id, user_key)]
+        row.doc, row.version, row.updated_at = doc, version, now
+
+    async def add_version(self, row: Any) -> None:
+        self.data.versions.setdefault((self.tenant_id, row.user_key), []).append(_row(row))
+
+    async def versions_to_rebuild(self, user_key: str, version: int) -> list[SimpleNamespace]:
+        rows = [r for r in self.data.versions.get((self.tenant_id, user_key), [])]
+        base = max(r.version for r in rows if r.snapshot is not None and r.version <= version)
+        return [r for r in rows if base <= r.version <= version]
+
+    async def job_by_idempotency_key(self, key: str) -> SimpleNamespace | None:
+        for (tenant, _), job in self.data.jobs.items():
+            if tenant == self.tenant_id and job.idempotency_key == key:
+                return job
+        return None
+
+    async def add_job(self, job: Any) -> None:
+        self.data.jobs[(self.tenant_id, job.id)] = _row(job)
+
+    async def add_job_once(self, job: Any) -> tuple[Any, bool]:
+        earlier = await self.job_by_idempotency_key(job.idempotency_key)
+        if earlier is not None:
+            return earlier, False
+        await self.add_job(job)
+        return job, True
+
+    async def job(self, job_id: uuid.UUID, *, lock: bool = False) -> SimpleNamespace | None:
+        return self.data.jobs.get((self.tenant_id, job_id))
+
+
+class FakeUow:
+    """A unit of work on a copy of the store: commit publishes it, leaving drops it."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.work = copy.deepcopy(store)
+        self.pending: list[tuple[uuid.UUID, uuid.UUID]] = []
+
+    async def __aenter__(self) -> FakeUow:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.pending = []
+
+    def tenant(self, tenant_id: uuid.UUID) -> FakeTenantRepo:
+        return FakeTenantRepo(self.work, tenant_id)
+
+    def enqueue_after_commit(self, tenant_id: uuid.UUID, job_id: uuid.UUID) -> None:
+        self.pending.append((tenant_id, job_id))
+
+    async def commit(self) -> None:
+        self.store.passports = self.work.passports
+        self.store.versions = self.work.versions
+        self.store.jobs = self.work.jobs
+        self.store.commits += 1
+        self.store.enqueued.extend(self.pending)
+        self.pending = []
+        self.work = copy.deepcopy(self.store)
+
+
+def factory(store: Store) -> Any:
+    return lambda: FakeUow(store)
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+PASSPORT = {
+    "version": "2.1",
+    "user_key": "ana",
+    "facts": [{"key": "location", "value": "Kwekwe", "ts": "2024-05-01T10:00:00Z"}],
+}
+
+
+def test_a_put_passport_reads_back_and_its_first_version_too():
+    store = Store()
+    uows = factory(store)
+    written = run(
+        passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, snapshot_every=10)
+    )
+    assert (written.created, written.changed, written.version) == (True, True, 1)
+
+    now = run(passports.read_passport(uows, TENANT, "ana"))
+    assert now.version == 1
+    assert json.loads(now.body)["facts"][0]["value"] == "Kwekwe"
+    empty = json.loads(run(passports.read_passport(uows, TENANT, "ana", version=0)).body)
+    assert empty["facts"] == []
+
+
+def test_the_same_passport_again_makes_no_new_version():
+    store = Store()
+    uows = factory(store)
+    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, snapshot_every=10))
+    again = run(
+        passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match='"1"', snapshot_every=10)
+    )
+    assert (again.version, again.changed, again.created) == (1, False, False)
+
+
+def test_a_stale_if_match_changes_nothing():
+    store = Store()
+    uows = factory(store)
+    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, snapshot_every=10))
+    commits = store.commits
+    moved = {**PASSPORT, "facts": [{**PASSPORT["facts"][0], "value": "Harare"}]}
+    with pytest.raises(PreconditionFailed):
+        run(passports.put_passport(uows, TENANT, "ana", moved, if_match='"0"', snapshot_every=10))
+    assert store.commits == commits
+    body = json.loads(run(passports.read_passport(uows, TENANT, "ana")).body)
+    assert body["facts"][0]["value"] == "Kwekwe"
+
+
+def test_another_tenant_does_not_see_the_passport():
+    uows = factory(Store())
+    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, snapshot_every=10))
+    with pytest.raises(NotFound):
+        run(passports.read_passport(uows, OTHER, "ana"))
+
+
+def _payload(text: str) -> IngestPayload:
+    return IngestPayload.model_validate({"turns": [{"speaker": "ana", "text": text}]})
+
+
+def test_an_ingest_is_queued_once_per_idempotency_key():
+    store = Store()
+    uows = factory(store)
+    settings = Settings()
+    first = run(
+        ingest.accept(
+            uows, TENANT, "ana", _payload("I moved to Kwekwe."), settings, idempotency_key="k1"
+        )
+    )
+    again = run(
+        ingest.accept(
+            uows, TENANT, "ana", _payload("I moved to Kwekwe."), settings, idempotency_key="k1"
+        )
+    )
+
+    assert (first.replayed, again.replayed) == (False, True)
+    assert again.job.id == first.job.id
+    assert first.job.status == "queued" and first.job.kind == "ingest"
+    assert len(store.jobs) == 1
+    # Enqueued once, and only after the job row was committed.
+    assert store.enqueued == [(TENANT, first.job.id)]
+
+
+def test_an_idempotency_key_reused_for_another_request_is_refused():
+    store = Store()
+    uows = factory(store)
+    settings = Settings()
+    run(
+        ingest.accept(
+            uows, TENANT, "ana", _payload("I moved to Kwekwe."), settings, idempotency_key="k1"
+        )
+    )
+    with pytest.raises(Unprocessable, match="different request"):
+        run(
+            ingest.accept(
+                uows, TENANT, "ana", _payload("I moved to Harare."), settings, idempotency_key="k1"
+            )
+        )
+    assert len(store.jobs) == 1 and len(store.enqueued) == 1
+
+
+def test_an_idempotency_key_belongs_to_its_tenant():
+    store = Store()
+    uows = factory(store)
+    settings = Settings()
+    mine = run(
+        ingest.accept(uows, TENANT, "ana", _payload("Hello."), settings, idempotency_key="k1")
+    )
+    theirs = run(
+        ingest.accept(uows, OTHER, "ana", _payload("Hello."), settings, idempotency_key="k1")
+    )
+    assert theirs.job.id != mine.job.id and not theirs.replayed
+    assert run(ingest.get_job(uows, OTHER, theirs.job.id)).user_key == "ana"
+    with pytest.raises(NotFound):
+        run(ingest.get_job(uows, OTHER, mine.job.id))
