@@ -104,7 +104,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from app.domain.dates import MONTHS, NUMBER_WORDS, iso_utc, resolve_relative
 from app.domain.dedupe import key_tokens, normalize_key, split_namespace
@@ -457,6 +457,14 @@ Rule = Callable[["_View", "_Sentence", re.Match[str]], Iterator[_Hit]]
 # A trigger is a regex, or (for long word lists) a set of words one of which must be said.
 Trigger = re.Pattern[str] | frozenset[str]
 _Triggered = tuple[Trigger, re.Pattern[str], Rule]
+_Arg = TypeVar("_Arg")
+
+
+def _binder(
+    hits: Callable[[_View, _Sentence, re.Match[str], _Arg], Iterator[_Hit]],
+) -> Callable[[_Arg], Rule]:
+    """``hits`` with its last argument left to the table: ``loc("from")`` is a rule."""
+    return lambda arg: lambda v, s, m: hits(v, s, m, arg)
 
 
 @dataclass(frozen=True, slots=True)
@@ -870,15 +878,7 @@ _KIDS = r"(?i:kids|children|kid|child)"
 
 
 def _rules() -> tuple[_Triggered, ...]:
-    def loc(kind: LocationKind) -> Rule:
-        return lambda v, s, m: _location_hits(v, s, m, kind)
-
-    def job(strong: bool) -> Rule:
-        return lambda v, s, m: _job_hits(v, s, m, strong)
-
-    def third(what: str) -> Rule:
-        return lambda v, s, m: _third_person_hits(v, s, m, what)
-
+    loc, job, third = _binder(_location_hits), _binder(_job_hits), _binder(_third_person_hits)
     table: list[tuple[str | frozenset[str], str, Rule]] = [
         # where they live, and lived before
         (
@@ -1179,8 +1179,13 @@ _MOVE_WORDS = re.compile(
 )
 
 
+def _turn_text(view: _View, sentence: _Sentence) -> str:
+    """The whole turn a sentence is in: the words around it tell a move from a visit."""
+    return " ".join(s.text for s in view.sentences if s.turn == sentence.turn)
+
+
 def _arrived_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
-    turn = " ".join(s.text for s in view.sentences if s.turn == sentence.turn)
+    turn = _turn_text(view, sentence)
     if _MOVE_WORDS.search(turn) and not _TRIP.search(turn):
         yield from _home_hits(view, sentence, m)
 
@@ -1207,8 +1212,9 @@ _WORK_WORDS = re.compile(
 
 
 def _started_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
-    turn = " ".join(s.text for s in view.sentences if s.turn == sentence.turn)
-    if _WORK_WORDS.search(turn) or re.search(rf"\b{_COMPANY_WORD}$", m.group("org")):
+    if _WORK_WORDS.search(_turn_text(view, sentence)) or re.search(
+        rf"\b{_COMPANY_WORD}$", m.group("org")
+    ):
         yield from _workplace_hits(view, sentence, m)
 
 
@@ -1612,6 +1618,7 @@ def _quit_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_
 
 
 def _casual_rules() -> tuple[_Triggered, ...]:
+    loc, job = _binder(_location_hits), _binder(_job_hits)
     table: list[tuple[str | frozenset[str], str, Rule]] = [
         # homes, including the ones settled into ("first week in Austin done")
         (
@@ -1620,7 +1627,7 @@ def _casual_rules() -> tuple[_Triggered, ...]:
             rf"\s+(?i:to)\s+{_PLACE}",
             _moved_hits,
         ),
-        (gate("living based"), rf"{_BARE}(?i:living|based)\s+(?i:in)\s+{_PLACE}", loc_rule()),
+        (gate("living based"), rf"{_BARE}(?i:living|based)\s+(?i:in)\s+{_PLACE}", loc("location")),
         (
             gate("first second third 1st 2nd"),
             r"(?:^|(?<![\w'])(?i:my|our)\s+)(?i:first|second|third|1st|2nd)\s+"
@@ -1695,13 +1702,13 @@ def _casual_rules() -> tuple[_Triggered, ...]:
             gate("job position role gig internship"),
             rf"{_BARE}(?i:started|began|got|landed|accepted|took|found)\s+{_NEW_JOB}"
             rf"(?:\s+(?i:as)\s+(?:(?i:an?)\s+)?{_JOB}{_STOP})?(?:\s+(?i:at|with|for)\s+{_ORG})?",
-            job_rule(),
+            job(True),
         ),
-        (gate("working"), rf"{_BARE}(?i:working)\s+(?i:at|for)\s+{_ORG}", job_rule()),
+        (gate("working"), rf"{_BARE}(?i:working)\s+(?i:at|for)\s+{_ORG}", job(True)),
         (
             gate("joined"),
             rf"{_ME}(?i:joined)\s+{_ORG}\s+(?i:as)\s+(?:(?i:an?|the)\s+)?{_JOB}{_STOP}",
-            job_rule(),
+            job(True),
         ),
         (
             gate("joined"),
@@ -1958,16 +1965,6 @@ def _casual_rules() -> tuple[_Triggered, ...]:
     return _compiled(table)
 
 
-def loc_rule() -> Rule:
-    """The plain location rule, for tables built outside ``_rules``."""
-    return lambda v, s, m: _location_hits(v, s, m, "location")
-
-
-def job_rule() -> Rule:
-    """The strong job rule ("I work at X"), for tables built outside ``_rules``."""
-    return lambda v, s, m: _job_hits(v, s, m, True)
-
-
 _FACT_RULES = _RuleSet.of(_rules() + _casual_rules())
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -2195,9 +2192,7 @@ _FAVORITE = r"(?i:favou?rite|fave|fav)"
 
 
 def _pref_rules() -> tuple[_Triggered, ...]:
-    def pref(polarity: str) -> Rule:
-        return lambda v, s, m: _pref_hits(v, s, m, polarity)
-
+    pref = _binder(_pref_hits)
     table: list[tuple[str | frozenset[str], str, Rule]] = [
         (
             r"love|adore|enjoy|like|prefer|dig",
