@@ -98,9 +98,9 @@ def merge_extraction(
     for entity in extraction.entities:
         _merge_entity(passport, entity, report)
     for loop in extraction.open_loops:
-        _add_open_loop(passport, loop, source, report)
+        _add_noted(passport, loop, source, report)
     for observation in extraction.observations:
-        _add_observation(passport, observation, source, report)
+        _add_noted(passport, observation, source, report)
     if extraction.episode is not None:
         _upsert_episode(passport, extraction.episode, source, report)
     passport.sources.append(_source_item(source))
@@ -580,25 +580,26 @@ def _with_provenance(data: dict[str, Any], source: Source) -> dict[str, Any]:
     return data
 
 
-def _add_open_loop(
-    passport: Passport, incoming: OpenLoop, source: Source, report: MergeReport
+def _add_noted(
+    passport: Passport, incoming: OpenLoop | Observation, source: Source, report: MergeReport
 ) -> None:
+    """Append an open loop or an observation unless the passport already holds the same one."""
     lookup = _lookup(passport)
-    key = _norm(incoming.item)
-    data = _with_provenance({**incoming.to_dict(), "item": incoming.item}, source)
-    build = OpenLoop.model_validate
-    if lookup.append_new(passport, passport.open_loops, lookup.loops, key, build, data):
-        report.bump("open_loops_added")
-
-
-def _add_observation(
-    passport: Passport, incoming: Observation, source: Source, report: MergeReport
-) -> None:
-    lookup = _lookup(passport)
-    key = _observation_key(incoming)
-    data = _with_provenance({**incoming.to_dict(), "text": incoming.text}, source)
+    data = _with_provenance(incoming.to_dict(), source)
+    if isinstance(incoming, OpenLoop):
+        data["item"] = incoming.item
+        key = _norm(incoming.item)
+        if lookup.append_new(
+            passport, passport.open_loops, lookup.loops, key, OpenLoop.model_validate, data
+        ):
+            report.bump("open_loops_added")
+        return
+    data["text"] = incoming.text
     build = Observation.model_validate
-    if lookup.append_new(passport, passport.observations, lookup.observations, key, build, data):
+    seen = lookup.observations
+    if lookup.append_new(
+        passport, passport.observations, seen, _observation_key(incoming), build, data
+    ):
         report.bump("observations_added")
 
 

@@ -1973,6 +1973,17 @@ def _usable(view: _View, sentence: _Sentence) -> bool:
     return not sentence.small_talk and is_person(view, sentence.speaker)
 
 
+def _fire(
+    rules: _RuleSet, view: _View, out: Extraction, sentence: _Sentence, text: str, section: str
+) -> None:
+    """Emit what each rule the text fires finds at its asserted (not negated) matches."""
+    for pattern, rule in rules.fired(text.lower()):
+        for match in pattern.finditer(text):
+            if is_asserted(text, match.start()):
+                for hit in rule(view, sentence, match):
+                    _emit(view, out, sentence, hit, section)
+
+
 def _emit(view: _View, out: Extraction, sentence: _Sentence, hit: _Hit, section: str) -> None:
     if hit.entity is not None and isinstance(hit.value, str):
         add_entity(out, hit.value, hit.entity)
@@ -2016,12 +2027,7 @@ def fact_family(view: _View, out: Extraction) -> None:
         text = statement(sentence.text) if _usable(view, sentence) else None
         if text is None:
             continue
-        for pattern, rule in _FACT_RULES.fired(text.lower()):
-            for match in pattern.finditer(text):
-                if not is_asserted(text, match.start()):
-                    continue
-                for hit in rule(view, sentence, match):
-                    _emit(view, out, sentence, hit, "facts")
+        _fire(_FACT_RULES, view, out, sentence, text, "facts")
         for match in _ORGANIZATION.finditer(text):
             org = _org(match.group("org"))
             if org is not None:
@@ -2334,12 +2340,7 @@ def pref_family(view: _View, out: Extraction) -> None:
         if said is None:
             continue
         text = said
-        for pattern, rule in _PREF_RULES.fired(text.lower()):
-            for match in pattern.finditer(text):
-                if not is_asserted(text, match.start()):
-                    continue
-                for hit in rule(view, sentence, match):
-                    _emit(view, out, sentence, hit, "prefs")
+        _fire(_PREF_RULES, view, out, sentence, text, "prefs")
 
 
 # --- aliases --------------------------------------------------------------------------------
