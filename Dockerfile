@@ -28,8 +28,14 @@ COPY migrations ./migrations
 COPY openapi/client/tessera_client ./openapi/client/tessera_client
 # A plain install, not the `embedded` extra: in a container Postgres and Redis are real servers.
 # The lock is a constraint: the runtime dependencies get its versions and hashes, the dev ones
-# are not installed. The checks run outside /src so they import the installed package.
-RUN pip install -c requirements.lock . \
+# are not installed. Hashed constraints turn on pip's hash checking for every requirement, and a
+# source folder cannot be hashed, so the project goes in as its wheel with that wheel's hash.
+# The checks run outside /src so they import the installed package.
+RUN pip wheel --no-deps --wheel-dir /tmp/dist . \
+ && wheel=$(echo /tmp/dist/tessera-*.whl) \
+ && echo "tessera @ file://$wheel --hash=sha256:$(sha256sum "$wheel" | cut -d' ' -f1)" > /tmp/self.txt \
+ && pip install -c requirements.lock -r /tmp/self.txt \
+ && rm -r /tmp/dist /tmp/self.txt \
  && cd /tmp \
  && tessera --help > /dev/null \
  && python -c "import tessera_client" \

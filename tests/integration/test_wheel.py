@@ -30,7 +30,14 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 # What the Dockerfile copies into its build stage.
-SOURCES = ["pyproject.toml", "README.md", "app", "workers", "migrations", "openapi/client"]
+SOURCES = [
+    "pyproject.toml",
+    "README.md",
+    "app",
+    "workers",
+    "migrations",
+    "openapi/client/tessera_client",
+]
 ADMIN_TOKEN = "wheel-admin-token"
 
 
