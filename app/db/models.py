@@ -44,8 +44,28 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
 
 
-def _now() -> Any:
-    return func.now()
+def _stamp() -> Mapped[datetime]:
+    """A timestamp column the database fills in when the row is written."""
+    return mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
+
+
+def _tenant_ref(*, primary_key: bool) -> Mapped[uuid.UUID]:
+    """The owning tenant's id: deleting the tenant deletes the row."""
+    return mapped_column(
+        UUID(as_uuid=True),
+        ForeignKey("tenant.id", ondelete="CASCADE"),
+        primary_key=primary_key,
+        nullable=False,
+    )
+
+
+def _of_passport() -> ForeignKeyConstraint:
+    """The row belongs to one user's passport and goes when the passport goes."""
+    return ForeignKeyConstraint(
+        ["tenant_id", "user_key"],
+        ["passport.tenant_id", "passport.user_key"],
+        ondelete="CASCADE",
+    )
 
 
 class Tenant(Base):
@@ -54,9 +74,7 @@ class Tenant(Base):
     __tablename__ = "tenant"
     id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
     name: Mapped[str] = mapped_column(String(200), nullable=False)
-    created_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), nullable=False, server_default=_now()
-    )
+    created_at: Mapped[datetime] = _stamp()
     limits: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default="{}")
 
 
@@ -65,15 +83,11 @@ class ApiKey(Base):
 
     __tablename__ = "api_key"
     id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
-    tenant_id: Mapped[uuid.UUID] = mapped_column(
-        UUID(as_uuid=True), ForeignKey("tenant.id", ondelete="CASCADE"), nullable=False
-    )
+    tenant_id: Mapped[uuid.UUID] = _tenant_ref(primary_key=False)
     prefix: Mapped[str] = mapped_column(String(32), nullable=False, unique=True)
     key_sha256: Mapped[str] = mapped_column(String(64), nullable=False)
     name: Mapped[str] = mapped_column(String(200), nullable=False, server_default="")
-    created_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), nullable=False, server_default=_now()
-    )
+    created_at: Mapped[datetime] = _stamp()
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     __table_args__ = (Index(None, "tenant_id"),)
@@ -83,18 +97,12 @@ class PassportRow(Base):
     """One user's passport document and its current version."""
 
     __tablename__ = "passport"
-    tenant_id: Mapped[uuid.UUID] = mapped_column(
-        UUID(as_uuid=True), ForeignKey("tenant.id", ondelete="CASCADE"), primary_key=True
-    )
+    tenant_id: Mapped[uuid.UUID] = _tenant_ref(primary_key=True)
     user_key: Mapped[str] = mapped_column(String(256), primary_key=True)
     doc: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
     version: Mapped[int] = mapped_column(Integer, nullable=False)
-    created_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), nullable=False, server_default=_now()
-    )
-    updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), nullable=False, server_default=_now()
-    )
+    created_at: Mapped[datetime] = _stamp()
+    updated_at: Mapped[datetime] = _stamp()
     __table_args__ = (CheckConstraint("version >= 0", name="version_nonnegative"),)
 
 
@@ -110,16 +118,8 @@ class PassportVersion(Base):
     summary: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default="{}")
     cause: Mapped[str] = mapped_column(String(32), nullable=False)
     job_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
-    created_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), nullable=False, server_default=_now()
-    )
-    __table_args__ = (
-        ForeignKeyConstraint(
-            ["tenant_id", "user_key"],
-            ["passport.tenant_id", "passport.user_key"],
-            ondelete="CASCADE",
-        ),
-    )
+    created_at: Mapped[datetime] = _stamp()
+    __table_args__ = (_of_passport(),)
 
 
 class IngestJob(Base):
@@ -141,20 +141,12 @@ class IngestJob(Base):
     error: Mapped[str | None] = mapped_column(Text)
     attempts: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
     version_after: Mapped[int | None] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), nullable=False, server_default=_now()
-    )
-    updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), nullable=False, server_default=_now()
-    )
+    created_at: Mapped[datetime] = _stamp()
+    updated_at: Mapped[datetime] = _stamp()
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     __table_args__ = (
-        ForeignKeyConstraint(
-            ["tenant_id", "user_key"],
-            ["passport.tenant_id", "passport.user_key"],
-            ondelete="CASCADE",
-        ),
+        _of_passport(),
         UniqueConstraint("tenant_id", "idempotency_key"),
         CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status_known"),
         CheckConstraint("kind IN ('ingest', 'reprocess', 'compact')", name="kind_known"),
@@ -187,15 +179,9 @@ class ExtractionCache(Base):
     output: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
     input_tokens: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
     output_tokens: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
-    created_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), nullable=False, server_default=_now()
-    )
+    created_at: Mapped[datetime] = _stamp()
     __table_args__ = (
-        ForeignKeyConstraint(
-            ["tenant_id", "user_key"],
-            ["passport.tenant_id", "passport.user_key"],
-            ondelete="CASCADE",
-        ),
+        _of_passport(),
         Index(None, "tenant_id", "user_key"),
     )
 
@@ -204,9 +190,7 @@ class TenantUsage(Base):
     """A tenant's jobs, model calls, tokens and cache hits, summed per hour."""
 
     __tablename__ = "tenant_usage"
-    tenant_id: Mapped[uuid.UUID] = mapped_column(
-        UUID(as_uuid=True), ForeignKey("tenant.id", ondelete="CASCADE"), primary_key=True
-    )
+    tenant_id: Mapped[uuid.UUID] = _tenant_ref(primary_key=True)
     hour: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
     jobs: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
     calls: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
