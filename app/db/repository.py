@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, Protocol, Self, TypeVar
 
-from sqlalchemy import delete, func, inspect, select, update
+from sqlalchemy import ColumnElement, Select, delete, func, inspect, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -39,6 +39,9 @@ class _Filterable(Protocol):
 
 
 Stmt = TypeVar("Stmt", bound=_Filterable)
+# One row type of the per-tenant tables, and of those whose rows belong to one user.
+Row = TypeVar("Row", PassportRow, PassportVersion, IngestJob, ExtractionCache, TenantUsage)
+UserRow = TypeVar("UserRow", PassportVersion, IngestJob)
 
 
 class PassportStamp(NamedTuple):
@@ -137,39 +140,35 @@ class SystemRepository:
                 due,
             )
             .order_by(IngestJob.updated_at)
-            .limit(limit)
-            .with_for_update(skip_locked=True)
-            .subquery()
         )
-        result = await self.session.execute(
-            update(IngestJob)
-            .where(IngestJob.tenant_id == stale.c.tenant_id, IngestJob.id == stale.c.id)
-            .values(status="queued", updated_at=now)
-            .returning(IngestJob.tenant_id, IngestJob.id)
-        )
-        return [(row[0], row[1]) for row in result.all()]
+        return await self._update_unlocked_jobs(stale, limit, status="queued", updated_at=now)
 
     async def expire_payloads(self, finished_before: datetime, limit: int = 1000) -> int:
         """Drop the stored payload of jobs finished before the cutoff; returns how many."""
-        expired = (
-            select(IngestJob.tenant_id, IngestJob.id)
-            .where(
-                IngestJob.payload.is_not(None),
-                IngestJob.finished_at.is_not(None),
-                IngestJob.finished_at < finished_before,
-                IngestJob.status.in_(("done", "failed")),
-            )
-            .limit(limit)
-            .with_for_update(skip_locked=True)
-            .subquery()
+        expired = select(IngestJob.tenant_id, IngestJob.id).where(
+            IngestJob.payload.is_not(None),
+            IngestJob.finished_at.is_not(None),
+            IngestJob.finished_at < finished_before,
+            IngestJob.status.in_(("done", "failed")),
         )
+        return len(await self._update_unlocked_jobs(expired, limit, payload=None))
+
+    async def _update_unlocked_jobs(
+        self, picked: Select[uuid.UUID, uuid.UUID], limit: int, **values: Any
+    ) -> list[tuple[uuid.UUID, uuid.UUID]]:
+        """Set ``values`` on up to ``limit`` of the jobs ``picked`` selects; their ids.
+
+        SKIP LOCKED passes over the rows other transactions hold, so a sweep never waits on a
+        worker merging a job, nor overwrites what that worker is about to commit.
+        """
+        locked = picked.limit(limit).with_for_update(skip_locked=True).subquery()
         result = await self.session.execute(
             update(IngestJob)
-            .where(IngestJob.tenant_id == expired.c.tenant_id, IngestJob.id == expired.c.id)
-            .values(payload=None)
-            .returning(IngestJob.id)
+            .where(IngestJob.tenant_id == locked.c.tenant_id, IngestJob.id == locked.c.id)
+            .values(**values)
+            .returning(IngestJob.tenant_id, IngestJob.id)
         )
-        return len(result.all())
+        return [(row[0], row[1]) for row in result.all()]
 
 
 class TenantRepository:
@@ -183,17 +182,39 @@ class TenantRepository:
         """The one place a tenant filter is added to a SELECT, UPDATE or DELETE."""
         return stmt.where(model.tenant_id == self.tenant_id)
 
-    # -- passports -------------------------------------------------------------------------
-
-    async def passport(self, user_key: str, *, lock: bool = False) -> PassportRow | None:
-        """The passport row; with lock=True it is held FOR UPDATE until commit."""
-        stmt = self._scoped(select(PassportRow), PassportRow).where(
-            PassportRow.user_key == user_key
-        )
+    async def _one(self, model: type[Row], *where: Any, lock: bool = False) -> Row | None:
+        """The row of ``model`` that ``where`` picks, if any; with lock=True held FOR UPDATE."""
+        stmt = self._scoped(select(model), model).where(*where)
         if lock:
             stmt = stmt.with_for_update()
         result = await self.session.execute(stmt)
         return result.scalar_one_or_none()
+
+    async def _newest_first(
+        self,
+        model: type[UserRow],
+        user_key: str,
+        limit: int,
+        order: Sequence[ColumnElement[Any]],
+        below: ColumnElement[bool] | None,
+    ) -> Sequence[UserRow]:
+        """Up to ``limit`` of a user's rows in ``order``, only those ``below`` a cursor if given."""
+        stmt = (
+            self._scoped(select(model), model)
+            .where(model.user_key == user_key)
+            .order_by(*order)
+            .limit(limit)
+        )
+        if below is not None:
+            stmt = stmt.where(below)
+        result = await self.session.execute(stmt)
+        return result.scalars().all()
+
+    # -- passports -------------------------------------------------------------------------
+
+    async def passport(self, user_key: str, *, lock: bool = False) -> PassportRow | None:
+        """The passport row; with lock=True it is held FOR UPDATE until commit."""
+        return await self._one(PassportRow, PassportRow.user_key == user_key, lock=lock)
 
     async def passport_version(self, user_key: str) -> int | None:
         """Only the current version number: the cheap read behind ETags."""
@@ -280,16 +301,9 @@ class TenantRepository:
         self, user_key: str, limit: int, before: int | None
     ) -> Sequence[PassportVersion]:
         """Version rows newest first, below an optional cursor."""
-        stmt = (
-            self._scoped(select(PassportVersion), PassportVersion)
-            .where(PassportVersion.user_key == user_key)
-            .order_by(PassportVersion.version.desc())
-            .limit(limit)
-        )
-        if before is not None:
-            stmt = stmt.where(PassportVersion.version < before)
-        result = await self.session.execute(stmt)
-        return result.scalars().all()
+        below = None if before is None else PassportVersion.version < before
+        order = [PassportVersion.version.desc()]
+        return await self._newest_first(PassportVersion, user_key, limit, order, below)
 
     async def versions_to_rebuild(self, user_key: str, version: int) -> Sequence[PassportVersion]:
         """The rows from the newest snapshot at or below version up to version, in order."""
@@ -350,33 +364,19 @@ class TenantRepository:
 
     async def job(self, job_id: uuid.UUID, *, lock: bool = False) -> IngestJob | None:
         """A job by id."""
-        stmt = self._scoped(select(IngestJob), IngestJob).where(IngestJob.id == job_id)
-        if lock:
-            stmt = stmt.with_for_update()
-        result = await self.session.execute(stmt)
-        return result.scalar_one_or_none()
+        return await self._one(IngestJob, IngestJob.id == job_id, lock=lock)
 
     async def job_by_idempotency_key(self, key: str) -> IngestJob | None:
         """The job accepted earlier under this Idempotency-Key."""
-        result = await self.session.execute(
-            self._scoped(select(IngestJob), IngestJob).where(IngestJob.idempotency_key == key)
-        )
-        return result.scalar_one_or_none()
+        return await self._one(IngestJob, IngestJob.idempotency_key == key)
 
     async def list_jobs(
         self, user_key: str, limit: int, before: datetime | None
     ) -> Sequence[IngestJob]:
         """A user's jobs, newest first."""
-        stmt = (
-            self._scoped(select(IngestJob), IngestJob)
-            .where(IngestJob.user_key == user_key)
-            .order_by(IngestJob.created_at.desc(), IngestJob.id.desc())
-            .limit(limit)
-        )
-        if before is not None:
-            stmt = stmt.where(IngestJob.created_at < before)
-        result = await self.session.execute(stmt)
-        return result.scalars().all()
+        below = None if before is None else IngestJob.created_at < before
+        order: list[ColumnElement[Any]] = [IngestJob.created_at.desc(), IngestJob.id.desc()]
+        return await self._newest_first(IngestJob, user_key, limit, order, below)
 
     async def claim_job(
         self, job_id: uuid.UUID, now: datetime, stale_before: datetime
