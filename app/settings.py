@@ -30,12 +30,6 @@ class Settings(BaseSettings):
     port: int = 8000
     max_body_bytes: int = Field(default=5_000_000, description="Largest request body accepted.")
     db_pool_size: int = 10
-    read_pool_size: int = Field(
-        default=4,
-        ge=1,
-        le=100,
-        description="Connections each API process keeps for the one-row read of a warm request.",
-    )
     log_level: str = "info"
 
     # observability

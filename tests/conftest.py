@@ -158,12 +158,10 @@ async def worker(settings):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 async def client(app) -> AsyncIterator:  # type: ignore[no-untyped-def]
-    """An HTTP client on the ASGI app as the server runs it (with its hot path)."""
+    """An HTTP client on the ASGI app, the one `tessera api` serves."""
     import httpx
 
-    from app.api.hot import HotPath
-
-    transport = httpx.ASGITransport(app=HotPath(app))
+    transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://tessera.test") as c:
         yield c
 

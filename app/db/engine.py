@@ -15,7 +15,6 @@ from sqlalchemy.ext.asyncio import (
 )
 
 import migrations
-from app.db.reads import DatabaseUnavailable
 
 # What callers outside app/db catch for "the database said no" (missing schema, lost server).
 DatabaseError = DBAPIError
@@ -23,7 +22,7 @@ DatabaseError = DBAPIError
 
 def database_error_types() -> tuple[type[Exception], ...]:
     """The exception types that may mean an unreachable database (see database_unreachable)."""
-    return (DatabaseUnavailable, DBAPIError, OSError)
+    return (DBAPIError, OSError)
 
 
 def database_unreachable(exc: BaseException) -> bool:
@@ -31,7 +30,7 @@ def database_unreachable(exc: BaseException) -> bool:
     if isinstance(exc, DBAPIError):
         return exc.connection_invalidated or isinstance(exc, (OperationalError, InterfaceError))
     # asyncpg raises plain OSErrors (connection refused, reset) when it cannot connect.
-    return isinstance(exc, (DatabaseUnavailable, OSError))
+    return isinstance(exc, OSError)
 
 
 def async_url(url: str) -> str:
@@ -44,14 +43,14 @@ def sync_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
 
 
-def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
-    """An asyncpg engine; JSON is (de)serialised by orjson."""
+def create_engine(url: str, *, pool_size: int = 10, max_overflow: int | None = None) -> AsyncEngine:
+    """An asyncpg engine (overflow: ``pool_size`` more unless given); JSON by orjson."""
     import orjson
 
     return create_async_engine(
         async_url(url),
         pool_size=pool_size,
-        max_overflow=pool_size,
+        max_overflow=pool_size if max_overflow is None else max_overflow,
         # No pre-ping: it costs a round trip on every checkout, the bulk of a warm read's
         # database time. A connection found dead raises once and the pool is invalidated
         # (SQLAlchemy's disconnect handling); recycling bounds how stale a connection gets.

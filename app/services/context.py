@@ -7,8 +7,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from app.db.reads import HotReads, PassportStamp
-from app.db.uow import Sessions, UnitOfWork
+from app.db.repository import PassportStamp
+from app.db.uow import UowFactory
 from app.domain.context import Context, ContextIndex, ScoredMemory, build_context, parse_when
 from app.domain.ids import sha256_hex
 from app.domain.passport import Passport
@@ -57,21 +57,21 @@ def _period_end(year: int, month: int, label: str, epoch: float) -> float:
     return epoch
 
 
-async def current_stamp(reads: HotReads, tenant_id: uuid.UUID, user_key: str) -> PassportStamp:
-    """The user's current passport stamp (one small query, no session), or NotFound."""
-    return await passports.fresh_stamp(reads, tenant_id, user_key)
+async def current_stamp(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> PassportStamp:
+    """The user's current passport stamp (one small query), or NotFound."""
+    return await passports.fresh_stamp(uows, tenant_id, user_key)
 
 
 async def index_for(
-    reads: HotReads, sessions: Sessions, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
+    uows: UowFactory, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
 ) -> tuple[ContextIndex, PassportStamp]:
     """The user's index as it is now: one small query when warm, NotFound if no user."""
-    stamp = await current_stamp(reads, tenant_id, user_key)
-    return await index_at(sessions, cache, tenant_id, user_key, stamp)
+    stamp = await current_stamp(uows, tenant_id, user_key)
+    return await index_at(uows, cache, tenant_id, user_key, stamp)
 
 
 async def index_at(
-    sessions: Sessions,
+    uows: UowFactory,
     cache: IndexCache,
     tenant_id: uuid.UUID,
     user_key: str,
@@ -85,7 +85,7 @@ async def index_at(
     pending = _building.get(key)
     if pending is None:
         # One build per (tenant, user, stamp), however many reads miss at once.
-        pending = asyncio.ensure_future(_build(sessions, cache, tenant_id, user_key))
+        pending = asyncio.ensure_future(_build(uows, cache, tenant_id, user_key))
         _building[key] = pending
         pending.add_done_callback(lambda _: _building.pop(key, None))
     return await asyncio.shield(pending)
@@ -97,10 +97,10 @@ _building: dict[
 
 
 async def _build(
-    sessions: Sessions, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
+    uows: UowFactory, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
 ) -> tuple[ContextIndex, PassportStamp]:
     # Its own unit of work: the build is shared by every waiting request and outlives any one.
-    async with UnitOfWork(sessions) as uow:
+    async with uows() as uow:
         row = await uow.tenant(tenant_id).passport(user_key)
     if row is None:
         raise NotFound(f"no user {user_key!r}")

@@ -1,4 +1,4 @@
-"""The access line's cheap path writes the same JSON as structlog does."""
+"""Logs are JSON lines, ours and the standard library's alike, with the bound request ids."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ import io
 import json
 import logging
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import structlog
 
-from app.logging import HotLogger, configure_logging
+from app.logging import configure_logging
 from app.settings import Settings
 
 
@@ -31,58 +32,44 @@ def lines() -> Iterator[io.StringIO]:
             root.addHandler(handler)
         root.setLevel(level)
         logging.captureWarnings(False)
+        for name in ("sqlalchemy", "httpx", "httpcore", "asyncpg"):
+            logging.getLogger(name).setLevel(logging.NOTSET)
 
 
-def test_hot_lines_equal_structlog_lines_but_the_time(lines):
+def _parsed(buffer: io.StringIO) -> list[dict[str, object]]:
+    return [json.loads(line) for line in buffer.getvalue().splitlines()]
+
+
+def test_structlog_and_stdlib_lines_are_the_same_json(lines: io.StringIO) -> None:
     structlog.contextvars.bind_contextvars(request_id="r-1", tenant_id="t-1")
     fields = {"method": "GET", "route": "/users/{key}/context", "status": 200, "duration_ms": 1.5}
     structlog.stdlib.get_logger("tessera.access").info("request", **fields)
-    HotLogger("tessera.access").info("request", **fields)
-    usual, hot = (json.loads(line) for line in lines.getvalue().splitlines())
-    assert usual.pop("timestamp").endswith("Z") and hot.pop("timestamp").endswith("Z")
-    assert list(hot.items()) == list(usual.items())  # same keys, values and order
-    assert hot["request_id"] == "r-1" and hot["level"] == "info"
+    logging.getLogger("uvicorn.error").warning("shutting %s", "down")
+    ours, theirs = _parsed(lines)
+    assert {k: ours[k] for k in fields} == fields
+    assert ours["event"] == "request" and ours["level"] == "info"
+    assert ours["logger"] == "tessera.access"
+    assert theirs["event"] == "shutting down" and theirs["level"] == "warning"
+    for line in (ours, theirs):
+        assert line["request_id"] == "r-1" and line["tenant_id"] == "t-1"
+        stamp = str(line["timestamp"])
+        assert stamp.endswith("Z")  # UTC, ISO 8601
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        assert abs(datetime.now(UTC) - when) < timedelta(minutes=1)
 
 
-def test_hot_lines_respect_the_level(lines):
-    logging.getLogger("tessera.quiet").setLevel(logging.WARNING)
+def test_levels_are_respected_and_sql_logs_are_capped(lines: io.StringIO) -> None:
+    structlog.stdlib.get_logger("tessera.test").debug("hidden")
+    # A verbose SQLAlchemy logger would write statement parameters: passport content.
+    logging.getLogger("sqlalchemy.engine").info("SELECT ... secret parameters")
+    logging.getLogger("sqlalchemy.engine").warning("pool overflow")
+    assert [line["event"] for line in _parsed(lines)] == ["pool overflow"]
+
+
+def test_exceptions_are_a_plain_traceback_string(lines: io.StringIO) -> None:
     try:
-        HotLogger("tessera.quiet").info("request", status=200)
-    finally:
-        logging.getLogger("tessera.quiet").setLevel(logging.NOTSET)
-    assert lines.getvalue() == ""
-
-
-def test_hot_lines_reach_every_handler_when_ours_is_not_alone(lines):
-    # The direct write is only taken when our handler is the one output; others still get it.
-    extra = io.StringIO()
-    handler = logging.StreamHandler(extra)
-    logging.getLogger("tessera").addHandler(handler)
-    try:
-        HotLogger("tessera.access").info("request", status=201)
-    finally:
-        logging.getLogger("tessera").removeHandler(handler)
-    assert json.loads(lines.getvalue())["status"] == 201
-    assert extra.getvalue().strip()
-    HotLogger("tessera.access").info("request", status=202)
-    assert json.loads(lines.getvalue().splitlines()[-1])["status"] == 202
-
-
-def test_timestamps_are_structlogs_iso_utc() -> None:
-    import datetime as dt
-    from unittest import mock
-
-    from app.logging import UtcTimestamp
-
-    for ns in (1_764_469_944_880_180_123, 1_764_469_944_000_000_000, 1_764_469_945_000_999_999):
-        ours = UtcTimestamp(clock=lambda ns=ns: ns)(None, "info", {})["timestamp"]
-        instant = dt.datetime.fromtimestamp(ns // 1000 / 1e6, dt.UTC).replace(
-            microsecond=ns // 1000 % 1_000_000
-        )
-        with mock.patch("structlog.processors.datetime.datetime") as clock:
-            clock.now.return_value = instant
-            theirs = structlog.processors.TimeStamper(fmt="iso", utc=True)(None, "info", {})
-        assert ours == theirs["timestamp"]
-    stamp = UtcTimestamp()
-    first = stamp(None, "info", {})["timestamp"]
-    assert first.endswith("Z") and first[:4].isdigit()
+        raise ValueError("boom")
+    except ValueError:
+        structlog.stdlib.get_logger("tessera.test").exception("failed")
+    (line,) = _parsed(lines)
+    assert isinstance(line["exception"], str) and "ValueError: boom" in line["exception"]

@@ -4,24 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+import orjson
 from fastapi import APIRouter, Header, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from app.api.deps import TenantDep, UserKey
-from app.api.lean import LeanRoute
-from app.api.naming import operation_id
 from app.api.problems import COMMON, NOT_FOUND
 from app.services import context
 
 router = APIRouter(tags=["context"], responses={**COMMON, **NOT_FOUND})
-# The context read is the hottest route: resolved by a plan, not FastAPI's per-request solver.
-lean = APIRouter(
-    tags=["context"],
-    responses={**COMMON, **NOT_FOUND},
-    route_class=LeanRoute,
-    # Its routes go straight onto the app's router (app.py), so they take their ids here.
-    generate_unique_id_function=operation_id,
-)
 
 Q = Annotated[
     str | None,
@@ -54,7 +45,7 @@ class SearchResult(BaseModel):
     items: list[SearchHit]
 
 
-@lean.get(
+@router.get(
     "/users/{key}/context",
     name="get_context",
     response_class=Response,
@@ -83,8 +74,8 @@ async def get_context(
     """Facts and preferences, then the memories that matter for ``q``, within the budget."""
     window = context.Window.parse(since, until)
     state = request.app.state
-    # Warm, this one-row read is the only database work: no session unless the index is built.
-    stamp = await context.current_stamp(state.reads, tenant, key)
+    # Warm, this one-row read is the only database work.
+    stamp = await context.current_stamp(state.read_uows, tenant, key)
     params = (q, budget_chars, format, since, until)
     etag = context.context_etag(stamp, params)
     headers = {"ETag": etag, "X-Passport-Version": str(stamp.version)}
@@ -95,7 +86,7 @@ async def get_context(
     cached = state.context_results.get(cache_key)
     if cached is None:
         index, built = await context.index_at(
-            state.read_sessions, state.context_cache, tenant, key, stamp
+            state.read_uows, state.context_cache, tenant, key, stamp
         )
         if built != stamp:  # a new version landed before the build read the row
             stamp = built
@@ -104,8 +95,6 @@ async def get_context(
             cache_key = (tenant, key, etag)
         chosen = context.render(index, q, budget_chars, window)
         if format == "json":
-            import orjson
-
             body = {"version": stamp.version, "budget_chars": budget_chars, **chosen.to_json()}
             cached = (orjson.dumps(body), "application/json")
         else:
@@ -127,9 +116,7 @@ async def search(
     """Observations and episodes ranked for ``q``, with scores and provenance."""
     window = context.Window.parse(since, until)
     state = request.app.state
-    index, stamp = await context.index_for(
-        state.reads, state.read_sessions, state.context_cache, tenant, key
-    )
+    index, stamp = await context.index_for(state.read_uows, state.context_cache, tenant, key)
     hits = context.search_memories(index, q, limit, window)
     items = []
     for hit in hits:
