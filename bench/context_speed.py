@@ -840,10 +840,14 @@ PROFILE_FUNCTIONS = (
     ("    BM25Index.scores", "BM25Index.scores", "app/domain/bm25.py"),
     ("  _choose_memories: the budget scan", "_choose_memories", "app/domain/context.py"),
     ("index_at (index cache lookup; build on a miss)", "index_at", "app/services/context.py"),
-    ("HotReads.passport_stamp (version query)", "HotReads.passport_stamp", "app/db/reads.py"),
+    (
+        "passport_stamp (version query)",
+        "TenantRepository.passport_stamp",
+        "app/db/repository.py",
+    ),
     ("TenantKey (API key; cached)", "TenantKey.__call__", "app/api/deps.py"),
     ("get_uow (session: open, close)", "get_uow", "app/api/deps.py"),
-    ("HotLogger.info (access line)", "HotLogger.info", "app/logging.py"),
+    ("BoundLogger.info (access line)", "BoundLogger.info", "structlog/stdlib.py"),
     ("RequestContext (id, metrics, log)", "RequestContext.__call__", "app/api/request_id.py"),
 )
 # Leaf frames of idle threads (the thread pools waiting for work), not the event loop's work.
@@ -1017,41 +1021,44 @@ def report(
     return "\n".join(lines) + "\n", checks
 
 
+CPU_TARGET_MS = 2.0  # API CPU per warm context read at 1,000 episodes, a new question each
+
+
 def targets(inproc: list[InProcess], loads: list[Load]) -> list[str]:
-    """The two targets of issue 4, PASS/FAIL with the ratio (or why they could not be checked)."""
+    """The targets, PASS/FAIL with their figures (or why they could not be checked)."""
     out = []
-    # The target is judged on new questions: a reused response would flatter it.
-    warm = next((x for x in loads if x.label == FRESH and x.episodes == 1000), None)
-    repeated = next((x for x in loads if x.label == REPEATED and x.episodes == 1000), None)
-    ceilings = [x for x in loads if x.label == PAIRED_CEILING]
-    fresh = [x for x in loads if x.label == PAIRED_FRESH]
-    if ceilings and len(ceilings) == len(fresh):
-        ratios = [f.rps / t.rps for t, f in zip(ceilings, fresh, strict=True)]
-        by_cpu = [t.api_cpu_ms / f.api_cpu_ms for t, f in zip(ceilings, fresh, strict=True)]
-        ratio = statistics.median(ratios)
-        verdict = "PASS" if ratio >= 0.25 else "FAIL"
+    # Judged on new questions (a reused response would flatter it), by API CPU per request:
+    # throughput comes from more uvicorn workers, so what one read costs is what counts.
+    fresh = [
+        x
+        for x in loads
+        if x.episodes == TARGET_EPISODES and x.label in (FRESH, PAIRED_FRESH) and not x.errors
+    ]
+    if fresh:
+        cpu = [x.api_cpu_ms for x in fresh]
+        median = statistics.median(cpu)
+        verdict = "PASS" if median <= CPU_TARGET_MS else "FAIL"
         out.append(
             f"  {verdict}  warm context at 1,000 episodes, a new question each request: "
-            f"{ratio:.3f} of the trivial endpoint's req/s (median of {len(ratios)} pairs of "
-            f"cells run back to back: {', '.join(f'{r:.2f}' for r in ratios)}; target >= 0.25)"
+            f"{median:.2f} ms of API CPU per request (median of {len(cpu)} cells: "
+            f"{', '.join(f'{c:.2f}' for c in cpu)}; target <= {CPU_TARGET_MS:.1f} ms)"
         )
         out.append(
-            f"        by CPU per request (less sensitive to a shared machine): median "
-            f"{statistics.median(by_cpu):.2f} ({', '.join(f'{r:.2f}' for r in by_cpu)})"
+            f"        latency p50 {statistics.median(x.p50_ms for x in fresh):.2f} ms, "
+            f"p99 {statistics.median(x.p99_ms for x in fresh):.2f} ms (medians of those cells)"
         )
-        single = [x.rps for x in loads if x.server == "trivial" and x.label not in PAIRED]
-        if warm is not None and single:
-            out.append(
-                f"        the table's own cells: {warm.rps:,.0f} req/s = "
-                f"{warm.rps / statistics.mean(single):.2f} of the mean of its two ceiling cells"
-            )
-        if repeated is not None and single:
-            out.append(
-                f"        repeated questions (response cache): {repeated.rps:,.0f} req/s = "
-                f"{repeated.rps / statistics.mean(single):.2f} of that ceiling"
-            )
     else:
-        out.append("  n/a   warm context at 1,000 episodes vs trivial: not measured in this run")
+        out.append("  n/a   warm context at 1,000 episodes: not measured in this run")
+    ceilings = [x for x in loads if x.label == PAIRED_CEILING]
+    paired = [x for x in loads if x.label == PAIRED_FRESH]
+    if ceilings and len(ceilings) == len(paired):
+        # The withdrawn ratio target's figure, kept for comparison with earlier rounds.
+        ratios = [f.rps / t.rps for t, f in zip(ceilings, paired, strict=True)]
+        out.append(
+            f"  info  the same read against the trivial endpoint (withdrawn target): "
+            f"{statistics.median(ratios):.3f} of its req/s "
+            f"({', '.join(f'{r:.2f}' for r in ratios)})"
+        )
     big = max(inproc, key=lambda r: r.episodes, default=None)
     if big is not None:
         ours, theirs = big.bm25_ms["tessera BM25Index.scores"], big.bm25_ms["bm25s get_scores"]
@@ -1098,7 +1105,7 @@ def main(argv: list[str] | None = None) -> int:
         "--no-in-process", action="store_true", help="the HTTP part only (no in-process timings)"
     )
     parser.add_argument(
-        "--pairs", type=int, default=3, help="paired ceiling/new-question cells for the target"
+        "--pairs", type=int, default=3, help="more ceiling/new-question cells for the target"
     )
     parser.add_argument("--profile", action="store_true", help="py-spy the warm HTTP path too")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this file")
@@ -1153,9 +1160,8 @@ def main(argv: list[str] | None = None) -> int:
             ceiling += ", again"
             loads.append(load_cell(servers, ceiling, "trivial", None, trivial, auth, seconds, c))
             if TARGET_EPISODES in sizes:
-                # The target, in pairs of cells run back to back: a shared machine's speed drifts
-                # over a run by more than the margin being judged, so each new-question cell is
-                # compared with a ceiling measured beside it, and the median pair decides.
+                # More cells of the target, each beside a ceiling run just before it: a shared
+                # machine's speed drifts over a run, and the median of the cells decides.
                 paths = context_paths(users[TARGET_EPISODES][0], QUESTIONS)
                 for _ in range(args.pairs):
                     loads.append(
