@@ -241,6 +241,14 @@ def cmd_dev(settings: Settings, args: argparse.Namespace) -> int:
     return code
 
 
+def _group(
+    add_parser: Callable[..., argparse.ArgumentParser], name: str, helptext: str
+) -> Callable[..., argparse.ArgumentParser]:
+    """Add a command group; what it returns adds the group's actions, named in ``args.action``."""
+    actions = add_parser(name, help=helptext).add_subparsers(dest="action", required=True)
+    return actions.add_parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tessera`` command."""
     parser = argparse.ArgumentParser(prog="tessera", description=__doc__)
@@ -259,21 +267,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--downgrade", metavar="REVISION", default=None)
     sub.add_parser("openapi", help="print the OpenAPI spec")
 
-    tenants = sub.add_parser("tenants", help="manage tenants").add_subparsers(
-        dest="action", required=True
-    )
-    p = tenants.add_parser("create", help="create a tenant and print its key")
-    p.add_argument("name")
-    tenants.add_parser("list", help="list tenants")
+    tenant_action = _group(sub.add_parser, "tenants", "manage tenants")
+    tenant_action("create", help="create a tenant and print its key").add_argument("name")
+    tenant_action("list", help="list tenants")
 
-    keys = sub.add_parser("keys", help="manage API keys").add_subparsers(
-        dest="action", required=True
-    )
-    p = keys.add_parser("create", help="issue a key for a tenant (id or name)")
+    key_action = _group(sub.add_parser, "keys", "manage API keys")
+    p = key_action("create", help="issue a key for a tenant (id or name)")
     p.add_argument("tenant")
     p.add_argument("--name", default="")
-    p = keys.add_parser("revoke", help="revoke a key by its prefix")
-    p.add_argument("prefix")
+    key_action("revoke", help="revoke a key by its prefix").add_argument("prefix")
     client.add_parsers(sub)
     return parser
 
