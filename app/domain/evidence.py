@@ -1,0 +1,634 @@
+"""Context from the verbatim turn log: BM25 over what was said, each hit with its neighbours.
+
+``EvidenceIndex`` holds a user's turns in log order and grows with ``extend``: a new row adds its
+postings and nothing is rebuilt. Each BM25 weight is computed when a query asks for its term,
+from the collection statistics of that moment (document count, mean length, document frequency),
+so an index grown row by row ranks exactly as one built at once, and a read after a write costs
+the new rows plus the postings of the query's terms, never the history.
+
+A long turn (an assistant's answer of prose and code) is indexed and shown by passage: it is cut
+into passages of about ``PASSAGE_TARGET`` characters on paragraph, then sentence, then word
+boundaries, and the passage that matches is what a context shows, with its turn's id.
+
+``assemble`` ranks the passages for a query, takes each hit with the turn before and after it in
+the same session (a question and its answer), fills the budget greedily in rank order, and shows
+the chosen turns in time order as ``[7 May 2023] Speaker: text``, each relative date followed by
+the day it was resolved to at ingest: "yesterday (6 May 2023)". Without a query it shows the most
+recent turns. Each item names its turn's own client id. Pure: no I/O, no clock, no settings.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from app.domain.bm25 import K1, B
+from app.domain.dates import format_day, format_month, resolve_relative
+from app.domain.text import tokenize
+
+# A turn longer than PASSAGE_MAX is cut into passages of about PASSAGE_TARGET characters: long
+# enough for a sentence with its context, short enough that one answer of thousands of
+# characters cannot fill a small budget by itself.
+PASSAGE_TARGET = 500
+PASSAGE_MAX = 600
+# Turns shown on each side of a hit: the message it answers and the answer it gets.
+NEIGHBOURS = 1
+# A neighbour's priority as a share of its hit's score: see ``_by_relevance``.
+NEIGHBOUR_WEIGHT = 0.5
+# A neighbour shows at most this many characters of its passage (its opening words): it is there
+# to say what the hit answers or what answered it, and a long one would crowd out other hits.
+NEIGHBOUR_CHARS = 300
+# A query that names a speaker lifts that speaker's matching passages by this share of the best
+# score: enough to order near-ties, never enough to outrank a clearly better match.
+SPEAKER_LIFT = 0.3
+# A passage's score takes this share of the passages beside it in the same session: people say
+# one thing over several short messages in a row, and the words of a question spread over them.
+RUN_SHARE = 0.1
+# A speaker's name in a query matches with one typo when the name has at least this many letters.
+MIN_TYPO_CHARS = 5
+# Below this many characters of room no further line is worth trying.
+MIN_LINE = 24
+ELLIPSIS = "…"
+
+Order = Literal["relevance", "recency"]
+Role = Literal["hit", "neighbour", "recent"]
+FloatArray = npt.NDArray[np.float64]
+
+_PARAGRAPH_RE = re.compile(r"\n[ \t]*\n")
+_SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+|\n")
+_SPACE_RE = re.compile(r"\s+")
+
+
+# --- records --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SaidDate:
+    """A relative date as it was said and the day it was resolved to when it was said."""
+
+    said: str  # the expression as written: "yesterday", "last Saturday"
+    day: str  # ISO: 2023-05-06 for a day (a week or weekend: its first day), 2023-05, 2023
+
+    def to_dict(self) -> dict[str, str]:
+        """The passport form: ``{"said": ..., "day": ...}``."""
+        return {"said": self.said, "day": self.day}
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """One verbatim turn of the log, as context assembly reads it."""
+
+    id: str  # the log row's own id
+    turn_id: str | None  # the client's id of the turn: the provenance a context gives
+    speaker: str
+    text: str
+    ts: str | None  # event time, ISO 8601
+    session: str | None
+    dates: tuple[SaidDate, ...]  # relative dates resolved at ingest, in the order said
+    position: int  # order in the log
+
+
+def turn_dates(text: str, ts: datetime | None) -> tuple[SaidDate, ...]:
+    """The relative dates of ``text`` resolved against the time it was said (none without it)."""
+    if ts is None:
+        return ()
+    try:
+        found = resolve_relative(text, ts)
+    except Exception:  # a faulty date rule must cost the turn its dates, never the turn itself
+        return ()
+    return tuple(SaidDate(r.expression, r.iso) for r in found if r.relative)
+
+
+def day_label(iso: str) -> str:
+    """``7 May 2023`` for ``2023-05-07``, ``May 2023`` for ``2023-05``; anything else as is."""
+    try:
+        if len(iso) == 10:
+            return format_day(date.fromisoformat(iso))
+        if len(iso) == 7:
+            return format_month(date.fromisoformat(iso + "-01"))
+    except ValueError:
+        pass
+    return iso
+
+
+def _ts_day(ts: str | None) -> str | None:
+    if not ts:
+        return None
+    try:
+        when = datetime.fromisoformat(ts)
+    except ValueError:
+        return None
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return format_day(when.date())
+
+
+# --- passages -------------------------------------------------------------------------------
+
+
+def _pieces(text: str, start: int, end: int, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    """``text[start:end]`` cut at ``pattern``'s matches, as spans without the separators."""
+    spans: list[tuple[int, int]] = []
+    cursor = start
+    for m in pattern.finditer(text, start, end):
+        if m.start() > cursor:
+            spans.append((cursor, m.start()))
+        cursor = m.end()
+    if cursor < end:
+        spans.append((cursor, end))
+    return spans
+
+
+def _words(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A span longer than PASSAGE_MAX cut at the last space before each PASSAGE_TARGET."""
+    spans: list[tuple[int, int]] = []
+    while end - start > PASSAGE_MAX:
+        cut = text.rfind(" ", start + PASSAGE_TARGET // 2, start + PASSAGE_TARGET)
+        cut = cut if cut > start else start + PASSAGE_TARGET
+        spans.append((start, cut))
+        start = cut
+    spans.append((start, end))
+    return spans
+
+
+def passages(text: str) -> list[tuple[int, int]]:
+    """Character spans of ``text`` to index and show apart: one span unless it is long."""
+    stripped = text.strip()
+    if len(stripped) <= PASSAGE_MAX:
+        return [(0, len(text))]
+    units: list[tuple[int, int]] = []
+    for p_start, p_end in _pieces(text, 0, len(text), _PARAGRAPH_RE):
+        if p_end - p_start <= PASSAGE_MAX:
+            units.append((p_start, p_end))
+            continue
+        for s_start, s_end in _pieces(text, p_start, p_end, _SENTENCE_RE):
+            units += _words(text, s_start, s_end)
+    # Pack neighbouring units up to the target, so short sentences travel together.
+    out: list[tuple[int, int]] = []
+    for start, end in units:
+        if not text[start:end].strip():
+            continue
+        if out and end - out[-1][0] <= PASSAGE_TARGET:
+            out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+    return out or [(0, len(text))]
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether two long enough words are one letter added, dropped or changed apart."""
+    if min(len(a), len(b)) < MIN_TYPO_CHARS or abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1 :] == b[i + 1 :]
+    return a[i:] == b[i + 1 :]
+
+
+# --- the index ------------------------------------------------------------------------------
+
+
+class EvidenceIndex:
+    """BM25 over a user's turns by passage, grown in log order by ``extend``."""
+
+    def __init__(self, records: Iterable[TurnRecord] = (), *, k1: float = K1, b: float = B) -> None:
+        self.k1 = k1
+        self.b = b
+        self.records: list[TurnRecord] = []
+        self.spans: list[tuple[int, int]] = []  # per passage: its character span in its turn
+        self.turn_of: list[int] = []  # per passage: its turn's place in ``records``
+        self.first_passage: list[int] = []  # per turn: its first passage (they are contiguous)
+        self.prefixes: list[str] = []  # per turn: "[7 May 2023] Speaker: "
+        self._speaker_of: list[int] = []  # per passage: its speaker's number
+        self._session_of: list[int] = []  # per passage: its session's number
+        self._sessions: dict[str | None, int] = {}
+        self._session_array: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._speakers: dict[str, int] = {}
+        self._speaker_tokens: list[frozenset[str]] = []
+        self._postings: dict[str, tuple[list[int], list[int]]] = {}  # term -> (passages, tf)
+        self._lengths: list[int] = []
+        self._total_length = 0
+        self._length_array: npt.NDArray[np.float64] = np.zeros(0)
+        self.extend(records)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    @property
+    def n_passages(self) -> int:
+        """How many passages are indexed."""
+        return len(self.spans)
+
+    @property
+    def last_position(self) -> int | None:
+        """The log position of the newest turn held, None when empty."""
+        return self.records[-1].position if self.records else None
+
+    def extend(self, records: Iterable[TurnRecord]) -> int:
+        """Add the turns that come after the newest one held; returns how many were added."""
+        last = self.last_position
+        added = 0
+        for record in sorted(records, key=lambda r: r.position):
+            if last is not None and record.position <= last:
+                continue  # already held: a cache may ask for rows it has seen
+            self._add(record)
+            last = record.position
+            added += 1
+        return added
+
+    def _add(self, record: TurnRecord) -> None:
+        turn = len(self.records)
+        self.records.append(record)
+        self.first_passage.append(len(self.spans))
+        day = _ts_day(record.ts)
+        speaker = f"{record.speaker}: " if record.speaker else ""
+        self.prefixes.append(f"[{day}] {speaker}" if day else speaker)
+        speaker_tokens = tokenize(record.speaker)
+        code = self._speakers.get(record.speaker)
+        if code is None:
+            code = self._speakers[record.speaker] = len(self._speaker_tokens)
+            self._speaker_tokens.append(frozenset(speaker_tokens))
+        session = self._sessions.setdefault(record.session, len(self._sessions))
+        for start, end in passages(record.text):
+            doc = len(self.spans)
+            self._session_of.append(session)
+            self.spans.append((start, end))
+            self.turn_of.append(turn)
+            self._speaker_of.append(code)
+            # The resolved days are searched too: "what did she do on 6 May" finds "yesterday";
+            # and who said it, as a line of a chat reads "Speaker: text".
+            tokens = tokenize(_annotate(record.text[start:end], record.dates)) + speaker_tokens
+            counts: dict[str, int] = {}
+            for token in tokens:
+                counts[token] = counts.get(token, 0) + 1
+            for token, tf in counts.items():
+                docs, tfs = self._postings.setdefault(token, ([], []))
+                docs.append(doc)
+                tfs.append(tf)
+            self._lengths.append(len(tokens))
+            self._total_length += len(tokens)
+
+    def passages_of(self, turn: int) -> range:
+        """The passage numbers of the turn at ``turn`` in ``records``."""
+        end = self.first_passage[turn + 1] if turn + 1 < len(self.records) else len(self.spans)
+        return range(self.first_passage[turn], end)
+
+    def _doc_lengths(self) -> npt.NDArray[np.float64]:
+        n = len(self._lengths)
+        if self._length_array.size != n:  # grown since the last query: only the tail is new
+            tail = np.asarray(self._lengths[self._length_array.size :], dtype=np.float64)
+            self._length_array = np.concatenate((self._length_array, tail))
+        return self._length_array
+
+    def same_session_as_next(self) -> npt.NDArray[np.bool_]:
+        """Per passage but the last: whether the next passage in the log is in its session."""
+        if self._session_array.size != len(self._session_of):
+            self._session_array = np.asarray(self._session_of, dtype=np.int64)
+        codes = self._session_array
+        return np.asarray(codes[1:] == codes[:-1], dtype=np.bool_)
+
+    def scores(self, query_tokens: Sequence[str]) -> FloatArray:
+        """BM25 score of every passage for the query, with the statistics of the index as it is."""
+        n = len(self.spans)
+        out = np.zeros(n, dtype=np.float64)
+        if not n:
+            return out
+        lengths = self._doc_lengths()
+        avgdl = self._total_length / n or 1.0
+        for token in query_tokens:  # a repeated query token counts again, as in BM25Index
+            posting = self._postings.get(token)
+            if posting is None:
+                continue
+            docs = np.asarray(posting[0], dtype=np.int64)
+            tf = np.asarray(posting[1], dtype=np.float64)
+            df = len(posting[0])
+            idf = math.log1p((n - df + 0.5) / (df + 0.5))
+            norm = self.k1 * (1.0 - self.b + self.b * lengths[docs] / avgdl)
+            out[docs] += idf * tf / (tf + norm)
+        return out
+
+    def speakers_named(self, query_tokens: Iterable[str]) -> set[int]:
+        """The speakers (by number) whose whole name the query holds, in any case or one typo."""
+        held = set(query_tokens)
+        return {
+            code
+            for code, toks in enumerate(self._speaker_tokens)
+            if toks and all(t in held or any(_one_edit(t, h) for h in held) for t in toks)
+        }
+
+    def speaker_mask(self, codes: set[int]) -> npt.NDArray[np.bool_]:
+        """Which passages those speakers said."""
+        return np.isin(np.asarray(self._speaker_of, dtype=np.int64), sorted(codes))
+
+
+# --- assembly -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceItem:
+    """One turn a context shows: whole, or the passages of it that were chosen."""
+
+    id: str
+    turn_id: str | None
+    speaker: str
+    ts: str | None
+    session: str | None
+    text: str  # what the line shows after the date and speaker, dates annotated
+    role: Role  # a ranked hit, a neighbour of one, or (without a query) a recent turn
+    cut: bool  # only part of the turn is shown
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form, with the turn's own client id as its provenance."""
+        return {
+            "kind": "turn",
+            "id": self.id,
+            "turn_id": self.turn_id,
+            "speaker": self.speaker,
+            "ts": self.ts,
+            "session": self.session,
+            "text": self.text,
+            "role": self.role,
+            "cut": self.cut,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The turns chosen for a query, in time order, and the text they render to."""
+
+    query: str | None
+    budget_chars: int
+    items: tuple[EvidenceItem, ...]
+    text: str
+    omitted: int  # matching (or, without a query, older) turns left out
+    order: Order
+
+    @property
+    def turn_ids(self) -> tuple[str, ...]:
+        """The client ids of every turn shown, in time order."""
+        return tuple(i.turn_id for i in self.items if i.turn_id is not None)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form of the selection."""
+        return {
+            "query": self.query,
+            "budget_chars": self.budget_chars,
+            "order": self.order,
+            "omitted": self.omitted,
+            "turns": [i.to_dict() for i in self.items],
+        }
+
+
+def _annotate(text: str, dates: Sequence[SaidDate]) -> str:
+    """``text`` with each resolved date written after what was said: "yesterday (6 May 2023)"."""
+    if not dates:
+        return text
+    parts: list[str] = []
+    cursor = 0
+    for said in dates:
+        at = text.find(said.said, cursor)
+        if at < 0 or not said.said:
+            continue  # said in a part of the turn that is not shown
+        end = at + len(said.said)
+        parts.append(f"{text[cursor:end]} ({day_label(said.day)})")
+        cursor = end
+    parts.append(text[cursor:])
+    return "".join(parts)
+
+
+class _Selection:
+    """The passages chosen so far, per turn, and what their lines cost."""
+
+    def __init__(self, index: EvidenceIndex, room: int, clip_chars: int) -> None:
+        self.index = index
+        self.room = room  # characters left, newlines between lines included
+        self.clip_chars = clip_chars
+        self.chosen: dict[int, set[int]] = {}  # turn -> its passages shown
+        self.clipped: set[int] = set()  # turns shown only as a neighbour: their opening words
+        self.roles: dict[int, Role] = {}
+        self.lines: dict[int, str] = {}
+
+    def line(self, turn: int, shown: set[int], clip: bool) -> tuple[str, str, bool]:
+        """(the line, its text after the prefix, whether it is cut) for those passages."""
+        index = self.index
+        record = index.records[turn]
+        spans = index.spans
+        runs: list[list[int]] = []
+        for doc in sorted(shown):
+            if runs and runs[-1][-1] == doc - 1:
+                runs[-1].append(doc)
+            else:
+                runs.append([doc])
+        pieces = [record.text[spans[run[0]][0] : spans[run[-1]][1]].strip() for run in runs]
+        own = index.passages_of(turn)
+        body = f" {ELLIPSIS} ".join(_annotate(p, record.dates) for p in pieces)
+        cut = len(shown) < len(own)
+        if cut and runs[0][0] != own.start:
+            body = f"{ELLIPSIS} {body}"
+        ends_cut = cut and runs[-1][-1] != own.stop - 1
+        if clip and len(body) > self.clip_chars:
+            space = body.rfind(" ", 0, self.clip_chars)
+            body = body[: space if space > 0 else self.clip_chars].rstrip()
+            cut = ends_cut = True
+        if ends_cut:
+            body = f"{body} {ELLIPSIS}"
+        return index.prefixes[turn] + body, body, cut
+
+    def add(self, turn: int, docs: Iterable[int], role: Role) -> bool:
+        """Show ``docs`` of ``turn`` too if the budget allows; whether they are shown now."""
+        before = self.chosen.get(turn, set())
+        shown = before | set(docs)
+        # A neighbour is clipped to its opening words; a hit, or a turn shown as one, is not.
+        clip = role == "neighbour" and (turn in self.clipped or turn not in self.chosen)
+        if shown == before and clip == (turn in self.clipped):
+            return turn in self.chosen
+        text, _, _ = self.line(turn, shown, clip)
+        old = self.lines.get(turn)
+        cost = len(text) - (len(old) if old is not None else -1)  # a new line adds its newline
+        if cost > self.room:
+            return False
+        self.room -= cost
+        self.chosen[turn] = shown
+        self.roles.setdefault(turn, role)
+        self.lines[turn] = text
+        if clip:
+            self.clipped.add(turn)
+        else:
+            self.clipped.discard(turn)
+        return True
+
+    def render(self, turn: int) -> tuple[str, str, bool]:
+        """The turn's line as chosen: (line, text after the prefix, cut)."""
+        return self.line(turn, self.chosen[turn], turn in self.clipped)
+
+
+def _neighbour_passage(index: EvidenceIndex, turn: int, scores: FloatArray, side: int) -> int:
+    """The passage of a neighbour to show: its best match, else its end nearest the hit."""
+    own = index.passages_of(turn)
+    if len(own) == 1:
+        return own.start
+    best = max(own, key=lambda d: scores[d])
+    if scores[best] > 0:
+        return best
+    return own.stop - 1 if side < 0 else own.start
+
+
+def _window(index: EvidenceIndex, turn: int, side: int, n: int) -> list[int]:
+    """Up to ``n`` turns on one side of ``turn`` in the same session, nearest first."""
+    session = index.records[turn].session
+    out: list[int] = []
+    other = turn + side
+    while len(out) < n and 0 <= other < len(index.records):
+        if index.records[other].session != session:
+            break
+        out.append(other)
+        other += side
+    return out
+
+
+def _note(count: int, order: Order) -> str:
+    what = "more matching" if order == "relevance" else "older"
+    return f"(+{count} {what} turns not shown)"
+
+
+def _dedupe_key(record: TurnRecord) -> tuple[str, str]:
+    return (record.speaker, _SPACE_RE.sub(" ", record.text.strip().casefold()))
+
+
+def assemble(
+    index: EvidenceIndex,
+    q: str | None,
+    budget_chars: int,
+    *,
+    neighbours: int = NEIGHBOURS,
+    neighbour_weight: float = NEIGHBOUR_WEIGHT,
+    neighbour_chars: int = NEIGHBOUR_CHARS,
+) -> Evidence:
+    """The turns that best answer ``q`` with their neighbours, in time order, within budget."""
+    budget = max(budget_chars, 0)
+    tokens = tokenize(q) if q else []
+    scores = index.scores(tokens) if tokens else np.zeros(index.n_passages)
+    if tokens and scores.size and scores.max() > 0:
+        named = index.speakers_named(tokens)
+        if named:
+            lifted = index.speaker_mask(named) & (scores > 0)
+            scores = scores + np.where(lifted, SPEAKER_LIFT * float(scores.max()), 0.0)
+    if RUN_SHARE and scores.size > 1:
+        scores = _with_run(index, scores)
+    hits = np.flatnonzero(scores > 0)
+    if hits.size:
+        # Best first; among equals the newer, as a chat's latest word on a thing is likelier.
+        ranked = hits[np.lexsort((-hits, -scores[hits]))].tolist()
+        selection, omitted = _by_relevance(
+            index, ranked, scores, budget, neighbours, neighbour_weight, neighbour_chars
+        )
+        order: Order = "relevance"
+    else:
+        selection, omitted = _by_recency(index, budget)
+        order = "recency"
+    items: list[EvidenceItem] = []
+    lines: list[str] = []
+    for turn in sorted(selection.chosen):
+        record = index.records[turn]
+        line, body, cut = selection.render(turn)
+        lines.append(line)
+        items.append(
+            EvidenceItem(
+                id=record.id,
+                turn_id=record.turn_id,
+                speaker=record.speaker,
+                ts=record.ts,
+                session=record.session,
+                text=body,
+                role=selection.roles[turn],
+                cut=cut,
+            )
+        )
+    if omitted and items:
+        lines.append(_note(omitted, order))
+    text = "\n".join(lines)
+    assert len(text) <= budget, (len(text), budget)
+    return Evidence(q, budget_chars, tuple(items), text, omitted, order)
+
+
+def _with_run(index: EvidenceIndex, scores: FloatArray) -> FloatArray:
+    """Each passage's score plus RUN_SHARE of the passages beside it in the same session."""
+    same = index.same_session_as_next()
+    out = scores.copy()
+    out[:-1] += RUN_SHARE * np.where(same, scores[1:], 0.0)
+    out[1:] += RUN_SHARE * np.where(same, scores[:-1], 0.0)
+    return out
+
+
+def _by_relevance(
+    index: EvidenceIndex,
+    ranked: list[int],
+    scores: FloatArray,
+    budget: int,
+    neighbours: int,
+    neighbour_weight: float,
+    neighbour_chars: int,
+) -> tuple[_Selection, int]:
+    """Hits and their neighbours by priority while they fit; and the matching turns left out.
+
+    A hit's priority is its score; once it is shown, each neighbour waits with
+    ``neighbour_weight`` times that score (less again for each further step), so the context
+    of a strong match comes before a weak match, and a weak match before the context of another.
+    """
+    hit_turns = {index.turn_of[d] for d in ranked}
+    # Room for the note at its longest, so whatever is chosen, the note still fits.
+    room = budget + 1 - (len(_note(len(hit_turns), "relevance")) + 1)
+    selection = _Selection(index, room, neighbour_chars)
+    seen: dict[tuple[str, str], int] = {}  # a turn said again word for word is shown once
+    # (-priority, order, passage, turn, is a hit); order keeps rank order among equals.
+    queue: list[tuple[float, int, int, int, bool]] = [
+        (-float(scores[doc]), rank, doc, index.turn_of[doc], True)
+        for rank, doc in enumerate(ranked)
+    ]
+    heapq.heapify(queue)
+    order = len(queue)
+    while queue and selection.room >= MIN_LINE:
+        priority, _, doc, turn, hit = heapq.heappop(queue)
+        key = _dedupe_key(index.records[turn])
+        if seen.get(key, turn) != turn:
+            hit_turns.discard(turn)  # its twin is shown
+            continue
+        if not selection.add(turn, (doc,), "hit" if hit else "neighbour"):
+            continue
+        seen[key] = turn
+        if not hit:
+            continue
+        for side in (-1, 1):
+            weight = -priority
+            for other in _window(index, turn, side, neighbours):
+                weight *= neighbour_weight
+                passage = _neighbour_passage(index, other, scores, side)
+                order += 1
+                heapq.heappush(queue, (-weight, order, passage, other, False))
+    omitted = len(hit_turns - selection.chosen.keys())
+    return selection, omitted
+
+
+def _by_recency(index: EvidenceIndex, budget: int) -> tuple[_Selection, int]:
+    """The newest turns that fit, whole or by their last passage, until one does not."""
+    total = len(index.records)
+    selection = _Selection(index, budget + 1 - (len(_note(total, "recency")) + 1), PASSAGE_MAX)
+    for turn in range(total - 1, -1, -1):
+        own = index.passages_of(turn)
+        if not (
+            selection.add(turn, own, "recent") or selection.add(turn, (own.stop - 1,), "recent")
+        ):
+            break
+    return selection, total - len(selection.chosen)

@@ -1,0 +1,261 @@
+"""Context assembly over verbatim turns, on made-up chats."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from app.domain.evidence import (
+    PASSAGE_MAX,
+    EvidenceIndex,
+    SaidDate,
+    TurnRecord,
+    assemble,
+    passages,
+    turn_dates,
+)
+
+START = datetime(2023, 5, 7, 18, 0, tzinfo=UTC)  # Sunday 7 May 2023
+
+
+def chat(
+    lines: list[tuple[str, str]], *, session_every: int = 0, days: int = 0
+) -> list[TurnRecord]:
+    """Turns from (speaker, text), a minute apart (or ``days`` apart), ids t0, t1, ..."""
+    out = []
+    for i, (speaker, text) in enumerate(lines):
+        when = START + (timedelta(days=days * i) if days else timedelta(minutes=i))
+        session = f"s{i // session_every}" if session_every else "s0"
+        out.append(
+            TurnRecord(
+                id=f"row{i}",
+                turn_id=f"t{i}",
+                speaker=speaker,
+                text=text,
+                ts=when.isoformat(),
+                session=session,
+                dates=turn_dates(text, when),
+                position=i,
+            )
+        )
+    return out
+
+
+FILLER = [
+    ("Ana", "morning! how are you"),
+    ("Ben", "good good, busy week"),
+    ("Ana", "same here honestly"),
+    ("Ben", "did you see the match"),
+    ("Ana", "no I missed it"),
+    ("Ben", "it was a great game"),
+]
+CHAT = [
+    *FILLER,
+    ("Ben", "what did you name the new puppy?"),
+    ("Ana", "we called her Biscuit"),
+    ("Ben", "cute!!"),
+    *FILLER,
+    ("Ana", "I ran my first half marathon yesterday"),
+    ("Ben", "wow congrats, how long did it take"),
+    ("Ana", "two hours and ten minutes"),
+    *FILLER,
+]
+
+
+def test_ranking_finds_the_turn_and_shows_its_neighbours() -> None:
+    index = EvidenceIndex(chat(CHAT))
+    evidence = assemble(index, "What is the name of the puppy?", 200)
+    assert evidence.order == "relevance"
+    # The hit is the question; the turns on either side come with it, the answer among them.
+    assert {"t5", "t6", "t7"} <= set(evidence.turn_ids)
+    assert "Ben: what did you name the new puppy?" in evidence.text
+    assert "Ana: we called her Biscuit" in evidence.text
+    roles = {item.turn_id: item.role for item in evidence.items}
+    assert roles["t6"] == "hit" and roles["t7"] == "neighbour"
+
+
+def test_lines_carry_date_and_speaker_and_resolved_relative_dates() -> None:
+    evidence = assemble(EvidenceIndex(chat(CHAT)), "half marathon", 300)
+    assert "[7 May 2023] Ana: I ran my first half marathon yesterday (6 May 2023)" in evidence.text
+
+
+def test_turn_dates_resolve_beside_the_text_against_the_time_said() -> None:
+    assert turn_dates("we met last Saturday", START) == (SaidDate("last Saturday", "2023-05-06"),)
+    assert turn_dates("we met last Saturday", None) == ()
+    assert turn_dates("nothing dated here", START) == ()
+    assert SaidDate("yesterday", "2023-05-06").to_dict() == {
+        "said": "yesterday",
+        "day": "2023-05-06",
+    }
+
+
+def test_a_question_answered_only_by_a_resolved_date_is_found_by_that_date() -> None:
+    evidence = assemble(EvidenceIndex(chat(CHAT)), "what happened on 6 May 2023", 120)
+    assert "half marathon yesterday (6 May 2023)" in evidence.text
+
+
+def test_overlapping_windows_merge_and_no_turn_is_shown_twice() -> None:
+    lines = [*FILLER, ("Ana", "the pasta place was closed"), ("Ben", "pasta tomorrow then?")]
+    evidence = assemble(EvidenceIndex(chat([*lines, *FILLER])), "pasta", 1000)
+    ids = evidence.turn_ids
+    assert len(ids) == len(set(ids))
+    assert evidence.text.count("pasta place was closed") == 1
+    assert {"t5", "t6", "t7", "t8"} <= set(ids)
+
+
+def test_shown_in_time_order_whatever_the_rank() -> None:
+    records = chat(
+        [("Ana", "tea is fine"), ("Ben", "ok"), ("Ana", "tea tea tea, green tea please")], days=1
+    )
+    evidence = assemble(EvidenceIndex(records), "tea", 1000)
+    positions = [int(i[1:]) for i in evidence.turn_ids]
+    assert positions == sorted(positions) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("budget", [0, 10, 30, 60, 100, 150, 333, 700, 2000])
+def test_the_budget_is_never_exceeded(budget: int) -> None:
+    index = EvidenceIndex(chat(CHAT * 5))
+    for q in ("puppy name", "marathon", "how", None, "nothing matches this"):
+        evidence = assemble(index, q, budget)
+        assert len(evidence.text) <= budget
+        for item in evidence.items:  # every item is a line of the text
+            assert item.text in evidence.text
+
+
+def test_provenance_is_each_shown_turns_own_client_id() -> None:
+    index = EvidenceIndex(chat(CHAT))
+    evidence = assemble(index, "marathon", 400)
+    text_lines = evidence.text.splitlines()
+    shown = [line for line in text_lines if not line.startswith("(+")]
+    assert len(shown) == len(evidence.turn_ids)
+    by_id = {r.turn_id: r for r in index.records}
+    for turn_id, line in zip(evidence.turn_ids, shown, strict=True):
+        assert by_id[turn_id].text.split(" (")[0][:20] in line
+    assert evidence.to_json()["turns"][0]["turn_id"] == evidence.turn_ids[0]
+
+
+def test_duplicates_are_shown_once() -> None:
+    lines = [
+        ("Ana", "see you at the climbing gym"),
+        *FILLER,
+        ("Ana", "see you at the climbing gym"),
+    ]
+    evidence = assemble(EvidenceIndex(chat(lines)), "climbing gym", 1000)
+    assert evidence.text.count("climbing gym") == 1
+
+
+def test_what_was_left_out_is_said_in_one_line() -> None:
+    lines = [("Ana", f"coffee number {i} of the day") for i in range(40)]
+    evidence = assemble(EvidenceIndex(chat(lines, session_every=1)), "coffee", 200)
+    assert evidence.omitted > 0
+    assert evidence.text.splitlines()[-1] == f"(+{evidence.omitted} more matching turns not shown)"
+    assert len(evidence.items) + evidence.omitted == 40
+
+
+LONG_ANSWER = "\n\n".join(
+    [
+        "Sure, here is how I would set up the project. " * 6,
+        "First install the dependencies with pip and create a virtual environment. " * 5,
+        "```python\ndef handler(event):\n    return event['body']\n```",
+        "For the database, the migration adds a column named shipping_zone to orders. " * 4,
+        "Finally, run the tests and deploy the service behind the load balancer. " * 5,
+    ]
+)
+
+
+def test_a_long_turn_is_cut_into_passages_on_boundaries() -> None:
+    spans = passages(LONG_ANSWER)
+    assert len(spans) > 3
+    assert all(end - start <= PASSAGE_MAX for start, end in spans)
+    # Passages are pieces of the turn, in order, never overlapping.
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
+    assert passages("short one") == [(0, 9)]
+
+
+def test_a_long_turn_is_ranked_and_shown_by_the_passage_that_matches() -> None:
+    lines = [
+        ("user", "how do I set up the orders service"),
+        ("assistant", LONG_ANSWER),
+        ("user", "thanks"),
+    ]
+    index = EvidenceIndex(chat(lines))
+    assert index.n_passages > 3
+    evidence = assemble(index, "which column did the migration add", 700)
+    item = next(i for i in evidence.items if i.turn_id == "t1")
+    assert "shipping_zone" in item.text and item.cut
+    assert "load balancer" not in item.text
+    assert len(evidence.text) <= 700 < len(LONG_ANSWER)
+    # The question before it fits, so it is shown too.
+    assert "t0" in evidence.turn_ids
+
+
+def test_a_long_neighbour_is_shown_only_as_far_as_the_budget_allows() -> None:
+    lines = [("assistant", LONG_ANSWER), ("user", "what about the shipping_zone index")]
+    evidence = assemble(EvidenceIndex(chat(lines)), "shipping_zone index", 120)
+    assert evidence.turn_ids == ("t1",)
+    assert len(evidence.text) <= 120
+
+
+def test_extend_ranks_as_a_build_from_scratch() -> None:
+    records = chat(CHAT * 3, session_every=7)
+    whole = EvidenceIndex(records)
+    grown = EvidenceIndex()
+    for i in range(0, len(records), 5):
+        assert grown.extend(records[i : i + 5]) == len(records[i : i + 5])
+    assert grown.extend(records[:10]) == 0  # rows it holds are not added again
+    for q in ("puppy name", "half marathon yesterday", "good week"):
+        tokens = q.split()
+        assert np.allclose(whole.scores(tokens), grown.scores(tokens))
+        assert assemble(whole, q, 500) == assemble(grown, q, 500)
+
+
+def test_a_read_after_extend_sees_the_new_turn() -> None:
+    index = EvidenceIndex(chat(CHAT))
+    assert "kayak" not in assemble(index, "kayak", 500).text
+    new = chat([*CHAT, ("Ben", "bought a kayak today")])[-1:]
+    index.extend(new)
+    evidence = assemble(index, "kayak", 500)
+    assert evidence.turn_ids[-1] == new[0].turn_id
+
+
+def test_empty_index_and_empty_query() -> None:
+    empty = EvidenceIndex()
+    for q in (None, "", "anything"):
+        evidence = assemble(empty, q, 500)
+        assert evidence.text == "" and evidence.items == () and evidence.omitted == 0
+    index = EvidenceIndex(chat(CHAT))
+    recent = assemble(index, None, 100)
+    assert recent.order == "recency"
+    assert recent.turn_ids[-1] == f"t{len(CHAT) - 1}"  # the newest turn, shown last
+    assert recent.text.splitlines()[-2].startswith("[7 May 2023] Ben: ")
+    assert recent.text.splitlines()[-1] == f"(+{recent.omitted} older turns not shown)"
+    assert assemble(index, "   ", 100).turn_ids == recent.turn_ids
+    # A query that matches nothing still gives the recent turns rather than nothing.
+    assert assemble(index, "zeppelin", 100).order == "recency"
+
+
+def test_a_named_speaker_is_lifted_in_any_case_and_with_a_typo() -> None:
+    lines = [("Marta", "I love hiking in the hills"), ("Jonas", "I love hiking too"), *FILLER]
+    index = EvidenceIndex(chat(lines, session_every=1))
+    for q in ("What does Marta love?", "what does marta love", "what does Martha love"):
+        evidence = assemble(index, q, 90)  # room for one line and the note
+        assert evidence.turn_ids == ("t0",), q
+    assert assemble(index, "what does jonas love", 90).turn_ids == ("t1",)
+
+
+def test_unicode_text_and_speakers() -> None:
+    lines = [
+        ("Zoë", "On a mangé une crème brûlée délicieuse à Montréal"),
+        ("Сергей", "Мы были в Москве на выходных"),
+        ("美咲", "昨日は東京で寿司を食べました"),
+        *FILLER,
+    ]
+    index = EvidenceIndex(chat(lines, session_every=1))
+    assert assemble(index, "crème brûlée", 200).turn_ids == ("t0",)
+    assert assemble(index, "москве", 200).turn_ids == ("t1",)
+    evidence = assemble(index, "東京", 200)
+    assert evidence.turn_ids == ("t2",)
+    assert "美咲: 昨日は東京" in evidence.text
