@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from app.db.models import IngestJob, PassportVersion, Tenant
+
+View = TypeVar("View", "JobView", "VersionView", "TenantView")
 
 
 @dataclass(frozen=True)
@@ -55,37 +57,22 @@ class TenantView:
     created_at: datetime
 
 
+def _record(view: type[View], row: object, **copies: Any) -> View:
+    """A ``view`` of ``row``: each field read from the row's column of that name, or ``copies``."""
+    columns = {field.name for field in fields(view)} - copies.keys()
+    return view(**{name: getattr(row, name) for name in columns}, **copies)
+
+
 def job_view(job: IngestJob) -> JobView:
     """The record of a job row."""
-    return JobView(
-        id=job.id,
-        user_key=job.user_key,
-        kind=job.kind,
-        status=job.status,
-        progress_done=job.progress_done,
-        progress_total=job.progress_total,
-        usage=dict(job.usage or {}),
-        error=job.error,
-        result=dict(job.result or {}),
-        version_after=job.version_after,
-        attempts=job.attempts,
-        created_at=job.created_at,
-        started_at=job.started_at,
-        finished_at=job.finished_at,
-    )
+    return _record(JobView, job, usage=dict(job.usage or {}), result=dict(job.result or {}))
 
 
 def version_view(row: PassportVersion) -> VersionView:
     """The record of a version row."""
-    return VersionView(
-        version=row.version,
-        created_at=row.created_at,
-        cause=row.cause,
-        job_id=row.job_id,
-        summary=dict(row.summary or {}),
-    )
+    return _record(VersionView, row, summary=dict(row.summary or {}))
 
 
 def tenant_view(row: Tenant) -> TenantView:
     """The record of a tenant row."""
-    return TenantView(id=row.id, name=row.name, created_at=row.created_at)
+    return _record(TenantView, row)

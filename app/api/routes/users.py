@@ -8,6 +8,7 @@ from fastapi import APIRouter, Body, Header, Query, Request, Response, status
 
 from app.api.deps import SettingsDep, TenantDep, UowsDep, UserKey
 from app.api.problems import COMMON, NOT_FOUND, PRECONDITION
+from app.api.schemas.records import reply_of
 from app.api.schemas.users import PassportWritten, UserOut, UserPage
 from app.domain.passport import Passport
 from app.services import passports
@@ -70,12 +71,7 @@ async def put_passport(
     response.headers["ETag"] = passports.etag(result.version)
     if result.created:
         response.status_code = status.HTTP_201_CREATED
-    return PassportWritten(
-        user_key=result.user_key,
-        version=result.version,
-        created=result.created,
-        changed=result.changed,
-    )
+    return reply_of(PassportWritten, result)
 
 
 @router.delete("/users/{key}", status_code=status.HTTP_204_NO_CONTENT, name="delete_user")
@@ -97,15 +93,4 @@ async def list_users(
 ) -> UserPage:
     """The tenant's users in key order, a page at a time."""
     items, next_cursor = await passports.list_users(uows, tenant, limit, cursor)
-    return UserPage(
-        items=[
-            UserOut(
-                user_key=i.user_key,
-                version=i.version,
-                created_at=i.created_at,
-                updated_at=i.updated_at,
-            )
-            for i in items
-        ],
-        next_cursor=next_cursor,
-    )
+    return UserPage(items=[reply_of(UserOut, i) for i in items], next_cursor=next_cursor)

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from app.api.schemas.records import reply_of
 from app.services.tenants import IssuedKey
 from app.services.views import TenantView
 
@@ -50,15 +51,9 @@ class TenantCreated(BaseModel):
 
 def key_out(issued: IssuedKey) -> IssuedKeyOut:
     """The reply for a newly issued key."""
-    return IssuedKeyOut(
-        tenant_id=issued.tenant_id,
-        prefix=issued.prefix,
-        key=issued.key,
-        name=issued.name,
-        created_at=issued.created_at,
-    )
+    return reply_of(IssuedKeyOut, issued)
 
 
 def tenant_out(tenant: TenantView) -> TenantOut:
     """The reply for a tenant."""
-    return TenantOut(id=tenant.id, name=tenant.name, created_at=tenant.created_at)
+    return reply_of(TenantOut, tenant)
