@@ -259,3 +259,19 @@ def test_unicode_text_and_speakers() -> None:
     evidence = assemble(index, "東京", 200)
     assert evidence.turn_ids == ("t2",)
     assert "美咲: 昨日は東京" in evidence.text
+
+
+def test_the_benchmark_row_resolves_each_message_at_its_own_time() -> None:
+    from bench.realtalk.data import Conversation, Message
+    from bench.realtalk.run import turn_records, turns_context
+
+    said = datetime(2024, 3, 6, 19, 0, tzinfo=UTC)
+    messages = (
+        Message("D1:1", "rosa", "i started pottery classes yesterday", said),
+        Message("D1:2", "Tomi", "nice, what did u make", said + timedelta(minutes=1)),
+    )
+    records = turn_records(Conversation("c", ("rosa", "Tomi"), (messages,), ()))
+    assert records[0].dates == (SaidDate("yesterday", "2024-03-05"),)
+    text, named = turns_context(EvidenceIndex(records), "When did rosa start pottery?", 300)
+    assert "yesterday (5 March 2024)" in text
+    assert named == {"D1:1", "D1:2"}
