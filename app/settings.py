@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _limit(default: int, what: str, *, off: str = "unlimited") -> Any:
+    """A limit that cannot be negative and whose 0 lifts it; the description says so."""
+    return Field(default=default, ge=0, description=f"{what}; 0: {off}.")
 
 
 class Settings(BaseSettings):
@@ -77,15 +83,9 @@ class Settings(BaseSettings):
     llm_max_concurrency: int = Field(
         default=4, ge=1, description="Model calls one worker process makes at once."
     )
-    tenant_calls_per_minute: int = Field(
-        default=0, ge=0, description="Model calls per tenant per minute; 0: unlimited."
-    )
-    tenant_tokens_per_minute: int = Field(
-        default=0, ge=0, description="Model tokens per tenant per minute; 0: unlimited."
-    )
-    payload_retention_days: int = Field(
-        default=30, ge=0, description="Days a finished job keeps its payload; 0: forever."
-    )
+    tenant_calls_per_minute: int = _limit(0, "Model calls per tenant per minute")
+    tenant_tokens_per_minute: int = _limit(0, "Model tokens per tenant per minute")
+    payload_retention_days: int = _limit(30, "Days a finished job keeps its payload", off="forever")
 
     @field_validator("extractor")
     @classmethod
