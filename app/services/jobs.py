@@ -7,12 +7,13 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.db.models import IngestJob
 from app.db.queue import EnqueueLater
 from app.db.repository import PassportStamp
 from app.db.uow import Uow, UowFactory
+from app.domain.dates import iso_utc
 from app.domain.extract import Extraction
 from app.domain.ids import sha256_hex
 from app.domain.ingest_input import IngestLimits, IngestPayload, InputError
@@ -22,7 +23,7 @@ from app.domain.segment import prepare
 from app.domain.turns import Segment
 from app.services import passports
 from app.services.errors import Conflict, NotFound, Unprocessable
-from app.services.extraction import Extracted, Work, add_usage, new_usage
+from app.services.extraction import Extracted, Pipeline, Work, add_usage, extract_all, new_usage
 from app.services.views import JobView, job_view
 from app.settings import Settings
 
@@ -40,6 +41,16 @@ class Outcome:
     changed: bool = False
     failed_segments: list[dict[str, str]] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)  # model calls, tokens and cache hits
+
+
+class Claimed(NamedTuple):
+    """A job a worker claimed, and what every kind of job runs with."""
+
+    uows: UowFactory
+    tenant_id: uuid.UUID
+    job: IngestJob
+    settings: Settings
+    pipeline: Pipeline
 
 
 def limits(settings: Settings) -> IngestLimits:
@@ -60,17 +71,12 @@ def segments_of(payload: IngestPayload, settings: Settings) -> list[Segment]:
         raise Unprocessable(str(exc)) from exc
 
 
-def iso(when: datetime | None) -> str | None:
-    """``YYYY-MM-DDTHH:MM:SSZ`` in UTC."""
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
-
-
 def source_of(segment: Segment, reference: datetime) -> Source:
     """The passport source for a segment: its id, hash, time and client turn ids."""
     return Source(
         id=segment.id,
         kind=segment.kind,
-        ts=iso(segment.end_ts or segment.start_ts or reference),
+        ts=iso_utc(segment.end_ts or segment.start_ts or reference),
         hash=segment.hash,
         turn_ids=list(segment.turn_ids),
     )
@@ -126,6 +132,35 @@ async def progress(
         await uow.commit()
 
 
+async def extract(
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    job: IngestJob,
+    works: list[Work],
+    known_keys: list[str],
+    settings: Settings,
+    pipeline: Pipeline,
+    *,
+    done_before: int = 0,
+) -> Extracted:
+    """Extract a job's segments, recording progress (after ``done_before`` done) as it goes."""
+
+    async def heartbeat(done: int) -> None:
+        await progress(uows, tenant_id, job.id, done_before + done)
+
+    return await extract_all(
+        uows,
+        tenant_id,
+        job.user_key,
+        works,
+        known_keys,
+        pipeline,
+        max_concurrency=settings.llm_max_concurrency,
+        heartbeat=heartbeat,
+        heartbeat_seconds=settings.job_stale_seconds / 3,
+    )
+
+
 async def fail(
     uows: UowFactory,
     tenant_id: uuid.UUID,
@@ -179,7 +214,7 @@ async def defer(
             return Outcome(status="skipped")
         result = dict(locked.result or {})
         result["note"] = DEFER_NOTE
-        result["deferred_until"] = iso(now + timedelta(seconds=seconds))
+        result["deferred_until"] = iso_utc(now + timedelta(seconds=seconds))
         await repo.update_job(
             job.id,
             status="queued",
@@ -241,7 +276,7 @@ async def finish(
             passport = loaded[1]
         else:
             passport = Passport.from_dict(row.doc)
-        report = edit(passport, iso(now) or "")
+        report = edit(passport, iso_utc(now) or "")
         new_doc = passport.to_dict()
         version = row.version
         changed = report.changed and _content(new_doc) != _content(row.doc)
