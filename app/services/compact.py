@@ -11,7 +11,6 @@ import asyncio
 import json
 import uuid
 
-from app.db.models import IngestJob
 from app.db.uow import UowFactory
 from app.domain.merge import MergeReport, apply_key_merges
 from app.domain.passport import Passport
@@ -19,7 +18,7 @@ from app.llm.errors import FatalProviderError, ProviderError, SegmentOutputError
 from app.llm.reconcile import MAX_SAMPLES, KeySample, Reconciliation, reconcile
 from app.services import jobs, passports
 from app.services.errors import Conflict
-from app.services.extraction import Pipeline, extractor_name, new_usage, uses_model
+from app.services.extraction import extractor_name, new_usage, uses_model
 from app.services.jobs import Outcome
 from app.services.views import JobView
 from app.settings import Settings
@@ -72,14 +71,9 @@ def _usage(calls: int, input_tokens: int, output_tokens: int) -> dict[str, int]:
     }
 
 
-async def run(
-    uows: UowFactory,
-    tenant_id: uuid.UUID,
-    job: IngestJob,
-    settings: Settings,
-    pipeline: Pipeline,
-) -> Outcome:
+async def run(claimed: jobs.Claimed) -> Outcome:
     """Ask the model for key merges (no transaction open), then apply them under the row lock."""
+    uows, tenant_id, job, settings, pipeline = claimed
     client = pipeline.llm_client
     if client is None:
         return await jobs.fail(uows, tenant_id, job.id, NEEDS_LLM)

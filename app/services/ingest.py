@@ -15,16 +15,15 @@ from app.db.repository import PassportStamp
 from app.db.uow import Enqueue, Uow, UowFactory
 from app.domain.ids import sha256_hex
 from app.domain.ingest_input import IngestPayload
-from app.domain.jsoncheck import json_problem, without_nul
+from app.domain.jsoncheck import json_problem, storable
 from app.domain.passport import Passport
 from app.domain.segment import Plan, plan_segments
 from app.domain.turns import Segment
-from app.services import compact, jobs, passports, reprocess
+from app.services import compact, jobs, passports, reprocess, versions
 from app.services.errors import Conflict, NotFound, Unprocessable
 from app.services.extraction import (
     Pipeline,
     Work,
-    extract_all,
     extractor_name,
     new_usage,
     uses_model,
@@ -63,7 +62,7 @@ def plan(payload: IngestPayload, settings: Settings) -> Plan:
 def stored_payload(payload: IngestPayload) -> dict[str, Any]:
     """The payload as stored in the job row (and hashed for Idempotency-Key)."""
     # NUL is dropped by normalisation anyway, and JSONB cannot store it.
-    body: dict[str, Any] = without_nul(payload.model_dump(mode="json", exclude_unset=True))
+    body: dict[str, Any] = storable(payload.model_dump(mode="json", exclude_unset=True))
     problem = json_problem(body)
     if problem:
         raise Unprocessable(problem)
@@ -122,7 +121,7 @@ async def accept(
 
 def _replay(earlier: IngestJob, user_key: str, request_hash: str, job_plan: Plan) -> Accepted:
     if earlier.request_hash != request_hash or earlier.user_key != user_key:
-        raise Unprocessable("this Idempotency-Key was used with a different request; use a new key")
+        raise Conflict("this Idempotency-Key was used with a different request; use a new key")
     return Accepted(job=job_view(earlier), plan=job_plan, replayed=True)
 
 
@@ -136,13 +135,19 @@ async def get_job(uows: UowFactory, tenant_id: uuid.UUID, job_id: uuid.UUID) -> 
 
 
 async def list_jobs(
-    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, limit: int, before: datetime | None
-) -> list[JobView]:
-    """A user's jobs, newest first; NotFound for an unknown user."""
-    async with uows() as uow:
-        repo = uow.tenant(tenant_id)
-        await passports.require_user(repo, user_key)
-        return [job_view(job) for job in await repo.list_jobs(user_key, limit, before)]
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, limit: int, cursor: int | None
+) -> versions.Page[JobView]:
+    """A page of a user's jobs, newest first, older than the cursor; NotFound if no such user."""
+    before = None if cursor is None else versions.cursor_time(cursor)
+    return await versions.page_of_user(
+        uows,
+        tenant_id,
+        user_key,
+        limit,
+        lambda repo, n: repo.list_jobs(user_key, n, before),
+        job_view,
+        lambda row: versions.time_cursor(row.created_at),
+    )
 
 
 async def wait_for_job(
@@ -180,21 +185,17 @@ async def process_job(
         return await jobs.fail(
             uows, tenant_id, job_id, f"gave up after {job.attempts - 1} attempts"
         )
+    claimed = jobs.Claimed(uows, tenant_id, job, settings, pipeline)
     if job.kind == "reprocess":
-        return await reprocess.run(uows, tenant_id, job, settings, pipeline)
+        return await reprocess.run(claimed)
     if job.kind == "compact":
-        return await compact.run(uows, tenant_id, job, settings, pipeline)
-    return await _run_ingest(uows, tenant_id, job, settings, pipeline)
+        return await compact.run(claimed)
+    return await _run_ingest(claimed)
 
 
-async def _run_ingest(
-    uows: UowFactory,
-    tenant_id: uuid.UUID,
-    job: IngestJob,
-    settings: Settings,
-    pipeline: Pipeline,
-) -> Outcome:
+async def _run_ingest(claimed: jobs.Claimed) -> Outcome:
     """Extract each new segment (no transaction open), then merge in one short transaction."""
+    uows, tenant_id, job, settings, pipeline = claimed
     if job.payload is None:
         return await jobs.fail(uows, tenant_id, job.id, "the job's payload is no longer stored")
     try:
@@ -212,20 +213,9 @@ async def _run_ingest(
     # Segments already merged by an earlier run are skipped: at-least-once made idempotent.
     works = [Work(s, payload.subject, job.created_at) for s in segments if s.hash not in seen]
     skipped = len(segments) - len(works)
-
-    async def heartbeat(done: int) -> None:
-        await jobs.progress(uows, tenant_id, job.id, skipped + done)
-
-    extracted = await extract_all(
-        uows,
-        tenant_id,
-        job.user_key,
-        works,
-        current.known_keys(),
-        pipeline,
-        max_concurrency=settings.llm_max_concurrency,
-        heartbeat=heartbeat,
-        heartbeat_seconds=settings.job_stale_seconds / 3,
+    known = current.known_keys()
+    extracted = await jobs.extract(
+        uows, tenant_id, job, works, known, settings, pipeline, done_before=skipped
     )
     return await jobs.conclude(
         uows,

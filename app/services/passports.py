@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import base64
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from app.db.models import PassportVersion
 from app.db.repository import PassportStamp, TenantRepository
 from app.db.uow import Uow, UowFactory
 from app.domain import delta
 from app.domain.ids import canonical_bytes
-from app.domain.jsoncheck import json_problem
+from app.domain.jsoncheck import json_problem, storable
 from app.domain.passport import Passport, PassportError
 from app.services.errors import NotFound, PreconditionFailed, Unprocessable
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,19 @@ async def require_user(repo: TenantRepository, user_key: str) -> int:
     if version is None:
         raise NotFound(f"no user {user_key!r}")
     return version
+
+
+async def read_of_user(
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    read: Callable[[TenantRepository], Awaitable[T]],
+) -> T:
+    """What ``read`` finds in the tenant's rows once the user is known; else NotFound."""
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        await require_user(repo, user_key)
+        return await read(repo)
 
 
 async def fresh_stamp(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> PassportStamp:
@@ -165,6 +180,8 @@ async def create_if_missing(
 
 def parse_document(doc: Any) -> dict[str, Any]:
     """Validate an imported document and return it in canonical 2.x form (1.x migrates)."""
+    # JSONB cannot hold NUL; the character carries nothing a reader could see.
+    doc = storable(doc)
     problem = json_problem(doc)
     if problem:
         raise Unprocessable(problem)
@@ -233,26 +250,13 @@ async def delete_user(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> 
         await uow.commit()
 
 
-def encode_cursor(value: str) -> str:
-    """An opaque cursor for a user key."""
-    return base64.urlsafe_b64encode(value.encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> str:
-    """The user key inside a cursor, or Unprocessable."""
-    try:
-        return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Unprocessable("malformed cursor") from exc
-
-
 async def list_users(
     uows: UowFactory, tenant_id: uuid.UUID, limit: int, cursor: str | None
 ) -> tuple[list[UserSummary], str | None]:
     """A page of the tenant's users and the cursor of the next page (None at the end)."""
-    after = decode_cursor(cursor) if cursor else None
+    # The cursor is the last key of the previous page: any key is a valid place to start after.
     async with uows() as uow:
-        rows = await uow.tenant(tenant_id).list_users(limit + 1, after)
+        rows = await uow.tenant(tenant_id).list_users(limit + 1, cursor or None)
     items = [UserSummary(*row) for row in rows[:limit]]
-    next_cursor = encode_cursor(items[-1].user_key) if len(rows) > limit else None
+    next_cursor = items[-1].user_key if len(rows) > limit else None
     return items, next_cursor

@@ -17,7 +17,7 @@ from app.domain.merge import MergeReport, remove_sources
 from app.domain.passport import Passport
 from app.services import jobs
 from app.services.errors import Unprocessable
-from app.services.extraction import Pipeline, Work, extract_all
+from app.services.extraction import Work
 from app.services.jobs import Outcome
 from app.services.views import JobView
 from app.settings import Settings
@@ -54,14 +54,9 @@ def works_of(sources: Sequence[IngestJob], settings: Settings) -> tuple[list[Wor
     return works, unusable
 
 
-async def run(
-    uows: UowFactory,
-    tenant_id: uuid.UUID,
-    job: IngestJob,
-    settings: Settings,
-    pipeline: Pipeline,
-) -> Outcome:
+async def run(claimed: jobs.Claimed) -> Outcome:
     """Extract every stored segment again (the cache applies), then rebuild under the row lock."""
+    uows, tenant_id, job, settings, pipeline = claimed
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(job.user_key)
@@ -70,23 +65,9 @@ async def run(
         return Outcome(status="skipped")  # the user was deleted meanwhile
     works, unusable = works_of(sources, settings)
     await jobs.progress(uows, tenant_id, job.id, 0, total=len(works))
-
-    async def heartbeat(done: int) -> None:
-        await jobs.progress(uows, tenant_id, job.id, done)
-
     # The current keys, so the fresh extractions reuse them (dedupe tier 0) and keys stay stable.
     known = Passport.from_dict(row.doc).known_keys()
-    extracted = await extract_all(
-        uows,
-        tenant_id,
-        job.user_key,
-        works,
-        known,
-        pipeline,
-        max_concurrency=settings.llm_max_concurrency,
-        heartbeat=heartbeat,
-        heartbeat_seconds=settings.job_stale_seconds / 3,
-    )
+    extracted = await jobs.extract(uows, tenant_id, job, works, known, settings, pipeline)
     merge = jobs.merge_all(extracted.done)
     # Only segments extracted again lose their old items: a failed one keeps what it had.
     redone = {work.segment.id for work, _ in extracted.done}

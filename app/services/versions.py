@@ -2,35 +2,68 @@
 
 from __future__ import annotations
 
-import base64
 import uuid
-from datetime import datetime
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Generic, TypeVar
 
+from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
 from app.services import passports
-from app.services.errors import Unprocessable
 from app.services.views import VersionView, version_view
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+Row = TypeVar("Row")
+Record = TypeVar("Record")
+
+
+@dataclass(frozen=True)
+class Page(Generic[Record]):
+    """One page of a listing, and the cursor of the next page (None on the last)."""
+
+    items: list[Record]
+    next_cursor: str | None
+
+
+async def page_of_user(
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    limit: int,
+    read: Callable[[TenantRepository, int], Awaitable[Sequence[Row]]],
+    record: Callable[[Row], Record],
+    cursor: Callable[[Row], int],
+) -> Page[Record]:
+    """Up to ``limit`` of what ``read`` finds for a known user; NotFound for an unknown one."""
+    # One row more than the page says whether a next page exists, without counting.
+    rows = await passports.read_of_user(
+        uows, tenant_id, user_key, lambda repo: read(repo, limit + 1)
+    )
+    last = str(cursor(rows[limit - 1])) if len(rows) > limit else None
+    return Page([record(row) for row in rows[:limit]], last)
 
 
 async def list_versions(
     uows: UowFactory, tenant_id: uuid.UUID, user_key: str, limit: int, before: int | None
-) -> list[VersionView]:
-    """A user's versions, newest first, below an optional version cursor."""
-    async with uows() as uow:
-        repo = uow.tenant(tenant_id)
-        await passports.require_user(repo, user_key)
-        return [version_view(row) for row in await repo.list_versions(user_key, limit, before)]
+) -> Page[VersionView]:
+    """A page of a user's versions, newest first, below an optional version cursor."""
+    return await page_of_user(
+        uows,
+        tenant_id,
+        user_key,
+        limit,
+        lambda repo, n: repo.list_versions(user_key, n, before),
+        version_view,
+        lambda row: row.version,
+    )
 
 
-def time_cursor(when: datetime) -> str:
-    """An opaque, URL-safe cursor for a timestamp."""
-    return base64.urlsafe_b64encode(when.isoformat().encode()).decode().rstrip("=")
+def time_cursor(when: datetime) -> int:
+    """A page cursor for a timestamp: whole microseconds since the Unix epoch."""
+    return (when - EPOCH) // timedelta(microseconds=1)
 
 
-def parse_time_cursor(cursor: str) -> datetime:
-    """The timestamp inside a cursor, or Unprocessable."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        return datetime.fromisoformat(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Unprocessable("malformed cursor") from exc
+def cursor_time(cursor: int) -> datetime:
+    """The timestamp a cursor names (the spec bounds it to the years a datetime holds)."""
+    return EPOCH + timedelta(microseconds=cursor)

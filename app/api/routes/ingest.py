@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Header, Query, Response, status
+from fastapi import APIRouter, Depends, Header, Query, Response, status
 
 from app.api.deps import SettingsDep, TenantDep, UowsDep, UserKey
 from app.api.problems import COMMON, CONFLICT, NOT_FOUND
@@ -20,6 +22,8 @@ from app.api.schemas.jobs import (
     job_out,
     version_out,
 )
+from app.api.schemas.params import MAX_TIME_CURSOR, MAX_VERSION, MIN_TIME_CURSOR
+from app.api.schemas.records import reply_of
 from app.domain.ingest_input import IngestPayload
 from app.services import compact, facts, ingest, reprocess, versions
 from app.services.errors import Unprocessable
@@ -27,7 +31,16 @@ from app.services.views import JobView
 from app.settings import Settings
 
 router = APIRouter(responses={**COMMON, **NOT_FOUND})
+Route = TypeVar("Route", bound=Callable[..., Any])
 
+PageSize = Annotated[int, Query(ge=1, le=500, description="Most items on one page.")]
+JobCursor = Annotated[
+    int | None,
+    Query(ge=MIN_TIME_CURSOR, le=MAX_TIME_CURSOR, description="next_cursor of the previous page"),
+]
+VersionCursor = Annotated[
+    int | None, Query(ge=0, le=MAX_VERSION, description="next_cursor of the previous page")
+]
 Wait = Annotated[float, Query(ge=0, description="Seconds to wait for the job to finish (capped).")]
 QUEUED = {
     status.HTTP_200_OK: {"model": JobOut, "description": "The job finished within ?wait."},
@@ -35,24 +48,43 @@ QUEUED = {
 }
 
 
-async def _queued(
-    job: JobView,
-    wait: float,
-    tenant: uuid.UUID,
-    uows: UowsDep,
-    settings: Settings,
-    response: Response,
-) -> JobOut:
-    """The job as queued, or as it ended within ?wait: 202, or 200 once it ended; Location set."""
-    if wait > 0:
-        job = await ingest.wait_for_job(
-            job, uows, tenant, min(wait, settings.ingest_wait_max_seconds)
-        )
-    out = job_out(job)
-    response.headers["Location"] = out.status_url
-    if job.finished:
-        response.status_code = status.HTTP_200_OK
-    return out
+@dataclass(frozen=True)
+class Queue:
+    """What a route that queues a job needs: the tenant, its units of work, and how to answer."""
+
+    tenant: uuid.UUID
+    uows: UowsDep
+    settings: Settings
+    response: Response
+    wait: float
+
+    async def reply(self, job: JobView) -> JobOut:
+        """The job as queued, or as it ended within ?wait: 202, or 200 once it ended; Location."""
+        if self.wait > 0:
+            seconds = min(self.wait, self.settings.ingest_wait_max_seconds)
+            job = await ingest.wait_for_job(job, self.uows, self.tenant, seconds)
+        out = job_out(job)
+        self.response.headers["Location"] = out.status_url
+        if job.finished:
+            self.response.status_code = status.HTTP_200_OK
+        return out
+
+
+async def get_queue(
+    tenant: TenantDep, uows: UowsDep, settings: SettingsDep, response: Response, wait: Wait = 0
+) -> Queue:
+    """The tenant's queue as a route that accepts a job sees it, with the ?wait it was given."""
+    return Queue(tenant, uows, settings, response, wait)
+
+
+QueueDep = Annotated[Queue, Depends(get_queue)]
+
+
+def _queues(path: str, *, tag: str, name: str) -> Callable[[Route], Route]:
+    """A POST route that queues a job: 202 with it, or 200 once it ended within ?wait."""
+    return router.post(
+        path, tags=[tag], name=name, status_code=status.HTTP_202_ACCEPTED, responses=QUEUED
+    )
 
 
 @router.post(
@@ -60,23 +92,22 @@ async def _queued(
     tags=["ingest"],
     name="ingest",
     status_code=status.HTTP_202_ACCEPTED,
-    responses={200: {"model": Accepted, "description": "The job finished within ?wait."}},
+    responses={
+        200: {"model": Accepted, "description": "The job finished within ?wait."},
+        **CONFLICT,
+    },
 )
 async def ingest_route(
     key: UserKey,
     payload: IngestPayload,
-    tenant: TenantDep,
-    uows: UowsDep,
-    settings: SettingsDep,
-    response: Response,
+    queue: QueueDep,
     idempotency_key: Annotated[str | None, Header(max_length=256)] = None,
-    wait: Wait = 0,
 ) -> Accepted:
     """Store the input durably and queue it; 202 with the job, or its end state with ?wait."""
     accepted = await ingest.accept(
-        uows, tenant, key, payload, settings, idempotency_key=idempotency_key
+        queue.uows, queue.tenant, key, payload, queue.settings, idempotency_key=idempotency_key
     )
-    out = await _queued(accepted.job, wait, tenant, uows, settings, response)
+    out = await queue.reply(accepted.job)
     return Accepted(
         job_id=out.job_id,
         status=out.status,
@@ -105,75 +136,30 @@ async def list_jobs(
     key: UserKey,
     tenant: TenantDep,
     uows: UowsDep,
-    limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: Annotated[str | None, Query(max_length=64)] = None,
+    limit: PageSize = 50,
+    cursor: JobCursor = None,
 ) -> JobPage:
     """A user's jobs, newest first."""
-    before = versions.parse_time_cursor(cursor) if cursor else None
-    jobs = await ingest.list_jobs(uows, tenant, key, limit + 1, before)
-    items = [job_out(j) for j in jobs[:limit]]
-    next_cursor = versions.time_cursor(jobs[limit - 1].created_at) if len(jobs) > limit else None
-    return JobPage(items=items, next_cursor=next_cursor)
+    page = await ingest.list_jobs(uows, tenant, key, limit, cursor)
+    return JobPage(items=[job_out(j) for j in page.items], next_cursor=page.next_cursor)
 
 
-@router.post(
-    "/jobs/{job_id}/retry",
-    tags=["jobs"],
-    name="retry_job",
-    status_code=status.HTTP_202_ACCEPTED,
-    responses=QUEUED,
-)
-async def retry_job(
-    job_id: uuid.UUID,
-    tenant: TenantDep,
-    uows: UowsDep,
-    settings: SettingsDep,
-    response: Response,
-    wait: Wait = 0,
-) -> JobOut:
+@_queues("/jobs/{job_id}/retry", tag="jobs", name="retry_job")
+async def retry_job(job_id: uuid.UUID, queue: QueueDep) -> JobOut:
     """Run a failed job, or a done one with failed segments, again; 409 if it cannot be."""
-    job = await ingest.retry_job(uows, tenant, job_id)
-    return await _queued(job, wait, tenant, uows, settings, response)
+    return await queue.reply(await ingest.retry_job(queue.uows, queue.tenant, job_id))
 
 
-@router.post(
-    "/users/{key}/reprocess",
-    tags=["users"],
-    name="reprocess",
-    status_code=status.HTTP_202_ACCEPTED,
-    responses=QUEUED,
-)
-async def reprocess_route(
-    key: UserKey,
-    tenant: TenantDep,
-    uows: UowsDep,
-    settings: SettingsDep,
-    response: Response,
-    wait: Wait = 0,
-) -> JobOut:
+@_queues("/users/{key}/reprocess", tag="users", name="reprocess")
+async def reprocess_route(key: UserKey, queue: QueueDep) -> JobOut:
     """Rebuild the passport from its stored transcripts with the current extractor."""
-    job = await reprocess.accept(uows, tenant, key)
-    return await _queued(job, wait, tenant, uows, settings, response)
+    return await queue.reply(await reprocess.accept(queue.uows, queue.tenant, key))
 
 
-@router.post(
-    "/users/{key}/compact",
-    tags=["users"],
-    name="compact",
-    status_code=status.HTTP_202_ACCEPTED,
-    responses=QUEUED,
-)
-async def compact_route(
-    key: UserKey,
-    tenant: TenantDep,
-    uows: UowsDep,
-    settings: SettingsDep,
-    response: Response,
-    wait: Wait = 0,
-) -> JobOut:
+@_queues("/users/{key}/compact", tag="users", name="compact")
+async def compact_route(key: UserKey, queue: QueueDep) -> JobOut:
     """Merge keys that mean the same thing, with one model pass over all keys (LLM only)."""
-    job = await compact.accept(uows, tenant, key, settings)
-    return await _queued(job, wait, tenant, uows, settings, response)
+    return await queue.reply(await compact.accept(queue.uows, queue.tenant, key, queue.settings))
 
 
 @router.post("/users/{key}/facts", tags=["ingest"], name="write_facts")
@@ -186,23 +172,18 @@ async def write_facts(
     result = await facts.write_facts(
         uows, tenant, key, body.facts, body.prefs, snapshot_every=settings.version_snapshot_every
     )
-    return FactsOut(
-        user_key=key, version=result.version, changed=result.changed, summary=result.summary
-    )
+    return reply_of(FactsOut, result, user_key=key)
 
 
 @router.get("/users/{key}/versions", tags=["users"], name="list_versions")
 async def list_versions(
+    *,
+    limit: PageSize = 50,
+    cursor: VersionCursor = None,
     key: UserKey,
     tenant: TenantDep,
     uows: UowsDep,
-    limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: Annotated[
-        int | None, Query(ge=0, description="next_cursor of the previous page")
-    ] = None,
 ) -> VersionPage:
     """The passport's versions, newest first: when, why, and what changed."""
-    rows = await versions.list_versions(uows, tenant, key, limit + 1, cursor)
-    items = [version_out(r) for r in rows[:limit]]
-    next_cursor = str(rows[limit - 1].version) if len(rows) > limit else None
-    return VersionPage(items=items, next_cursor=next_cursor)
+    page = await versions.list_versions(uows, tenant, key, limit, cursor)
+    return VersionPage(items=[version_out(r) for r in page.items], next_cursor=page.next_cursor)

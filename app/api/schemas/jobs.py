@@ -6,8 +6,9 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
+from app.api.schemas.records import reply_of
 from app.domain.passport import Belief
 from app.services.views import JobView, VersionView
 
@@ -85,7 +86,16 @@ class JobPage(BaseModel):
 class FactsIn(BaseModel):
     """Facts and preferences the client already knows; merged without extraction."""
 
-    model_config = {"extra": "forbid"}
+    model_config = ConfigDict(
+        extra="forbid",
+        # Declared as the route enforces it: at least one fact or one preference.
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["facts"], "properties": {"facts": {"minItems": 1}}},
+                {"required": ["prefs"], "properties": {"prefs": {"minItems": 1}}},
+            ]
+        },
+    )
     facts: list[Belief] = Field(default_factory=list, max_length=1000)
     prefs: list[Belief] = Field(default_factory=list, max_length=1000)
 
@@ -118,30 +128,16 @@ class VersionPage(BaseModel):
 
 def job_out(job: JobView) -> JobOut:
     """The reply for a job."""
-    return JobOut(
+    return reply_of(
+        JobOut,
+        job,
         job_id=job.id,
-        user_key=job.user_key,
-        kind=job.kind,
-        status=job.status,
         progress=Progress(done=job.progress_done, total=job.progress_total),
         usage=Usage(**{k: int(v) for k, v in job.usage.items() if k in Usage.model_fields}),
-        error=job.error,
-        result=job.result,
-        version_after=job.version_after,
-        attempts=job.attempts,
-        created_at=job.created_at,
-        started_at=job.started_at,
-        finished_at=job.finished_at,
         status_url=f"/jobs/{job.id}",
     )
 
 
 def version_out(row: VersionView) -> VersionOut:
     """The reply for one version."""
-    return VersionOut(
-        version=row.version,
-        created_at=row.created_at,
-        cause=row.cause,
-        job_id=row.job_id,
-        changes=row.summary,
-    )
+    return reply_of(VersionOut, row, changes=row.summary)
