@@ -10,6 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, Match
 
 from app.db.engine import database_error_types, database_unreachable
 from app.services.errors import (
@@ -157,6 +158,16 @@ def add_problem_schema(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
+def allowed_methods(app: FastAPI, request: Request) -> list[str]:
+    """Every method some route of the app serves at this request's path."""
+    methods: set[str] = set()
+    for route in app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE and isinstance(route, BaseRoute):
+            methods.update(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
 def install_handlers(app: FastAPI) -> None:
     """Map every error (validation, HTTP, service, unexpected) to problem+json."""
 
@@ -168,12 +179,17 @@ def install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        headers = dict(exc.headers) if exc.headers else {}
+        if exc.status_code == 405:
+            # Starlette names the methods of the first route that matched the path only; a
+            # path served by several routes (GET and POST apart) supports all of theirs.
+            headers["Allow"] = ", ".join(allowed_methods(app, request))
         return problem_response(
             exc.status_code,
             _HTTP_TITLES.get(exc.status_code, "Error"),
             str(exc.detail) if exc.detail else None,
             instance=request.url.path,
-            headers=dict(exc.headers) if exc.headers else None,
+            headers=headers or None,
         )
 
     @app.exception_handler(ServiceError)

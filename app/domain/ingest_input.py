@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
@@ -53,18 +54,24 @@ SessionId = Annotated[
 ]
 
 
+# A name must hold a character that cleaning keeps: not only spaces and control characters.
+# C1 controls and U+FEFF are listed too: Python's \s and JSON Schema's (ECMA) differ on them.
+VISIBLE = r"[^\s\x00-\x1f\x7f-\x9f\ufeff]"
+
+
 class InputError(ValueError):
     """An ingest payload that validated but cannot be normalised; the message says what to fix."""
 
 
 class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Python's re reads the patterns exactly as the cleaning code's own regular expressions do.
+    model_config = ConfigDict(extra="forbid", regex_engine="python-re")
 
 
 class TurnIn(_In):
     """One chat turn."""
 
-    speaker: str = Field(min_length=1, max_length=200, description="Who said it.")
+    speaker: str = Field(min_length=1, max_length=200, pattern=VISIBLE, description="Who said it.")
     text: str = Field(description="What was said. Empty turns are skipped.")
     ts: Timestamp | None = None
     id: ClientId | None = None
@@ -74,7 +81,9 @@ class TurnIn(_In):
 class RowIn(_In):
     """One database row, rendered as 'table: col=value; ...' for extraction."""
 
-    table: str = Field(min_length=1, max_length=200, description="The client's table name.")
+    table: str = Field(
+        min_length=1, max_length=200, pattern=VISIBLE, description="The client's table name."
+    )
     row: dict[str, Any] = Field(description="Column name to value.")
     ts: Timestamp | None = None
     id: ClientId | None = None
@@ -87,7 +96,11 @@ class TextIn(_In):
     ts: Timestamp | None = None
     id: ClientId | None = None
     speaker: str | None = Field(
-        default=None, min_length=1, max_length=200, description="Author; 'user' when absent."
+        default=None,
+        min_length=1,
+        max_length=200,
+        pattern=VISIBLE,
+        description="Author; 'user' when absent.",
     )
 
 
@@ -96,7 +109,7 @@ def _item_tag(value: Any) -> str:
     if isinstance(value, dict):
         if "table" in value:
             return "row"
-        return "turn" if "speaker" in value else "text"
+        return "turn" if value.get("speaker") is not None else "text"
     if isinstance(value, RowIn):
         return "row"
     return "turn" if isinstance(value, TurnIn) else "text"
@@ -113,7 +126,15 @@ class IngestPayload(_In):
 
     model_config = ConfigDict(
         extra="forbid",
+        regex_engine="python-re",
         json_schema_extra={
+            # Declared as the validator below enforces it: something to ingest.
+            "anyOf": [
+                {"required": ["text"], "properties": {"text": {"type": "string", "minLength": 1}}},
+                {"required": ["turns"], "properties": {"turns": {"type": "array", "minItems": 1}}},
+                {"required": ["rows"], "properties": {"rows": {"type": "array", "minItems": 1}}},
+                {"required": ["items"], "properties": {"items": {"type": "array", "minItems": 1}}},
+            ],
             "examples": [
                 {
                     "turns": [
@@ -123,7 +144,7 @@ class IngestPayload(_In):
                     "subject": "Melanie",
                     "session_ts": "1:56 pm on 8 May, 2023",
                 }
-            ]
+            ],
         },
     )
 
@@ -287,7 +308,11 @@ def _cell(value: Any) -> str:
     """Strings as they are; anything else as compact JSON with sorted keys."""
     if isinstance(value, str):
         return value
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except orjson.JSONEncodeError:
+        # JSON allows integers past 64 bits; orjson does not, the standard library does.
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 # --- normalisation ----------------------------------------------------------------------------
@@ -316,17 +341,23 @@ def _label(where: str, value: str | None) -> str:
     return cleaned
 
 
+def readable_time(value: str | int | float | None) -> datetime | None:
+    """A client's time if it can be read; else None, so the turn takes the session's time."""
+    # The words are what matters: a turn is never refused over a time it came with.
+    if value is None:
+        return None
+    try:
+        return parse_timestamp(value)
+    except InputError:
+        return None
+
+
 def normalize(payload: IngestPayload, limits: IngestLimits = IngestLimits()) -> list[Turn]:
     """Flatten text, turns, rows and items (in that order) into cleaned, timestamped turns."""
     count = _count(payload)
     if count > limits.max_items:
         raise InputError(f"{count:,} items is over the max_items limit of {limits.max_items:,}")
-    session_ts = None
-    if payload.session_ts is not None:
-        try:
-            session_ts = parse_timestamp(payload.session_ts)
-        except InputError as exc:
-            raise InputError(f"session_ts: {exc}") from None
+    session_ts = readable_time(payload.session_ts)
 
     turns: list[Turn] = []
     total = 0
@@ -358,12 +389,7 @@ def normalize(payload: IngestPayload, limits: IngestLimits = IngestLimits()) -> 
                 f"{where}: the payload passes the max_total_chars limit of "
                 f"{limits.max_total_chars:,} characters"
             )
-        ts = session_ts
-        if item.ts is not None:
-            try:
-                ts = parse_timestamp(item.ts)
-            except InputError as exc:
-                raise InputError(f"{where}.ts: {exc}") from None
+        ts = readable_time(item.ts) or session_ts
 
         text = clean_text(raw)
         if not text:
@@ -379,6 +405,4 @@ def normalize(payload: IngestPayload, limits: IngestLimits = IngestLimits()) -> 
                 table=table,
             )
         )
-    if not turns:
-        raise InputError(f"no non-empty text in {count:,} item(s): every text is blank")
     return turns

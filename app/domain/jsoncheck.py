@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 MAX_DEPTH = 64
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def json_problem(value: Any, path: str = "$", depth: int = 0) -> str | None:
@@ -38,12 +39,21 @@ def _string_problem(text: str, path: str) -> str | None:
     return None
 
 
-def without_nul(value: Any) -> Any:
-    """The value with NUL characters removed from every string (JSONB cannot store them)."""
+def storable(value: Any) -> Any:
+    """The value as JSONB holds it: NUL dropped, integers past 64 bits as floats, as JS reads."""
     if isinstance(value, str):
         return value.replace("\x00", "") if "\x00" in value else value
     if isinstance(value, dict):
-        return {without_nul(k): without_nul(v) for k, v in value.items()}
+        return {storable(k): storable(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [without_nul(v) for v in value]
+        return [storable(v) for v in value]
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and not INT64_MIN <= value <= INT64_MAX
+    ):
+        try:
+            return float(value)
+        except OverflowError:  # past every float: only the digits can be kept
+            return str(value)
     return value

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, Strict
 
 from app.domain.ids import canonical_bytes
 
@@ -36,6 +36,10 @@ SECTIONS = (
 )
 
 
+# A JSON number, as the spec says: true/false and numeric strings are not read as one.
+Number = Annotated[float, Strict()]
+
+
 class PassportError(ValueError):
     """A document that cannot be read as a passport."""
 
@@ -55,7 +59,7 @@ class Belief(_Item):
     key: str = Field(min_length=1, max_length=512)
     value: Any = None
     ts: str | None = None
-    confidence: float | None = None
+    confidence: Number | None = None
     source: str | None = None
 
 
@@ -107,7 +111,7 @@ class Episode(_Item):
     id: str = Field(min_length=1)
     ts: str | None = None
     summary: str = ""
-    salience: float | None = None
+    salience: Number | None = None
     source: str | None = None
     participants: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)

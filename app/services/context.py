@@ -47,11 +47,14 @@ def _bound(value: str | None, name: str, *, start: bool) -> float | None:
 def _period_end(year: int, month: int, label: str, epoch: float) -> float:
     from datetime import UTC, datetime, timedelta
 
-    if len(label) == 4:  # a year
-        return datetime(year + 1, 1, 1, tzinfo=UTC).timestamp() - 1
-    if len(label) == 7:  # a month
-        nxt = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
-        return nxt.timestamp() - 1
+    try:
+        if len(label) == 4:  # a year
+            return datetime(year + 1, 1, 1, tzinfo=UTC).timestamp() - 1
+        if len(label) == 7:  # a month
+            nxt = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+            return nxt.timestamp() - 1
+    except ValueError:  # the period ends with the last year a datetime holds
+        return datetime.max.replace(tzinfo=UTC).timestamp()
     if len(label) == 10:  # a day
         return epoch + timedelta(days=1).total_seconds() - 1
     return epoch

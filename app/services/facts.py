@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from app.db.uow import UowFactory
 from app.domain.ids import content_hash, content_id
-from app.domain.jsoncheck import json_problem
+from app.domain.jsoncheck import json_problem, storable
 from app.domain.merge import merge_beliefs
 from app.domain.passport import Belief, Passport, Source
 from app.services import passports
@@ -36,6 +36,9 @@ async def write_facts(
     """Merge client facts/prefs under the row lock; beliefs without ts are stamped now."""
     now = datetime.now(UTC)
     stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    # JSONB cannot hold NUL; the character carries nothing a reader could see.
+    facts = [Belief.model_validate(storable(b.to_dict())) for b in facts]
+    prefs = [Belief.model_validate(storable(b.to_dict())) for b in prefs]
     body = {
         "facts": [b.to_dict() for b in facts],
         "prefs": [b.to_dict() for b in prefs],

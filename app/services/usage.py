@@ -8,10 +8,8 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from app.db.repository import USAGE_FIELDS
 from app.db.uow import UowFactory
-from app.services.errors import Unprocessable
 
 DEFAULT_DAYS = 30
-MAX_DAYS = 366
 
 
 @dataclass(frozen=True)
@@ -33,14 +31,17 @@ class UsageReport:
 
 
 def period(since: date | None, until: date | None, today: date) -> tuple[date, date]:
-    """The days asked for; by default the last 30 days up to today."""
+    """The days asked for; by default the last 30 days up to today (empty when since > until)."""
     end = until or today
-    start = since or end - timedelta(days=DEFAULT_DAYS - 1)
-    if start > end:
-        raise Unprocessable(f"since ({start}) is after until ({end})")
-    if (end - start).days >= MAX_DAYS:
-        raise Unprocessable(f"ask for at most {MAX_DAYS} days at a time")
+    start = since or max(date.min, end - timedelta(days=DEFAULT_DAYS - 1))
     return start, end
+
+
+def _day_end(day: date) -> datetime:
+    """The instant after ``day`` ends (the newest datetime there is, for the last day)."""
+    if day == date.max:
+        return datetime.max.replace(tzinfo=UTC)
+    return datetime.combine(day + timedelta(days=1), time(), UTC)
 
 
 async def usage(
@@ -48,10 +49,11 @@ async def usage(
 ) -> UsageReport:
     """The tenant's usage summed over the period and per day."""
     start, end = period(since, until, datetime.now(UTC).date())
+    if start > end:
+        return UsageReport(since=start, until=end, totals=dict.fromkeys(USAGE_FIELDS, 0))
     async with uows() as uow:
         rows = await uow.tenant(tenant_id).usage_by_day(
-            datetime.combine(start, time(), UTC),
-            datetime.combine(end + timedelta(days=1), time(), UTC),
+            datetime.combine(start, time(), UTC), _day_end(end)
         )
     days = [
         DayUsage(row[0].astimezone(UTC).date(), dict(zip(USAGE_FIELDS, row[1:], strict=True)))

@@ -271,8 +271,17 @@ async def test_llm_ingest_builds_the_passport_and_the_cache_saves_the_second_cal
         backwards = await s.api.get(
             "/usage", headers=t.headers, params={"since": "2024-02-01", "until": "2024-01-01"}
         )
-        assert backwards.status_code == 422
-        assert backwards.headers["content-type"] == "application/problem+json"
+        assert backwards.status_code == 200
+        assert backwards.json()["totals"]["jobs"] == 0 and backwards.json()["days"] == []
+        everything = await s.api.get(
+            "/usage", headers=t.headers, params={"since": "0001-01-01", "until": "9999-12-31"}
+        )
+        assert everything.status_code == 200
+        assert everything.json()["totals"]["calls"] == usage["totals"]["calls"]
+        for bad in ("0", "2024-1-5", "20240105", "2024-02-30"):
+            refused = await s.api.get("/usage", headers=t.headers, params={"until": bad})
+            assert refused.status_code == 422, bad
+            assert refused.headers["content-type"] == "application/problem+json"
 
 
 async def test_plan_with_the_rule_extractor_costs_no_model_call(client, tenant):

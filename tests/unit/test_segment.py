@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.domain.ingest_input import IngestPayload, InputError
+from app.domain.ingest_input import IngestLimits, IngestPayload, InputError
 from app.domain.segment import (
     PROMPT_OVERHEAD_TOKENS,
     estimate_tokens,
@@ -184,6 +184,11 @@ def test_prepare_and_plan_agree_for_the_same_payload() -> None:
 
 
 def test_prepare_surfaces_input_errors() -> None:
+    payload = IngestPayload.model_validate({"turns": [{"speaker": "a", "text": "x" * 50}]})
+    with pytest.raises(InputError, match="max_turn_chars"):
+        prepare(payload, limits=IngestLimits(max_turn_chars=10))
+
+
+def test_blank_turns_make_no_segment() -> None:
     payload = IngestPayload.model_validate({"turns": [{"speaker": "a", "text": "   "}]})
-    with pytest.raises(InputError):
-        prepare(payload)
+    assert prepare(payload) == []

@@ -16,7 +16,7 @@ from sqlalchemy import inspect
 
 from app.domain.ingest_input import IngestPayload
 from app.services import ingest, passports
-from app.services.errors import NotFound, PreconditionFailed, Unprocessable
+from app.services.errors import Conflict, NotFound, PreconditionFailed
 from app.settings import Settings
 
 TENANT = uuid.uuid4()
@@ -223,7 +223,7 @@ def test_an_idempotency_key_reused_for_another_request_is_refused():
             uows, TENANT, "ana", _payload("I moved to Kwekwe."), settings, idempotency_key="k1"
         )
     )
-    with pytest.raises(Unprocessable, match="different request"):
+    with pytest.raises(Conflict, match="different request"):
         run(
             ingest.accept(
                 uows, TENANT, "ana", _payload("I moved to Harare."), settings, idempotency_key="k1"

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from app.api.deps import TenantDep, UserKey
 from app.api.problems import COMMON, NOT_FOUND
+from app.api.schemas.params import Period
 from app.services import context
 
 router = APIRouter(tags=["context"], responses={**COMMON, **NOT_FOUND})
@@ -19,10 +20,12 @@ Q = Annotated[
     Query(max_length=2000, description="What the agent is about to answer; ranks memories."),
 ]
 Since = Annotated[
-    str | None, Query(max_length=40, description="Only memories on or after this date.")
+    Period | None,
+    Query(description="Only memories on or after this day, month (YYYY-MM) or year (YYYY)."),
 ]
 Until = Annotated[
-    str | None, Query(max_length=40, description="Only memories on or before this date.")
+    Period | None,
+    Query(description="Only memories up to the end of this day, month or year."),
 ]
 
 
@@ -53,7 +56,10 @@ class SearchResult(BaseModel):
         200: {
             "description": "The context as text/plain; with format=json, application/json "
             "sections (each ranked item with its score and provenance).",
-            "content": {"text/plain": {"schema": {"type": "string"}}},
+            "content": {
+                "text/plain": {"schema": {"type": "string"}},
+                "application/json": {"schema": {"type": "object"}},
+            },
         },
         304: {"description": "Not modified (If-None-Match matched)."},
     },

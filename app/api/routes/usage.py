@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 
 from app.api.deps import TenantDep, UowsDep
 from app.api.problems import COMMON
+from app.api.schemas.params import Day
 from app.api.schemas.usage import DayOut, UsageCounts, UsageOut
 from app.services import usage
 
@@ -20,10 +20,14 @@ async def get_usage(
     tenant: TenantDep,
     uows: UowsDep,
     since: Annotated[
-        date | None, Query(description="First UTC day (YYYY-MM-DD); default 29 days before until.")
+        Day | None,
+        Query(
+            description="First UTC day (YYYY-MM-DD); default 29 days before until. After until, "
+            "the period is empty."
+        ),
     ] = None,
     until: Annotated[
-        date | None, Query(description="Last UTC day, included (YYYY-MM-DD); default today.")
+        Day | None, Query(description="Last UTC day, included (YYYY-MM-DD); default today.")
     ] = None,
 ) -> UsageOut:
     """This tenant's usage per UTC day and in total; the last 30 days by default."""

@@ -1,3 +1,4 @@
+import datetime
 from http import HTTPStatus
 from typing import Any, cast
 from urllib.parse import quote
@@ -7,6 +8,7 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.context_get_context_format import ContextGetContextFormat
+from ...models.context_get_context_response_200 import ContextGetContextResponse200
 from ...models.problem import Problem
 from ...types import UNSET, Response, Unset
 
@@ -17,8 +19,8 @@ def _get_kwargs(
     q: None | str | Unset = UNSET,
     budget_chars: int | Unset = 3000,
     format_: ContextGetContextFormat | Unset = ContextGetContextFormat.TEXT,
-    since: None | str | Unset = UNSET,
-    until: None | str | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -45,6 +47,8 @@ def _get_kwargs(
     json_since: None | str | Unset
     if isinstance(since, Unset):
         json_since = UNSET
+    elif isinstance(since, datetime.date):
+        json_since = since.isoformat()
     else:
         json_since = since
     params["since"] = json_since
@@ -52,6 +56,8 @@ def _get_kwargs(
     json_until: None | str | Unset
     if isinstance(until, Unset):
         json_until = UNSET
+    elif isinstance(until, datetime.date):
+        json_until = until.isoformat()
     else:
         json_until = until
     params["until"] = json_until
@@ -70,9 +76,12 @@ def _get_kwargs(
     return _kwargs
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | Problem | str | None:
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Any | ContextGetContextResponse200 | Problem | None:
     if response.status_code == 200:
-        response_200 = response.text
+        response_200 = ContextGetContextResponse200.from_dict(response.json())
+
         return response_200
 
     if response.status_code == 304:
@@ -120,7 +129,9 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | Problem | str]:
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Any | ContextGetContextResponse200 | Problem]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -136,10 +147,10 @@ def sync_detailed(
     q: None | str | Unset = UNSET,
     budget_chars: int | Unset = 3000,
     format_: ContextGetContextFormat | Unset = ContextGetContextFormat.TEXT,
-    since: None | str | Unset = UNSET,
-    until: None | str | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
-) -> Response[Any | Problem | str]:
+) -> Response[Any | ContextGetContextResponse200 | Problem]:
     """Get Context
 
      Facts and preferences, then the memories that matter for ``q``, within the budget.
@@ -149,8 +160,10 @@ def sync_detailed(
         q (None | str | Unset): What the agent is about to answer; ranks memories.
         budget_chars (int | Unset): Most characters of text returned. Default: 3000.
         format_ (ContextGetContextFormat | Unset):  Default: ContextGetContextFormat.TEXT.
-        since (None | str | Unset): Only memories on or after this date.
-        until (None | str | Unset): Only memories on or before this date.
+        since (datetime.date | None | str | Unset): Only memories on or after this day, month
+            (YYYY-MM) or year (YYYY).
+        until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
+            or year.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -158,7 +171,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | Problem | str]
+        Response[Any | ContextGetContextResponse200 | Problem]
     """
 
     kwargs = _get_kwargs(
@@ -185,10 +198,10 @@ def sync(
     q: None | str | Unset = UNSET,
     budget_chars: int | Unset = 3000,
     format_: ContextGetContextFormat | Unset = ContextGetContextFormat.TEXT,
-    since: None | str | Unset = UNSET,
-    until: None | str | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
-) -> Any | Problem | str | None:
+) -> Any | ContextGetContextResponse200 | Problem | None:
     """Get Context
 
      Facts and preferences, then the memories that matter for ``q``, within the budget.
@@ -198,8 +211,10 @@ def sync(
         q (None | str | Unset): What the agent is about to answer; ranks memories.
         budget_chars (int | Unset): Most characters of text returned. Default: 3000.
         format_ (ContextGetContextFormat | Unset):  Default: ContextGetContextFormat.TEXT.
-        since (None | str | Unset): Only memories on or after this date.
-        until (None | str | Unset): Only memories on or before this date.
+        since (datetime.date | None | str | Unset): Only memories on or after this day, month
+            (YYYY-MM) or year (YYYY).
+        until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
+            or year.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -207,7 +222,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | Problem | str
+        Any | ContextGetContextResponse200 | Problem
     """
 
     return sync_detailed(
@@ -229,10 +244,10 @@ async def asyncio_detailed(
     q: None | str | Unset = UNSET,
     budget_chars: int | Unset = 3000,
     format_: ContextGetContextFormat | Unset = ContextGetContextFormat.TEXT,
-    since: None | str | Unset = UNSET,
-    until: None | str | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
-) -> Response[Any | Problem | str]:
+) -> Response[Any | ContextGetContextResponse200 | Problem]:
     """Get Context
 
      Facts and preferences, then the memories that matter for ``q``, within the budget.
@@ -242,8 +257,10 @@ async def asyncio_detailed(
         q (None | str | Unset): What the agent is about to answer; ranks memories.
         budget_chars (int | Unset): Most characters of text returned. Default: 3000.
         format_ (ContextGetContextFormat | Unset):  Default: ContextGetContextFormat.TEXT.
-        since (None | str | Unset): Only memories on or after this date.
-        until (None | str | Unset): Only memories on or before this date.
+        since (datetime.date | None | str | Unset): Only memories on or after this day, month
+            (YYYY-MM) or year (YYYY).
+        until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
+            or year.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -251,7 +268,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | Problem | str]
+        Response[Any | ContextGetContextResponse200 | Problem]
     """
 
     kwargs = _get_kwargs(
@@ -276,10 +293,10 @@ async def asyncio(
     q: None | str | Unset = UNSET,
     budget_chars: int | Unset = 3000,
     format_: ContextGetContextFormat | Unset = ContextGetContextFormat.TEXT,
-    since: None | str | Unset = UNSET,
-    until: None | str | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
-) -> Any | Problem | str | None:
+) -> Any | ContextGetContextResponse200 | Problem | None:
     """Get Context
 
      Facts and preferences, then the memories that matter for ``q``, within the budget.
@@ -289,8 +306,10 @@ async def asyncio(
         q (None | str | Unset): What the agent is about to answer; ranks memories.
         budget_chars (int | Unset): Most characters of text returned. Default: 3000.
         format_ (ContextGetContextFormat | Unset):  Default: ContextGetContextFormat.TEXT.
-        since (None | str | Unset): Only memories on or after this date.
-        until (None | str | Unset): Only memories on or before this date.
+        since (datetime.date | None | str | Unset): Only memories on or after this day, month
+            (YYYY-MM) or year (YYYY).
+        until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
+            or year.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -298,7 +317,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | Problem | str
+        Any | ContextGetContextResponse200 | Problem
     """
 
     return (

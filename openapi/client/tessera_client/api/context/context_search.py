@@ -1,3 +1,4 @@
+import datetime
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import quote
@@ -16,8 +17,8 @@ def _get_kwargs(
     *,
     q: str,
     limit: int | Unset = 20,
-    since: None | str | Unset = UNSET,
-    until: None | str | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -29,6 +30,8 @@ def _get_kwargs(
     json_since: None | str | Unset
     if isinstance(since, Unset):
         json_since = UNSET
+    elif isinstance(since, datetime.date):
+        json_since = since.isoformat()
     else:
         json_since = since
     params["since"] = json_since
@@ -36,6 +39,8 @@ def _get_kwargs(
     json_until: None | str | Unset
     if isinstance(until, Unset):
         json_until = UNSET
+    elif isinstance(until, datetime.date):
+        json_until = until.isoformat()
     else:
         json_until = until
     params["until"] = json_until
@@ -117,8 +122,8 @@ def sync_detailed(
     client: AuthenticatedClient,
     q: str,
     limit: int | Unset = 20,
-    since: None | str | Unset = UNSET,
-    until: None | str | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
 ) -> Response[Problem | SearchResult]:
     """Search
 
@@ -128,8 +133,10 @@ def sync_detailed(
         key (str): Your identifier for the end user (1-256 characters, no control characters).
         q (str):
         limit (int | Unset):  Default: 20.
-        since (None | str | Unset): Only memories on or after this date.
-        until (None | str | Unset): Only memories on or before this date.
+        since (datetime.date | None | str | Unset): Only memories on or after this day, month
+            (YYYY-MM) or year (YYYY).
+        until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
+            or year.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -160,8 +167,8 @@ def sync(
     client: AuthenticatedClient,
     q: str,
     limit: int | Unset = 20,
-    since: None | str | Unset = UNSET,
-    until: None | str | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
 ) -> Problem | SearchResult | None:
     """Search
 
@@ -171,8 +178,10 @@ def sync(
         key (str): Your identifier for the end user (1-256 characters, no control characters).
         q (str):
         limit (int | Unset):  Default: 20.
-        since (None | str | Unset): Only memories on or after this date.
-        until (None | str | Unset): Only memories on or before this date.
+        since (datetime.date | None | str | Unset): Only memories on or after this day, month
+            (YYYY-MM) or year (YYYY).
+        until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
+            or year.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -198,8 +207,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     q: str,
     limit: int | Unset = 20,
-    since: None | str | Unset = UNSET,
-    until: None | str | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
 ) -> Response[Problem | SearchResult]:
     """Search
 
@@ -209,8 +218,10 @@ async def asyncio_detailed(
         key (str): Your identifier for the end user (1-256 characters, no control characters).
         q (str):
         limit (int | Unset):  Default: 20.
-        since (None | str | Unset): Only memories on or after this date.
-        until (None | str | Unset): Only memories on or before this date.
+        since (datetime.date | None | str | Unset): Only memories on or after this day, month
+            (YYYY-MM) or year (YYYY).
+        until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
+            or year.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -239,8 +250,8 @@ async def asyncio(
     client: AuthenticatedClient,
     q: str,
     limit: int | Unset = 20,
-    since: None | str | Unset = UNSET,
-    until: None | str | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
 ) -> Problem | SearchResult | None:
     """Search
 
@@ -250,8 +261,10 @@ async def asyncio(
         key (str): Your identifier for the end user (1-256 characters, no control characters).
         q (str):
         limit (int | Unset):  Default: 20.
-        since (None | str | Unset): Only memories on or after this date.
-        until (None | str | Unset): Only memories on or before this date.
+        since (datetime.date | None | str | Unset): Only memories on or after this day, month
+            (YYYY-MM) or year (YYYY).
+        until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
+            or year.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

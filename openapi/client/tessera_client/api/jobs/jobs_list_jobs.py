@@ -15,14 +15,14 @@ def _get_kwargs(
     key: str,
     *,
     limit: int | Unset = 50,
-    cursor: None | str | Unset = UNSET,
+    cursor: int | None | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
 
     params["limit"] = limit
 
-    json_cursor: None | str | Unset
+    json_cursor: int | None | Unset
     if isinstance(cursor, Unset):
         json_cursor = UNSET
     else:
@@ -103,7 +103,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     limit: int | Unset = 50,
-    cursor: None | str | Unset = UNSET,
+    cursor: int | None | Unset = UNSET,
 ) -> Response[JobPage | Problem]:
     """List Jobs
 
@@ -111,8 +111,8 @@ def sync_detailed(
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
-        limit (int | Unset):  Default: 50.
-        cursor (None | str | Unset):
+        limit (int | Unset): Most items on one page. Default: 50.
+        cursor (int | None | Unset): next_cursor of the previous page
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -140,7 +140,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     limit: int | Unset = 50,
-    cursor: None | str | Unset = UNSET,
+    cursor: int | None | Unset = UNSET,
 ) -> JobPage | Problem | None:
     """List Jobs
 
@@ -148,8 +148,8 @@ def sync(
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
-        limit (int | Unset):  Default: 50.
-        cursor (None | str | Unset):
+        limit (int | Unset): Most items on one page. Default: 50.
+        cursor (int | None | Unset): next_cursor of the previous page
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -172,7 +172,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     limit: int | Unset = 50,
-    cursor: None | str | Unset = UNSET,
+    cursor: int | None | Unset = UNSET,
 ) -> Response[JobPage | Problem]:
     """List Jobs
 
@@ -180,8 +180,8 @@ async def asyncio_detailed(
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
-        limit (int | Unset):  Default: 50.
-        cursor (None | str | Unset):
+        limit (int | Unset): Most items on one page. Default: 50.
+        cursor (int | None | Unset): next_cursor of the previous page
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -207,7 +207,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     limit: int | Unset = 50,
-    cursor: None | str | Unset = UNSET,
+    cursor: int | None | Unset = UNSET,
 ) -> JobPage | Problem | None:
     """List Jobs
 
@@ -215,8 +215,8 @@ async def asyncio(
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
-        limit (int | Unset):  Default: 50.
-        cursor (None | str | Unset):
+        limit (int | Unset): Most items on one page. Default: 50.
+        cursor (int | None | Unset): next_cursor of the previous page
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -111,7 +111,7 @@ def sync_detailed(
 
     Args:
         since (datetime.date | None | Unset): First UTC day (YYYY-MM-DD); default 29 days before
-            until.
+            until. After until, the period is empty.
         until (datetime.date | None | Unset): Last UTC day, included (YYYY-MM-DD); default today.
 
     Raises:
@@ -146,7 +146,7 @@ def sync(
 
     Args:
         since (datetime.date | None | Unset): First UTC day (YYYY-MM-DD); default 29 days before
-            until.
+            until. After until, the period is empty.
         until (datetime.date | None | Unset): Last UTC day, included (YYYY-MM-DD); default today.
 
     Raises:
@@ -176,7 +176,7 @@ async def asyncio_detailed(
 
     Args:
         since (datetime.date | None | Unset): First UTC day (YYYY-MM-DD); default 29 days before
-            until.
+            until. After until, the period is empty.
         until (datetime.date | None | Unset): Last UTC day, included (YYYY-MM-DD); default today.
 
     Raises:
@@ -209,7 +209,7 @@ async def asyncio(
 
     Args:
         since (datetime.date | None | Unset): First UTC day (YYYY-MM-DD); default 29 days before
-            until.
+            until. After until, the period is empty.
         until (datetime.date | None | Unset): Last UTC day, included (YYYY-MM-DD); default today.
 
     Raises:

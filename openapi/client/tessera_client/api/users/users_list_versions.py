@@ -113,7 +113,7 @@ def sync_detailed(
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
-        limit (int | Unset):  Default: 50.
+        limit (int | Unset): Most items on one page. Default: 50.
         cursor (int | None | Unset): next_cursor of the previous page
 
     Raises:
@@ -150,7 +150,7 @@ def sync(
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
-        limit (int | Unset):  Default: 50.
+        limit (int | Unset): Most items on one page. Default: 50.
         cursor (int | None | Unset): next_cursor of the previous page
 
     Raises:
@@ -182,7 +182,7 @@ async def asyncio_detailed(
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
-        limit (int | Unset):  Default: 50.
+        limit (int | Unset): Most items on one page. Default: 50.
         cursor (int | None | Unset): next_cursor of the previous page
 
     Raises:
@@ -217,7 +217,7 @@ async def asyncio(
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
-        limit (int | Unset):  Default: 50.
+        limit (int | Unset): Most items on one page. Default: 50.
         cursor (int | None | Unset): next_cursor of the previous page
 
     Raises:
