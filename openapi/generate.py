@@ -31,6 +31,14 @@ def client_spec(spec: dict[str, Any]) -> dict[str, Any]:
     """The spec as the generator can read it: no cross-field ``anyOf`` beside ``properties``."""
     # The server enforces those rules (at least one of several fields) and the spec declares
     # them; the generator would drop the whole model over one, so the client does without.
+    # A reply served as text or JSON by a query parameter: the client reads it as text, as it
+    # always has (the generator would parse both as the JSON model).
+    for path in spec.get("paths", {}).values():
+        for operation in path.values():
+            for reply in operation.get("responses", {}).values():
+                content = reply.get("content", {})
+                if "text/plain" in content:
+                    content.pop("application/json", None)
     schemas = spec.get("components", {}).get("schemas", {})
     for schema in schemas.values():
         if "properties" in schema and "anyOf" in schema:

@@ -3,7 +3,6 @@
 from .accepted import Accepted
 from .belief import Belief
 from .context_get_context_format import ContextGetContextFormat
-from .context_get_context_response_200 import ContextGetContextResponse200
 from .contradiction import Contradiction
 from .day_out import DayOut
 from .entity import Entity
@@ -53,7 +52,6 @@ __all__ = (
     "Accepted",
     "Belief",
     "ContextGetContextFormat",
-    "ContextGetContextResponse200",
     "Contradiction",
     "DayOut",
     "Entity",

@@ -8,7 +8,6 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.context_get_context_format import ContextGetContextFormat
-from ...models.context_get_context_response_200 import ContextGetContextResponse200
 from ...models.problem import Problem
 from ...types import UNSET, Response, Unset
 
@@ -76,12 +75,9 @@ def _get_kwargs(
     return _kwargs
 
 
-def _parse_response(
-    *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Any | ContextGetContextResponse200 | Problem | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | Problem | str | None:
     if response.status_code == 200:
-        response_200 = ContextGetContextResponse200.from_dict(response.json())
-
+        response_200 = response.text
         return response_200
 
     if response.status_code == 304:
@@ -129,9 +125,7 @@ def _parse_response(
         return None
 
 
-def _build_response(
-    *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[Any | ContextGetContextResponse200 | Problem]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | Problem | str]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -150,7 +144,7 @@ def sync_detailed(
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
-) -> Response[Any | ContextGetContextResponse200 | Problem]:
+) -> Response[Any | Problem | str]:
     """Get Context
 
      Facts and preferences, then the memories that matter for ``q``, within the budget.
@@ -171,7 +165,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | ContextGetContextResponse200 | Problem]
+        Response[Any | Problem | str]
     """
 
     kwargs = _get_kwargs(
@@ -201,7 +195,7 @@ def sync(
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
-) -> Any | ContextGetContextResponse200 | Problem | None:
+) -> Any | Problem | str | None:
     """Get Context
 
      Facts and preferences, then the memories that matter for ``q``, within the budget.
@@ -222,7 +216,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | ContextGetContextResponse200 | Problem
+        Any | Problem | str
     """
 
     return sync_detailed(
@@ -247,7 +241,7 @@ async def asyncio_detailed(
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
-) -> Response[Any | ContextGetContextResponse200 | Problem]:
+) -> Response[Any | Problem | str]:
     """Get Context
 
      Facts and preferences, then the memories that matter for ``q``, within the budget.
@@ -268,7 +262,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | ContextGetContextResponse200 | Problem]
+        Response[Any | Problem | str]
     """
 
     kwargs = _get_kwargs(
@@ -296,7 +290,7 @@ async def asyncio(
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
-) -> Any | ContextGetContextResponse200 | Problem | None:
+) -> Any | Problem | str | None:
     """Get Context
 
      Facts and preferences, then the memories that matter for ``q``, within the budget.
@@ -317,7 +311,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | ContextGetContextResponse200 | Problem
+        Any | Problem | str
     """
 
     return (
