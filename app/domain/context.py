@@ -35,6 +35,7 @@ import numpy.typing as npt
 from app.domain.bm25 import K1 as BM25_K1
 from app.domain.bm25 import B as BM25_B
 from app.domain.bm25 import BM25Index
+from app.domain.dates import MONTH_NUMBERS
 from app.domain.passport import (
     Belief,
     Contradiction,
@@ -93,20 +94,6 @@ MemoryKind = Literal["observation", "episode"]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
-_MONTH_NAMES = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
 _MONTH_RE = (
     r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
@@ -162,7 +149,8 @@ class When:
 
 
 def _month_number(name: str) -> int:
-    return next(i + 1 for i, m in enumerate(_MONTH_NAMES) if m.startswith(name.lower()[:3]))
+    # Only ever called on what _MONTH_RE matched: every form it matches is a key.
+    return MONTH_NUMBERS[name.lower().rstrip(".")]
 
 
 def _make_when(year: int, month: int, day: int) -> When | None:

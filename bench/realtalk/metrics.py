@@ -8,22 +8,11 @@ import unicodedata
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-_MONTH_ALT = r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
-_MONTH = rf"(?P<mon>(?:{'|'.join(MONTHS)})|(?:{_MONTH_ALT})\.?)"
+from app.domain.dates import MONTH_NUMBERS, MONTHS
+
+_FULL = [name.lower() for name in MONTHS]
+_SHORT = sorted((word for word in MONTH_NUMBERS if len(word) <= 4), key=len, reverse=True)
+_MONTH = rf"(?P<mon>(?:{'|'.join(_FULL)})|(?:{'|'.join(_SHORT)})\.?)"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _B = r"(?<![\w.])"  # a date starts at a word's start (and not inside a dotted number)
@@ -66,8 +55,7 @@ class DateMention:
 
 
 def _month_of(text: str) -> int:
-    word = text.lower().rstrip(".")
-    return next(i for i, name in enumerate(MONTHS, 1) if name.startswith(word[:3]))
+    return MONTH_NUMBERS[text.lower().rstrip(".")]
 
 
 SPELLINGS = tuple(name for name, _ in _PATTERNS)
