@@ -7,18 +7,15 @@ reproduces; it must find nothing.
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
 import subprocess
 import sys
-import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.integration.live import free_port, service_env, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -29,65 +26,16 @@ SEED = 20261201
 PRECONDITION_OPS = ("PUT /users/{key}/passport",)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_ready(url: str, procs: dict[str, subprocess.Popen[bytes]], logs: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        for role, proc in procs.items():
-            if proc.poll() is not None:
-                tail = (logs / f"{role}.log").read_text(errors="replace")[-3000:]
-                raise AssertionError(f"tessera {role} exited early:\n{tail}")
-        try:
-            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError("the API did not become ready in 60 s")
-
-
 @pytest.fixture(scope="module")
 def live_url(settings, tmp_path_factory) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """`tessera api` on a free port and a worker, on this run's servers."""
     logs = tmp_path_factory.mktemp("conformance-live")
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
-    env.update(
-        {
-            "TESSERA_DATABASE_URL": settings.database_url,
-            "TESSERA_REDIS_URL": settings.redis_url,
-            "TESSERA_QUEUE_NAME": f"tessera-conformance:{uuid.uuid4().hex[:8]}",
-            "TESSERA_ADMIN_TOKEN": ADMIN_TOKEN,
-            "TESSERA_DATA_DIR": str(logs / "data"),
-            "TESSERA_LOG_LEVEL": "warning",
-        }
-    )
+    port = free_port()
+    env = service_env(settings, logs, "tessera-conformance", ADMIN_TOKEN)
     base = [sys.executable, "-m", "app.cli.main"]
-    procs: dict[str, subprocess.Popen[bytes]] = {}
-    for role, argv in (("api", ["api", "--port", str(port)]), ("worker", ["worker"])):
-        with (logs / f"{role}.log").open("wb") as log:
-            procs[role] = subprocess.Popen(
-                [*base, *argv], env=env, stdout=log, stderr=subprocess.STDOUT
-            )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_ready(url, procs, logs)
+    commands = {"api": [*base, "api", "--port", str(port)], "worker": [*base, "worker"]}
+    with serving(commands, env, logs, port) as url:
         yield url
-    finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for proc in procs.values():
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 def _config(tenant_key: str) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -15,13 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.integration.live import free_port
+
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_ready(base: str, proc: subprocess.Popen, seconds: float = 90) -> None:

@@ -7,11 +7,7 @@ queue of their own, serve every test here.
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
 import sys
 import time
 import uuid
@@ -19,7 +15,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 from tessera_client import AuthenticatedClient
 from tessera_client.api.admin import admin_create_tenant
@@ -44,6 +39,7 @@ from tessera_client.models import (
 )
 
 from app.cli.main import main
+from tests.integration.live import free_port, service_env, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -69,65 +65,16 @@ class Live:
         return created.api_key.key
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    for proc in procs:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-    for proc in procs:
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 @pytest.fixture(scope="module")
 def live(settings, tmp_path_factory) -> Iterator[Live]:  # type: ignore[no-untyped-def]
     """`tessera api` on a free port and `tessera worker`, both on this run's servers."""
     logs = tmp_path_factory.mktemp("sdk-live")
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
-    env.update(
-        {
-            "TESSERA_DATABASE_URL": settings.database_url,
-            "TESSERA_REDIS_URL": settings.redis_url,
-            "TESSERA_QUEUE_NAME": f"tessera-sdk:{uuid.uuid4().hex[:8]}",
-            "TESSERA_ADMIN_TOKEN": ADMIN_TOKEN,
-            "TESSERA_DATA_DIR": str(logs / "data"),
-            "TESSERA_LOG_LEVEL": "warning",
-        }
-    )
+    port = free_port()
+    env = service_env(settings, logs, "tessera-sdk", ADMIN_TOKEN)
     base = [sys.executable, "-m", "app.cli.main"]
-    procs: dict[str, subprocess.Popen[bytes]] = {}
-    for role, argv in (("api", ["api", "--port", str(port)]), ("worker", ["worker"])):
-        with (logs / f"{role}.log").open("wb") as log:
-            procs[role] = subprocess.Popen(
-                [*base, *argv], env=env, stdout=log, stderr=subprocess.STDOUT
-            )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            for role, proc in procs.items():
-                if proc.poll() is not None:
-                    log_tail = (logs / f"{role}.log").read_text(errors="replace")[-3000:]
-                    raise AssertionError(f"tessera {role} exited early:\n{log_tail}")
-            try:
-                if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the API did not become ready"
-            time.sleep(0.2)
+    commands = {"api": [*base, "api", "--port", str(port)], "worker": [*base, "worker"]}
+    with serving(commands, env, logs, port) as url:
         yield Live(url=url)
-    finally:
-        _stop(list(procs.values()))
 
 
 @pytest.fixture
@@ -336,7 +283,7 @@ def test_cli_errors_print_the_problem_detail(cli, live, tmp_path, capsys):
     code, _, err = tessera(capsys, "ingest", str(tmp_path / "missing.txt"), "--user", "u1", *cli)
     assert code == 2 and "cannot read" in err
 
-    closed = f"http://127.0.0.1:{_free_port()}"
+    closed = f"http://127.0.0.1:{free_port()}"
     code, _, err = tessera(capsys, "export", "u1", "--url", closed, "--key", "k")
     assert code == 1 and f"cannot reach {closed}" in err
 

@@ -11,12 +11,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import sysconfig
-import time
 import uuid
 import zipfile
 from collections.abc import Iterator
@@ -25,6 +22,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.integration.live import free_port, service_env, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -51,12 +50,6 @@ class Installed:
     def bin(self, name: str) -> str:
         """A script of the venv."""
         return str(self.venv / "bin" / name)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
@@ -107,51 +100,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 def server(installed: Installed, settings, tmp_path_factory) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """The wheel's `tessera api` on a free port, on this run's database and Redis."""
     logs = tmp_path_factory.mktemp("wheel-api")
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
+    port = free_port()
+    env = service_env(settings, logs, "tessera-wheel", ADMIN_TOKEN)
     env.pop("PYTHONPATH", None)
-    env.update(
-        {
-            "TESSERA_DATABASE_URL": settings.database_url,
-            "TESSERA_REDIS_URL": settings.redis_url,
-            "TESSERA_QUEUE_NAME": f"tessera-wheel:{uuid.uuid4().hex[:8]}",
-            "TESSERA_ADMIN_TOKEN": ADMIN_TOKEN,
-            "TESSERA_DATA_DIR": str(logs / "data"),
-            "TESSERA_LOG_LEVEL": "warning",
-        }
-    )
-    log_path = logs / "api.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [installed.bin("tessera"), "api", "--port", str(port)],
-            cwd=logs,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 45
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(
-                    f"the wheel's tessera api exited early:\n{log_path.read_text()}"
-                )
-            try:
-                if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the wheel's API did not become ready"
-            time.sleep(0.2)
+    commands = {"api": [installed.bin("tessera"), "api", "--port", str(port)]}
+    with serving(commands, env, logs, port, cwd=logs, ready_seconds=45) as url:
         yield url
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_the_wheel_carries_the_sdk_and_the_migration_template(installed: Installed) -> None:
