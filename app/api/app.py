@@ -41,6 +41,8 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.read_uows = uow_factory(app.state.read_sessions)
         app.state.redis = redis
         app.state.enqueue = enqueuer(redis, settings.queue_name)
+        # What every use case runs in: the app's sessions, jobs enqueued after commit.
+        app.state.uows = uow_factory(app.state.sessions, app.state.enqueue)
         try:
             yield
         finally:

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import hmac
 import uuid
+from dataclasses import dataclass
 from typing import Annotated
 
 import structlog
-from fastapi import Depends, Path, Request
+from fastapi import Depends, Path, Query, Request, Response, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.security.base import SecurityBase
 
-from app.db.uow import UowFactory, uow_factory
-from app.services import tenants
+from app.api.schemas.jobs import JobOut, job_out
+from app.db.uow import UowFactory
+from app.services import ingest, tenants
 from app.services.errors import Forbidden, Unauthorized
+from app.services.views import JobView
 from app.settings import Settings
 
 # No control characters; at most 256 characters (the column width).
@@ -29,8 +32,8 @@ async def get_settings(request: Request) -> Settings:
 
 async def get_uows(request: Request) -> UowFactory:
     """The units of work the services run in: the app's sessions, jobs enqueued after commit."""
-    state = request.app.state
-    return uow_factory(state.sessions, state.enqueue)
+    uows: UowFactory = request.app.state.uows
+    return uows
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
@@ -70,7 +73,7 @@ class TenantKey(SecurityBase):
         token = credentials.strip()
         state = request.app.state
         # No unit of work is opened on a key-cache hit: most requests then touch no ORM at all.
-        tenant_id = await tenants.authenticate(uow_factory(state.sessions), token, state.key_cache)
+        tenant_id = await tenants.authenticate(state.uows, token, state.key_cache)
         if tenant_id is None:
             raise Unauthorized("unknown or revoked API key")
         # Every later log line of the request, and its access line, names the tenant.
@@ -105,3 +108,38 @@ UserKey = Annotated[
         description="Your identifier for the end user (1-256 characters, no control characters).",
     ),
 ]
+
+
+Wait = Annotated[float, Query(ge=0, description="Seconds to wait for the job to finish (capped).")]
+
+
+@dataclass(frozen=True)
+class Queue:
+    """What a route that queues a job needs: the tenant, its units of work, and how to answer."""
+
+    tenant: uuid.UUID
+    uows: UowFactory
+    settings: Settings
+    response: Response
+    wait: float
+
+    async def reply(self, job: JobView) -> JobOut:
+        """The job as queued, or as it ended within ?wait: 202, or 200 once it ended; Location."""
+        if self.wait > 0:
+            seconds = min(self.wait, self.settings.ingest_wait_max_seconds)
+            job = await ingest.wait_for_job(job, self.uows, self.tenant, seconds)
+        out = job_out(job)
+        self.response.headers["Location"] = out.status_url
+        if job.finished:
+            self.response.status_code = status.HTTP_200_OK
+        return out
+
+
+async def get_queue(
+    tenant: TenantDep, uows: UowsDep, settings: SettingsDep, response: Response, wait: Wait = 0
+) -> Queue:
+    """The tenant's queue as a route that accepts a job sees it, with the ?wait it was given."""
+    return Queue(tenant, uows, settings, response, wait)
+
+
+QueueDep = Annotated[Queue, Depends(get_queue)]

@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import BaseRoute, Match
+from starlette.routing import Match
 
 from app.db.engine import database_error_types, database_unreachable
 from app.services.errors import (
@@ -163,7 +163,7 @@ def allowed_methods(app: FastAPI, request: Request) -> list[str]:
     methods: set[str] = set()
     for route in app.router.routes:
         match, _ = route.matches(request.scope)
-        if match is not Match.NONE and isinstance(route, BaseRoute):
+        if match is not Match.NONE:
             methods.update(getattr(route, "methods", None) or ())
     return sorted(methods)
 

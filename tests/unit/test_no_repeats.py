@@ -3,10 +3,10 @@
 The checker is self-contained: each non-blank, non-comment line of a module is reduced to its
 shape (identifiers, strings and numbers become placeholders, keywords and punctuation stay), and
 a run of six consecutive shapes that stands in two places is a repeat. Thin lines are imports,
-decorators, lone brackets, docstrings and other bare strings, and shapes so common in the tree
-that they say nothing of their own (``return N``, ``N: N``, a rule table's rows). A run with
-fewer than two lines that are not thin is boilerplate, and so is a run found in more than eight
-places, or a table whose rows all look alike.
+decorators, function signatures, lone brackets, docstrings and other bare strings, and shapes so
+common in the tree that they say nothing of their own (``return N``, ``N: N``, a rule table's
+rows). A run with fewer than two lines that are not thin is boilerplate, and so is a run found in
+more than eight places, or a table whose rows all look alike.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def shapes(source: str) -> list[Line]:
     """The significant lines of a module, each reduced to its shape."""
     words: dict[int, list[str]] = defaultdict(list)
     thin_rows: set[int] = set()
-    statement_start, thin_statement, fstring_depth = True, False, 0
+    statement_start, thin_statement, after_async, fstring_depth = True, False, False, 0
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if fstring_depth:
             fstring_depth += (token.type == _FSTRING_START) - (token.type == _FSTRING_END)
@@ -83,9 +83,13 @@ def shapes(source: str) -> list[Line]:
         if token.type in _SKIPPED:
             continue
         if statement_start:
-            # An import or a decorator is thin on every line it spans.
-            thin_statement = token.string in ("import", "from", "@")
+            # An import, a decorator or a function's signature is thin on every line it spans:
+            # the parameters routes and services take repeat by nature, and hold no logic.
+            thin_statement = token.string in ("import", "from", "@", "def")
+            after_async = token.string == "async"
             statement_start = False
+        elif after_async:
+            thin_statement, after_async = token.string == "def", False
         row = token.start[0]
         if token.type == _FSTRING_START:
             fstring_depth = 1
@@ -172,6 +176,10 @@ def price_of(lines, vat):
     thin = '@decorator\ndef f():\n    """Doc."""\n    return (\n        "text"\n    )\n'
     assert find_repeats({"a.py": thin + thin.replace("f", "g")}) == []
     assert find_repeats({"table.py": "WORDS = {\n" + '    "one": 1,\n' * 20 + "}\n"}) == []
+    signature = "async def {}(\n    key: Key,\n    tenant: Tenant,\n    limit: Size = 50,\n"
+    signature += "    cursor: Cursor = None,\n) -> Page:\n    return {}(key)\n"
+    pair = signature.format("jobs", "a") + signature.format("versions", "b")
+    assert find_repeats({"routes.py": pair}) == []
 
 
 def test_no_block_of_six_lines_repeats_inside_app() -> None:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Depends, Header, Query, Response, status
+from fastapi import APIRouter, Header, Query, status
 
-from app.api.deps import SettingsDep, TenantDep, UowsDep, UserKey
+from app.api.deps import QueueDep, SettingsDep, TenantDep, UowsDep, UserKey
 from app.api.problems import COMMON, CONFLICT, NOT_FOUND
 from app.api.schemas.jobs import (
     Accepted,
@@ -23,12 +22,10 @@ from app.api.schemas.jobs import (
     version_out,
 )
 from app.api.schemas.params import MAX_TIME_CURSOR, MAX_VERSION, MIN_TIME_CURSOR
-from app.api.schemas.records import reply_of
+from app.api.schemas.records import page_of, reply_of
 from app.domain.ingest_input import IngestPayload
 from app.services import compact, facts, ingest, reprocess, versions
 from app.services.errors import Unprocessable
-from app.services.views import JobView
-from app.settings import Settings
 
 router = APIRouter(responses={**COMMON, **NOT_FOUND})
 Route = TypeVar("Route", bound=Callable[..., Any])
@@ -41,43 +38,10 @@ JobCursor = Annotated[
 VersionCursor = Annotated[
     int | None, Query(ge=0, le=MAX_VERSION, description="next_cursor of the previous page")
 ]
-Wait = Annotated[float, Query(ge=0, description="Seconds to wait for the job to finish (capped).")]
 QUEUED = {
     status.HTTP_200_OK: {"model": JobOut, "description": "The job finished within ?wait."},
     **CONFLICT,
 }
-
-
-@dataclass(frozen=True)
-class Queue:
-    """What a route that queues a job needs: the tenant, its units of work, and how to answer."""
-
-    tenant: uuid.UUID
-    uows: UowsDep
-    settings: Settings
-    response: Response
-    wait: float
-
-    async def reply(self, job: JobView) -> JobOut:
-        """The job as queued, or as it ended within ?wait: 202, or 200 once it ended; Location."""
-        if self.wait > 0:
-            seconds = min(self.wait, self.settings.ingest_wait_max_seconds)
-            job = await ingest.wait_for_job(job, self.uows, self.tenant, seconds)
-        out = job_out(job)
-        self.response.headers["Location"] = out.status_url
-        if job.finished:
-            self.response.status_code = status.HTTP_200_OK
-        return out
-
-
-async def get_queue(
-    tenant: TenantDep, uows: UowsDep, settings: SettingsDep, response: Response, wait: Wait = 0
-) -> Queue:
-    """The tenant's queue as a route that accepts a job sees it, with the ?wait it was given."""
-    return Queue(tenant, uows, settings, response, wait)
-
-
-QueueDep = Annotated[Queue, Depends(get_queue)]
 
 
 def _queues(path: str, *, tag: str, name: str) -> Callable[[Route], Route]:
@@ -140,8 +104,7 @@ async def list_jobs(
     cursor: JobCursor = None,
 ) -> JobPage:
     """A user's jobs, newest first."""
-    page = await ingest.list_jobs(uows, tenant, key, limit, cursor)
-    return JobPage(items=[job_out(j) for j in page.items], next_cursor=page.next_cursor)
+    return page_of(JobPage, await ingest.list_jobs(uows, tenant, key, limit, cursor), job_out)
 
 
 @_queues("/jobs/{job_id}/retry", tag="jobs", name="retry_job")
@@ -177,13 +140,12 @@ async def write_facts(
 
 @router.get("/users/{key}/versions", tags=["users"], name="list_versions")
 async def list_versions(
-    *,
-    limit: PageSize = 50,
-    cursor: VersionCursor = None,
     key: UserKey,
     tenant: TenantDep,
     uows: UowsDep,
+    limit: PageSize = 50,
+    cursor: VersionCursor = None,
 ) -> VersionPage:
     """The passport's versions, newest first: when, why, and what changed."""
-    page = await versions.list_versions(uows, tenant, key, limit, cursor)
-    return VersionPage(items=[version_out(r) for r in page.items], next_cursor=page.next_cursor)
+    found = await versions.list_versions(uows, tenant, key, limit, cursor)
+    return page_of(VersionPage, found, version_out)

@@ -35,7 +35,7 @@ async def get_passport(
 ) -> Response:
     """The user's passport as JSON, now or as it was at ``version``."""
     if version is None and if_none_match is not None:
-        # The one-row read of the context route; the session is only made for the full read.
+        # The one-row read of the context route: a 304 never loads the document.
         current = (await passports.fresh_stamp(request.app.state.read_uows, tenant, key)).version
         if passports.etag_matches(if_none_match, current):
             return Response(status_code=304, headers={"ETag": passports.etag(current)})
