@@ -36,13 +36,10 @@ async def write_facts(
     """Merge client facts/prefs under the row lock; beliefs without ts are stamped now."""
     now = datetime.now(UTC)
     stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
-    # JSONB cannot hold NUL; the character carries nothing a reader could see.
-    facts = [Belief.model_validate(storable(b.to_dict())) for b in facts]
-    prefs = [Belief.model_validate(storable(b.to_dict())) for b in prefs]
-    body = {
-        "facts": [b.to_dict() for b in facts],
-        "prefs": [b.to_dict() for b in prefs],
-    }
+    # As JSONB stores it (no NUL, no integer past 64 bits): the beliefs are read back from it.
+    body = storable({"facts": [b.to_dict() for b in facts], "prefs": [b.to_dict() for b in prefs]})
+    facts = [Belief.model_validate(b) for b in body["facts"]]
+    prefs = [Belief.model_validate(b) for b in body["prefs"]]
     problem = json_problem(body)
     if problem:
         raise Unprocessable(problem)
