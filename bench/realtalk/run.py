@@ -18,7 +18,6 @@ import asyncio
 import json
 import os
 import platform
-import re
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -37,7 +36,7 @@ from app.domain.passport import Passport
 from app.domain.rules import RuleExtractor
 from bench.realtalk.data import DEFAULT_DATA, Conversation, DataError, Message, Question, load
 from bench.realtalk.metrics import SPELLINGS, Answer, Haystack
-from bench.recall.run import _table, domain_digest, ingest_session
+from bench.recall.run import _table, domain_digest, fill_budget, ingest_session, word_tokens
 
 BUDGETS = (1500, 3000, 6000)
 TESSERA, TURNS, BASELINE, WHOLE = "tessera", "tessera-turns", "bm25", "whole"
@@ -105,11 +104,6 @@ async def ingest(conversation: Conversation) -> Ingested:
 # --- the contexts ---------------------------------------------------------------------------------
 
 
-def word_tokens(text: str) -> list[str]:
-    """The baseline's tokenizer: lower-case runs of word characters."""
-    return re.findall(r"\w+", text.lower())
-
-
 def raw_line(message: Message) -> str:
     """A message as the baseline and the whole conversation show it: '[date] speaker: text'."""
     return f"[{message.ts:%Y-%m-%d}] {message.speaker}: {message.text}"
@@ -123,22 +117,10 @@ class RawMessages:
         self.lines = [raw_line(m) for m in messages]
         self.ids = [m.id for m in messages]
         self.bm25 = BM25Okapi([word_tokens(line) for line in self.lines])
-        self.shortest = min(len(line) for line in self.lines)
 
     def context(self, q: str, budget: int) -> tuple[str, set[str]]:
         """Best-scoring lines first (newer first on ties) while they fit; shown in time order."""
-        scores = self.bm25.get_scores(word_tokens(q))
-        order = sorted(range(len(self.lines)), key=lambda i: (-scores[i], -i))
-        chosen: list[int] = []
-        used = 0
-        for i in order:
-            cost = len(self.lines[i]) + (1 if chosen else 0)  # a newline between lines
-            if used + cost <= budget:
-                chosen.append(i)
-                used += cost
-            if budget - used < self.shortest + 1:
-                break
-        chosen.sort()
+        chosen = fill_budget(self.lines, self.bm25.get_scores(word_tokens(q)), budget)
         return "\n".join(self.lines[i] for i in chosen), {self.ids[i] for i in chosen}
 
     def whole(self) -> str:
@@ -216,10 +198,13 @@ class Tally:
         self.answered += answered
         self.items_sum += items
 
+    def _per_question(self, total: float) -> float:
+        return total / self.questions if self.questions else 0.0
+
     @property
     def recall(self) -> float:
         """Evidence recall: the mean over questions of the share of their evidence named."""
-        return self.recall_sum / self.questions if self.questions else 0.0
+        return self._per_question(self.recall_sum)
 
     @property
     def pooled_recall(self) -> float:
@@ -228,15 +213,15 @@ class Tally:
 
     @property
     def answer(self) -> float:
-        return self.answered / self.questions if self.questions else 0.0
+        return self._per_question(self.answered)
 
     @property
     def items(self) -> float:
-        return self.items_sum / self.questions if self.questions else 0.0
+        return self._per_question(self.items_sum)
 
     @property
     def mean_named(self) -> float:
-        return self.named / self.questions if self.questions else 0.0
+        return self._per_question(self.named)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -188,6 +188,22 @@ def word_tokens(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())
 
 
+def fill_budget(lines: Sequence[str], scores: Sequence[float], budget: int) -> list[int]:
+    """Best-scoring lines first (newer first on ties) while they fit; their places, in order."""
+    order = sorted(range(len(lines)), key=lambda i: (-scores[i], -i))
+    shortest = min((len(line) for line in lines), default=0)
+    chosen: list[int] = []
+    used = 0
+    for i in order:
+        cost = len(lines[i]) + (1 if chosen else 0)  # a newline between lines
+        if used + cost <= budget:
+            chosen.append(i)
+            used += cost
+        if budget - used < shortest + 1:
+            break
+    return sorted(chosen)
+
+
 class RawTurns:
     """The baseline: every turn as '[date] Speaker: text', ranked by BM25Okapi for the query."""
 
@@ -201,22 +217,10 @@ class RawTurns:
                 self.ids.append(turn["id"])
         self.tokens = tokens
         self.bm25 = BM25Okapi([tokens(line) for line in self.lines])
-        self.shortest = min(len(line) for line in self.lines)
 
     def context(self, q: str, budget: int, evidence: Sequence[str]) -> Selection:
         """Best-scoring turns first (newer first on ties) while they fit; shown in time order."""
-        scores = self.bm25.get_scores(self.tokens(q))
-        order = sorted(range(len(self.lines)), key=lambda i: (-scores[i], -i))
-        chosen: list[int] = []
-        used = 0
-        for i in order:
-            cost = len(self.lines[i]) + (1 if chosen else 0)  # a newline between lines
-            if used + cost <= budget:
-                chosen.append(i)
-                used += cost
-            if budget - used < self.shortest + 1:
-                break
-        chosen.sort()
+        chosen = fill_budget(self.lines, self.bm25.get_scores(self.tokens(q)), budget)
         text = "\n".join(self.lines[i] for i in chosen)
         shown = {self.ids[i] for i in chosen}
         return Selection(text, frozenset(shown & set(evidence)), len(chosen))
