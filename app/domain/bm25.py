@@ -31,6 +31,19 @@ _VOCAB_ENTRY_BYTES = 120
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int32]
+Numbers = npt.NDArray[np.float64]
+
+
+def idf(n_docs: int, df: Numbers | int) -> Numbers:
+    """Lucene's inverse document frequency of terms found in ``df`` of ``n_docs`` documents."""
+    return np.log1p((n_docs - df + 0.5) / (np.asarray(df, dtype=np.float64) + 0.5))
+
+
+def term_weights(
+    term_idf: Numbers, tf: Numbers, doc_lengths: Numbers, avgdl: float, k1: float, b: float
+) -> Numbers:
+    """The BM25 weight of a term in each document, from its idf and its frequency there."""
+    return term_idf * tf / (tf + k1 * (1.0 - b + b * doc_lengths / avgdl))
 
 
 class BM25Index:
@@ -54,11 +67,10 @@ class BM25Index:
         terms = pairs // max(n, 1)
         doc_ids = (pairs % max(n, 1)).astype(np.int32)
         df = np.bincount(terms, minlength=len(vocab)).astype(np.float64)
-        idf = np.log1p((n - df + 0.5) / (df + 0.5))
         avgdl = float(lengths.mean()) if n and lengths.sum() else 1.0
-        norm = k1 * (1.0 - b + b * lengths / avgdl)
-        tf_f = tf.astype(np.float64)
-        weights = idf[terms] * tf_f / (tf_f + norm[doc_ids])
+        weights = term_weights(
+            idf(n, df)[terms], tf.astype(np.float64), lengths[doc_ids], avgdl, k1, b
+        )
         self._doc_ids: IntArray = doc_ids
         self._weights: FloatArray = weights.astype(np.float32)
         # A Python list: indexing it in the query loop is several times faster than numpy's.

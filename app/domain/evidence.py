@@ -20,7 +20,6 @@ recent turns. Each item names its turn's own client id. Pure: no I/O, no clock, 
 from __future__ import annotations
 
 import heapq
-import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from app.domain.bm25 import K1, B
+from app.domain.bm25 import K1, B, idf, term_weights
 from app.domain.dates import format_day, format_month, resolve_relative
 from app.domain.text import tokenize
 
@@ -313,10 +312,8 @@ class EvidenceIndex:
                 continue
             docs = np.asarray(posting[0], dtype=np.int64)
             tf = np.asarray(posting[1], dtype=np.float64)
-            df = len(posting[0])
-            idf = math.log1p((n - df + 0.5) / (df + 0.5))
-            norm = self.k1 * (1.0 - self.b + self.b * lengths[docs] / avgdl)
-            out[docs] += idf * tf / (tf + norm)
+            weights = term_weights(idf(n, len(docs)), tf, lengths[docs], avgdl, self.k1, self.b)
+            out[docs] += weights
         return out
 
     def speakers_named(self, query_tokens: Iterable[str]) -> set[int]:
