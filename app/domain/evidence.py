@@ -1,6 +1,7 @@
-"""Context from the verbatim turn log: BM25 over what was said, each hit with its neighbours.
+"""Context from the log: BM25 over what was said, each hit with its neighbours.
 
-``EvidenceIndex`` holds a user's turns in log order and grows with ``extend``: a new row adds its
+``EvidenceIndex`` holds a user's log in log order (verbatim turns, and the observations and
+episode summaries an LLM extractor made) and grows with ``extend``: a new row adds its
 postings and nothing is rebuilt. Each BM25 weight is computed when a query asks for its term,
 from the collection statistics of that moment (document count, mean length, document frequency),
 so an index grown row by row ranks exactly as one built at once, and a read after a write costs
@@ -20,8 +21,10 @@ recent turns. Each item names its turn's own client id. Pure: no I/O, no clock, 
 from __future__ import annotations
 
 import heapq
+import math
 import re
-from collections.abc import Iterable, Sequence
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Literal
@@ -81,18 +84,107 @@ class SaidDate:
         return {"said": self.said, "day": self.day}
 
 
+RecordKind = Literal["turn", "observation", "episode"]
+
+
 @dataclass(frozen=True, slots=True)
 class TurnRecord:
-    """One verbatim turn of the log, as context assembly reads it."""
+    """One row of the log as context assembly reads it: a turn, an observation or an episode."""
 
     id: str  # the log row's own id
-    turn_id: str | None  # the client's id of the turn: the provenance a context gives
+    turn_id: str | None  # the client's id of a turn: the provenance a context gives
     speaker: str
     text: str
     ts: str | None  # event time, ISO 8601
     session: str | None
     dates: tuple[SaidDate, ...]  # relative dates resolved at ingest, in the order said
     position: int  # order in the log
+    kind: RecordKind = "turn"
+    # The client ids of the turns it came from: a turn's own id; an observation's turns.
+    sources: tuple[str, ...] = ()
+    source: str | None = None  # the passport source (segment) it came from
+
+    @property
+    def turn_ids(self) -> tuple[str, ...]:
+        """The client ids of the turns behind this record."""
+        if self.kind == "turn":
+            return (self.turn_id,) if self.turn_id is not None else ()
+        return self.sources
+
+
+def record_of(
+    row_id: int,
+    kind: str,
+    item: Mapping[str, Any],
+    source_turns: Mapping[str, tuple[str, ...]] | None = None,
+) -> TurnRecord | None:
+    """A log row as a record to index (a source row, or an empty one, is not indexed).
+
+    An observation or episode that names no turns of its own takes its source's, from
+    ``source_turns`` (source id -> the client ids of its turns).
+    """
+    if kind == "turn":
+        text = item.get("text")
+        if not isinstance(text, str) or not text.strip():
+            return None
+        dates = tuple(
+            SaidDate(str(d.get("said", "")), str(d.get("day", "")))
+            for d in item.get("dates") or ()
+            if isinstance(d, Mapping)
+        )
+        turn_id = item.get("id")
+        session = item.get("session")
+        return TurnRecord(
+            id=str(row_id),
+            turn_id=str(turn_id) if turn_id is not None else None,
+            speaker=str(item.get("speaker") or ""),
+            text=text,
+            ts=_text_or_none(item.get("ts")),
+            session=str(session) if session is not None else None,
+            dates=dates,
+            position=row_id,
+            source=_text_or_none(item.get("source")),
+        )
+    if kind not in ("observation", "episode"):
+        return None
+    text = item.get("text") if kind == "observation" else item.get("summary")
+    if not isinstance(text, str) or not text.strip():
+        return None
+    ids = item.get("turn_ids")
+    if not isinstance(ids, list) and source_turns is not None:
+        ids = list(source_turns.get(str(item.get("source")), ()))
+    when = item.get("when") if kind == "observation" else None
+    return TurnRecord(
+        id=str(row_id),
+        turn_id=None,
+        speaker="",
+        text=text,
+        ts=_text_or_none(when) or _text_or_none(item.get("ts")),
+        session=None,
+        dates=(),
+        position=row_id,
+        kind="observation" if kind == "observation" else "episode",
+        sources=tuple(str(i) for i in ids) if isinstance(ids, list) else (),
+        source=_text_or_none(item.get("source")),
+    )
+
+
+def records_of(rows: Iterable[tuple[int, str, Mapping[str, Any]]]) -> list[TurnRecord]:
+    """Log rows (id, kind, item) in log order as records; source rows lend their turn ids."""
+    rows = list(rows)
+    source_turns: dict[str, tuple[str, ...]] = {}
+    for _, kind, item in rows:
+        if kind == "source" and isinstance(item.get("turn_ids"), list):
+            source_turns[str(item.get("id"))] = tuple(str(t) for t in item["turn_ids"])
+    return [
+        record
+        for row_id, kind, item in rows
+        if (record := record_of(row_id, kind, item, source_turns)) is not None
+    ]
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def turn_dates(text: str, ts: datetime | None) -> tuple[SaidDate, ...]:
@@ -200,26 +292,32 @@ def _one_edit(a: str, b: str) -> bool:
 
 
 class EvidenceIndex:
-    """BM25 over a user's turns by passage, grown in log order by ``extend``."""
+    """BM25 over a user's log by passage, grown in log order by ``extend``.
+
+    Per-passage and per-turn columns are typed arrays (``array``), so a log of hundreds of
+    thousands of turns costs bytes per entry, not Python objects, and numpy reads them in place.
+    """
 
     def __init__(self, records: Iterable[TurnRecord] = (), *, k1: float = K1, b: float = B) -> None:
         self.k1 = k1
         self.b = b
         self.records: list[TurnRecord] = []
-        self.spans: list[tuple[int, int]] = []  # per passage: its character span in its turn
-        self.turn_of: list[int] = []  # per passage: its turn's place in ``records``
-        self.first_passage: list[int] = []  # per turn: its first passage (they are contiguous)
-        self.prefixes: list[str] = []  # per turn: "[7 May 2023] Speaker: "
-        self._speaker_of: list[int] = []  # per passage: its speaker's number
-        self._session_of: list[int] = []  # per passage: its session's number
+        self.prefixes: list[str] = []  # per record: "[7 May 2023] Speaker: "
+        self._starts = array("l")  # per passage: its character span in its record
+        self._ends = array("l")
+        self._turn_of = array("l")  # per passage: its record's place in ``records``
+        self._first_passage = array("l")  # per record: its first passage (they are contiguous)
+        self._speaker_of = array("l")  # per passage: its speaker's number
+        self._session_of = array("l")  # per passage: its session's number (-1: not a turn)
+        self._epochs = array("d")  # per record: its time in epoch seconds (NaN: none)
+        self._is_turn = array("b")  # per record: a turn (not an observation or episode)
         self._sessions: dict[str | None, int] = {}
-        self._session_array: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self._speakers: dict[str, int] = {}
         self._speaker_tokens: list[frozenset[str]] = []
-        self._postings: dict[str, tuple[list[int], list[int]]] = {}  # term -> (passages, tf)
-        self._lengths: list[int] = []
+        self._postings: dict[str, tuple[array[int], array[int]]] = {}  # term -> (passages, tf)
+        self._lengths = array("l")
         self._total_length = 0
-        self._length_array: npt.NDArray[np.float64] = np.zeros(0)
+        self._text_chars = 0
         self.extend(records)
 
     def __len__(self) -> int:
@@ -228,15 +326,27 @@ class EvidenceIndex:
     @property
     def n_passages(self) -> int:
         """How many passages are indexed."""
-        return len(self.spans)
+        return len(self._starts)
 
     @property
     def last_position(self) -> int | None:
-        """The log position of the newest turn held, None when empty."""
+        """The log position of the newest record held, None when empty."""
         return self.records[-1].position if self.records else None
 
+    def span(self, doc: int) -> tuple[int, int]:
+        """The character span of passage ``doc`` in its record's text."""
+        return self._starts[doc], self._ends[doc]
+
+    def turn_of(self, doc: int) -> int:
+        """The place in ``records`` of passage ``doc``'s record."""
+        return self._turn_of[doc]
+
+    def is_turn(self, record: int) -> bool:
+        """Whether the record at ``record`` is a verbatim turn."""
+        return bool(self._is_turn[record])
+
     def extend(self, records: Iterable[TurnRecord]) -> int:
-        """Add the turns that come after the newest one held; returns how many were added."""
+        """Add the records that come after the newest one held; returns how many were added."""
         last = self.last_position
         added = 0
         for record in sorted(records, key=lambda r: r.position):
@@ -247,24 +357,41 @@ class EvidenceIndex:
             added += 1
         return added
 
+    def approx_bytes(self) -> int:
+        """A rough size of what the index holds, for a cache bounded in bytes."""
+        per_record = 240  # the record object, its prefix string and their references
+        per_passage = 8 * 6
+        postings = sum(len(d) * 16 + 100 for d, _ in self._postings.values())
+        return (
+            len(self.records) * per_record
+            + self._text_chars
+            + len(self._starts) * per_passage
+            + postings
+        )
+
     def _add(self, record: TurnRecord) -> None:
         turn = len(self.records)
         self.records.append(record)
-        self.first_passage.append(len(self.spans))
+        self._first_passage.append(len(self._starts))
+        self._text_chars += len(record.text)
         day = _ts_day(record.ts)
         speaker = f"{record.speaker}: " if record.speaker else ""
         self.prefixes.append(f"[{day}] {speaker}" if day else speaker)
+        self._epochs.append(_epoch(record.ts))
+        is_turn = record.kind == "turn"
+        self._is_turn.append(is_turn)
         speaker_tokens = tokenize(record.speaker)
         code = self._speakers.get(record.speaker)
         if code is None:
             code = self._speakers[record.speaker] = len(self._speaker_tokens)
             self._speaker_tokens.append(frozenset(speaker_tokens))
-        session = self._sessions.setdefault(record.session, len(self._sessions))
+        session = self._sessions.setdefault(record.session, len(self._sessions)) if is_turn else -1
         for start, end in passages(record.text):
-            doc = len(self.spans)
+            doc = len(self._starts)
             self._session_of.append(session)
-            self.spans.append((start, end))
-            self.turn_of.append(turn)
+            self._starts.append(start)
+            self._ends.append(end)
+            self._turn_of.append(turn)
             self._speaker_of.append(code)
             # The resolved days are searched too: "what did she do on 6 May" finds "yesterday";
             # and who said it, as a line of a chat reads "Speaker: text".
@@ -273,48 +400,61 @@ class EvidenceIndex:
             for token in tokens:
                 counts[token] = counts.get(token, 0) + 1
             for token, tf in counts.items():
-                docs, tfs = self._postings.setdefault(token, ([], []))
-                docs.append(doc)
-                tfs.append(tf)
+                posting = self._postings.get(token)
+                if posting is None:
+                    posting = self._postings[token] = (array("l"), array("l"))
+                posting[0].append(doc)
+                posting[1].append(tf)
             self._lengths.append(len(tokens))
             self._total_length += len(tokens)
 
     def passages_of(self, turn: int) -> range:
-        """The passage numbers of the turn at ``turn`` in ``records``."""
-        end = self.first_passage[turn + 1] if turn + 1 < len(self.records) else len(self.spans)
-        return range(self.first_passage[turn], end)
+        """The passage numbers of the record at ``turn`` in ``records``."""
+        end = self._first_passage[turn + 1] if turn + 1 < len(self.records) else len(self._starts)
+        return range(self._first_passage[turn], end)
 
-    def _doc_lengths(self) -> npt.NDArray[np.float64]:
-        n = len(self._lengths)
-        if self._length_array.size != n:  # grown since the last query: only the tail is new
-            tail = np.asarray(self._lengths[self._length_array.size :], dtype=np.float64)
-            self._length_array = np.concatenate((self._length_array, tail))
-        return self._length_array
+    def _column(self, values: array[Any], dtype: Any) -> npt.NDArray[Any]:
+        return np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)
 
     def same_session_as_next(self) -> npt.NDArray[np.bool_]:
-        """Per passage but the last: whether the next passage in the log is in its session."""
-        if self._session_array.size != len(self._session_of):
-            self._session_array = np.asarray(self._session_of, dtype=np.int64)
-        codes = self._session_array
-        return np.asarray(codes[1:] == codes[:-1], dtype=np.bool_)
+        """Per passage but the last: whether the next passage is a turn of the same session."""
+        codes = self._column(self._session_of, np.int64)
+        return np.asarray((codes[1:] == codes[:-1]) & (codes[1:] >= 0), dtype=np.bool_)
+
+    def record_epochs(self) -> FloatArray:
+        """Per record: its time in epoch seconds, NaN when it has none."""
+        return self._column(self._epochs, np.float64)
+
+    def passage_turns(self) -> npt.NDArray[np.int64]:
+        """Per passage: its record's place in ``records``."""
+        return self._column(self._turn_of, np.int64)
 
     def scores(self, query_tokens: Sequence[str]) -> FloatArray:
         """BM25 score of every passage for the query, with the statistics of the index as it is."""
-        n = len(self.spans)
+        n = len(self._starts)
         out = np.zeros(n, dtype=np.float64)
         if not n:
             return out
-        lengths = self._doc_lengths()
+        lengths = self._column(self._lengths, np.int64)
         avgdl = self._total_length / n or 1.0
         for token in query_tokens:  # a repeated query token counts again, as in BM25Index
             posting = self._postings.get(token)
             if posting is None:
                 continue
-            docs = np.asarray(posting[0], dtype=np.int64)
-            tf = np.asarray(posting[1], dtype=np.float64)
+            docs = self._column(posting[0], np.int64)
+            tf = self._column(posting[1], np.int64).astype(np.float64)
             weights = term_weights(idf(n, len(docs)), tf, lengths[docs], avgdl, self.k1, self.b)
             out[docs] += weights
         return out
+
+    def vocabulary(self) -> list[str]:
+        """Every term indexed."""
+        return list(self._postings)
+
+    def document_frequency(self, token: str) -> int:
+        """How many passages hold ``token``."""
+        posting = self._postings.get(token)
+        return len(posting[0]) if posting is not None else 0
 
     def speakers_named(self, query_tokens: Iterable[str]) -> set[int]:
         """The speakers (by number) whose whole name the query holds, in any case or one typo."""
@@ -327,7 +467,17 @@ class EvidenceIndex:
 
     def speaker_mask(self, codes: set[int]) -> npt.NDArray[np.bool_]:
         """Which passages those speakers said."""
-        return np.isin(np.asarray(self._speaker_of, dtype=np.int64), sorted(codes))
+        return np.isin(self._column(self._speaker_of, np.int64), sorted(codes))
+
+
+def _epoch(ts: str | None) -> float:
+    if not ts:
+        return math.nan
+    try:
+        when = datetime.fromisoformat(ts)
+    except ValueError:
+        return math.nan
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
 
 
 # --- assembly -------------------------------------------------------------------------------
@@ -335,7 +485,7 @@ class EvidenceIndex:
 
 @dataclass(frozen=True, slots=True)
 class EvidenceItem:
-    """One turn a context shows: whole, or the passages of it that were chosen."""
+    """One record a context shows: whole, or the passages of it that were chosen."""
 
     id: str
     turn_id: str | None
@@ -344,14 +494,20 @@ class EvidenceItem:
     session: str | None
     text: str  # what the line shows after the date and speaker, dates annotated
     role: Role  # a ranked hit, a neighbour of one, or (without a query) a recent turn
-    cut: bool  # only part of the turn is shown
+    cut: bool  # only part of the record is shown
+    kind: RecordKind = "turn"
+    turn_ids: tuple[str, ...] = ()  # the client ids of the turns behind it
+    source: str | None = None
+    score: float = 0.0  # its best passage's score for the query (0 without one)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form, with the turn's own client id as its provenance."""
+        """JSON form, with the exact client turn ids behind it as its provenance."""
         return {
-            "kind": "turn",
+            "kind": self.kind,
             "id": self.id,
-            "turn_id": self.turn_id,
+            "turn_ids": list(self.turn_ids),
+            "source": self.source,
+            "score": round(self.score, 6),
             "speaker": self.speaker,
             "ts": self.ts,
             "session": self.session,
@@ -374,8 +530,8 @@ class Evidence:
 
     @property
     def turn_ids(self) -> tuple[str, ...]:
-        """The client ids of every turn shown, in time order."""
-        return tuple(i.turn_id for i in self.items if i.turn_id is not None)
+        """The client ids of every turn behind what is shown, in time order."""
+        return tuple(t for i in self.items for t in i.turn_ids)
 
     def to_json(self) -> dict[str, Any]:
         """JSON form of the selection."""
@@ -384,7 +540,7 @@ class Evidence:
             "budget_chars": self.budget_chars,
             "order": self.order,
             "omitted": self.omitted,
-            "turns": [i.to_dict() for i in self.items],
+            "memories": [i.to_dict() for i in self.items],
         }
 
 
@@ -421,14 +577,15 @@ class _Selection:
         """(the line, its text after the prefix, whether it is cut) for those passages."""
         index = self.index
         record = index.records[turn]
-        spans = index.spans
         runs: list[list[int]] = []
         for doc in sorted(shown):
             if runs and runs[-1][-1] == doc - 1:
                 runs[-1].append(doc)
             else:
                 runs.append([doc])
-        pieces = [record.text[spans[run[0]][0] : spans[run[-1]][1]].strip() for run in runs]
+        pieces = [
+            record.text[index.span(run[0])[0] : index.span(run[-1])[1]].strip() for run in runs
+        ]
         own = index.passages_of(turn)
         body = f" {ELLIPSIS} ".join(_annotate(p, record.dates) for p in pieces)
         cut = len(shown) < len(own)
@@ -483,21 +640,27 @@ def _neighbour_passage(index: EvidenceIndex, turn: int, scores: FloatArray, side
 
 
 def _window(index: EvidenceIndex, turn: int, side: int, n: int) -> list[int]:
-    """Up to ``n`` turns on one side of ``turn`` in the same session, nearest first."""
+    """Up to ``n`` turns on one side of a turn in the same session, nearest first.
+
+    Observations and episodes between them are passed over; they are nobody's neighbours.
+    """
+    if not index.is_turn(turn):
+        return []
     session = index.records[turn].session
     out: list[int] = []
     other = turn + side
     while len(out) < n and 0 <= other < len(index.records):
-        if index.records[other].session != session:
-            break
-        out.append(other)
+        if index.is_turn(other):
+            if index.records[other].session != session:
+                break
+            out.append(other)
         other += side
     return out
 
 
 def _note(count: int, order: Order) -> str:
     what = "more matching" if order == "relevance" else "older"
-    return f"(+{count} {what} turns not shown)"
+    return f"(+{count} {what} memories not shown)"
 
 
 def _dedupe_key(record: TurnRecord) -> tuple[str, str]:
@@ -509,35 +672,42 @@ def assemble(
     q: str | None,
     budget_chars: int,
     *,
+    since: float | None = None,
+    until: float | None = None,
     neighbours: int = NEIGHBOURS,
     neighbour_weight: float = NEIGHBOUR_WEIGHT,
     neighbour_chars: int = NEIGHBOUR_CHARS,
 ) -> Evidence:
-    """The turns that best answer ``q`` with their neighbours, in time order, within budget."""
+    """The records that best answer ``q`` with their neighbours, in time order, within budget.
+
+    ``since`` and ``until`` (epoch seconds, inclusive) keep only records dated within them.
+    """
     budget = max(budget_chars, 0)
     tokens = tokenize(q) if q else []
-    scores = index.scores(tokens) if tokens else np.zeros(index.n_passages)
-    if tokens and scores.size and scores.max() > 0:
-        named = index.speakers_named(tokens)
-        if named:
-            lifted = index.speaker_mask(named) & (scores > 0)
-            scores = scores + np.where(lifted, SPEAKER_LIFT * float(scores.max()), 0.0)
-    if RUN_SHARE and scores.size > 1:
-        scores = _with_run(index, scores)
+    allowed = allowed_records(index, since, until)
+    scores = ranked_scores(index, tokens, allowed)
     hits = np.flatnonzero(scores > 0)
     if hits.size:
-        # Best first; among equals the newer, as a chat's latest word on a thing is likelier.
-        ranked = hits[np.lexsort((-hits, -scores[hits]))].tolist()
         selection, omitted = _by_relevance(
-            index, ranked, scores, budget, neighbours, neighbour_weight, neighbour_chars
+            index,
+            best_first(hits, scores, budget),
+            scores,
+            budget,
+            neighbours,
+            neighbour_weight,
+            neighbour_chars,
+            allowed,
+            _count_turns(index, hits),
         )
         order: Order = "relevance"
     else:
-        selection, omitted = _by_recency(index, budget)
+        selection, omitted = _by_recency(index, budget, allowed)
         order = "recency"
     items: list[EvidenceItem] = []
     lines: list[str] = []
-    for turn in sorted(selection.chosen):
+    epochs = index.record_epochs()
+    # Time order; a record without a time keeps its place in the log.
+    for turn in sorted(selection.chosen, key=lambda t: (_sort_time(float(epochs[t])), t)):
         record = index.records[turn]
         line, body, cut = selection.render(turn)
         lines.append(line)
@@ -551,6 +721,10 @@ def assemble(
                 text=body,
                 role=selection.roles[turn],
                 cut=cut,
+                kind=record.kind,
+                turn_ids=record.turn_ids,
+                source=record.source,
+                score=max((float(scores[d]) for d in index.passages_of(turn)), default=0.0),
             )
         )
     if omitted and items:
@@ -558,6 +732,63 @@ def assemble(
     text = "\n".join(lines)
     assert len(text) <= budget, (len(text), budget)
     return Evidence(q, budget_chars, tuple(items), text, omitted, order)
+
+
+def ranked_scores(
+    index: EvidenceIndex, tokens: Sequence[str], allowed: npt.NDArray[np.bool_] | None = None
+) -> FloatArray:
+    """Each passage's score for the query: BM25, a named speaker's lift, its run's share."""
+    scores = index.scores(tokens) if tokens else np.zeros(index.n_passages)
+    if allowed is not None:
+        scores = np.where(allowed[index.passage_turns()], scores, 0.0)
+    if tokens and scores.size and scores.max() > 0:
+        named = index.speakers_named(tokens)
+        if named:
+            lifted = index.speaker_mask(named) & (scores > 0)
+            scores = scores + np.where(lifted, SPEAKER_LIFT * float(scores.max()), 0.0)
+    if RUN_SHARE and scores.size > 1:
+        scores = _with_run(index, scores)
+        if allowed is not None:
+            scores = np.where(allowed[index.passage_turns()], scores, 0.0)
+    return scores
+
+
+def _sort_time(epoch: float) -> float:
+    return -math.inf if math.isnan(epoch) else epoch
+
+
+def allowed_records(
+    index: EvidenceIndex, since: float | None, until: float | None
+) -> npt.NDArray[np.bool_] | None:
+    """Per record: whether it is dated within [since, until]; None when nothing is excluded."""
+    if since is None and until is None:
+        return None
+    epochs = index.record_epochs()
+    keep = ~np.isnan(epochs)
+    if since is not None:
+        keep &= epochs >= since
+    if until is not None:
+        keep &= epochs <= until
+    return np.asarray(keep, dtype=np.bool_)
+
+
+def best_first(hits: npt.NDArray[np.intp], scores: FloatArray, budget: int) -> list[int]:
+    """The hit passages best first (the newer among equals), as many as a budget could show."""
+    # A line costs at least MIN_LINE characters, so no budget shows more hits than this; the
+    # rest need not be sorted. Neighbours come from the hits themselves.
+    most = max(budget // MIN_LINE, 1) * 2
+    if hits.size > most:
+        top = np.argpartition(-scores[hits], most)[:most]
+        hits = hits[top]
+    # Best first; among equals the newer, as a chat's latest word on a thing is likelier.
+    return [int(h) for h in hits[np.lexsort((-hits, -scores[hits]))]]
+
+
+def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp]) -> int:
+    """How many records the hit passages belong to."""
+    seen = np.zeros(len(index.records), dtype=np.bool_)
+    seen[index.passage_turns()[hits]] = True
+    return int(seen.sum())
 
 
 def _with_run(index: EvidenceIndex, scores: FloatArray) -> FloatArray:
@@ -577,21 +808,24 @@ def _by_relevance(
     neighbours: int,
     neighbour_weight: float,
     neighbour_chars: int,
+    allowed: npt.NDArray[np.bool_] | None,
+    matching: int,
 ) -> tuple[_Selection, int]:
-    """Hits and their neighbours by priority while they fit; and the matching turns left out.
+    """Hits and their neighbours by priority while they fit; and the matching records left out.
 
     A hit's priority is its score; once it is shown, each neighbour waits with
     ``neighbour_weight`` times that score (less again for each further step), so the context
     of a strong match comes before a weak match, and a weak match before the context of another.
     """
-    hit_turns = {index.turn_of[d] for d in ranked}
     # Room for the note at its longest, so whatever is chosen, the note still fits.
-    room = budget + 1 - (len(_note(len(hit_turns), "relevance")) + 1)
+    room = budget + 1 - (len(_note(matching, "relevance")) + 1)
     selection = _Selection(index, room, neighbour_chars)
     seen: dict[tuple[str, str], int] = {}  # a turn said again word for word is shown once
+    twins = 0
+    hit_turns: set[int] = set()
     # (-priority, order, passage, turn, is a hit); order keeps rank order among equals.
     queue: list[tuple[float, int, int, int, bool]] = [
-        (-float(scores[doc]), rank, doc, index.turn_of[doc], True)
+        (-float(scores[doc]), rank, doc, index.turn_of(doc), True)
         for rank, doc in enumerate(ranked)
     ]
     heapq.heapify(queue)
@@ -600,8 +834,12 @@ def _by_relevance(
         priority, _, doc, turn, hit = heapq.heappop(queue)
         key = _dedupe_key(index.records[turn])
         if seen.get(key, turn) != turn:
-            hit_turns.discard(turn)  # its twin is shown
+            if hit and turn not in hit_turns:
+                twins += 1  # its twin is shown
+                hit_turns.add(turn)
             continue
+        if hit:
+            hit_turns.add(turn)
         if not selection.add(turn, (doc,), "hit" if hit else "neighbour"):
             continue
         seen[key] = turn
@@ -610,19 +848,26 @@ def _by_relevance(
         for side in (-1, 1):
             weight = -priority
             for other in _window(index, turn, side, neighbours):
+                if allowed is not None and not allowed[other]:
+                    break
                 weight *= neighbour_weight
                 passage = _neighbour_passage(index, other, scores, side)
                 order += 1
                 heapq.heappush(queue, (-weight, order, passage, other, False))
-    omitted = len(hit_turns - selection.chosen.keys())
+    shown = sum(1 for t in selection.chosen if any(scores[d] > 0 for d in index.passages_of(t)))
+    omitted = max(matching - shown - twins, 0)
     return selection, omitted
 
 
-def _by_recency(index: EvidenceIndex, budget: int) -> tuple[_Selection, int]:
-    """The newest turns that fit, whole or by their last passage, until one does not."""
-    total = len(index.records)
+def _by_recency(
+    index: EvidenceIndex, budget: int, allowed: npt.NDArray[np.bool_] | None
+) -> tuple[_Selection, int]:
+    """The newest records that fit, whole or by their last passage, until one does not."""
+    total = len(index.records) if allowed is None else int(allowed.sum())
     selection = _Selection(index, budget + 1 - (len(_note(total, "recency")) + 1), PASSAGE_MAX)
-    for turn in range(total - 1, -1, -1):
+    for turn in range(len(index.records) - 1, -1, -1):
+        if allowed is not None and not allowed[turn]:
+            continue
         own = index.passages_of(turn)
         if not (
             selection.add(turn, own, "recent") or selection.add(turn, (own.stop - 1,), "recent")

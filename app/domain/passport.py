@@ -33,6 +33,7 @@ SECTIONS = (
     "observations",
     "episodes",
     "sources",
+    "turns",
 )
 
 
@@ -127,6 +128,29 @@ class Source(_Item):
     turn_ids: list[str] = Field(default_factory=list)
 
 
+class SaidDate(_Item):
+    """A relative date in a turn and the day it was resolved to when it was said."""
+
+    said: str
+    day: str
+
+
+class TurnEntry(_Item):
+    """One turn as it was said, verbatim: Tessera's addition to the SozoGraph format.
+
+    ``id`` is the client's own message id (a content-derived ``t_...`` id when it gave none),
+    ``dates`` the relative dates of the text resolved at ingest, beside the text, never in it.
+    """
+
+    id: str = Field(min_length=1, max_length=200)
+    speaker: str = ""
+    text: str
+    ts: str | None = None
+    session: str | None = None
+    source: str | None = None
+    dates: list[SaidDate] = Field(default_factory=list)
+
+
 class Passport(_Item):
     """One end user's memory document."""
 
@@ -141,6 +165,7 @@ class Passport(_Item):
     observations: list[Observation] = Field(default_factory=list)
     episodes: list[Episode] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
+    turns: list[TurnEntry] = Field(default_factory=list)
     meta: dict[str, Any] = Field(default_factory=dict)
     # Lookup tables the merge keeps while it works on this object (never serialised).
     _merge_lookup: Any = PrivateAttr(default=None)
@@ -160,6 +185,7 @@ class Passport(_Item):
             observations=[],
             episodes=[],
             sources=[],
+            turns=[],
             meta={},
         )
 

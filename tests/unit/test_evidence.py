@@ -134,7 +134,7 @@ def test_provenance_is_each_shown_turns_own_client_id() -> None:
     by_id = {r.turn_id: r for r in index.records}
     for turn_id, line in zip(evidence.turn_ids, shown, strict=True):
         assert by_id[turn_id].text.split(" (")[0][:20] in line
-    assert evidence.to_json()["turns"][0]["turn_id"] == evidence.turn_ids[0]
+    assert evidence.to_json()["memories"][0]["turn_ids"] == [evidence.turn_ids[0]]
 
 
 def test_duplicates_are_shown_once() -> None:
@@ -151,7 +151,9 @@ def test_what_was_left_out_is_said_in_one_line() -> None:
     lines = [("Ana", f"coffee number {i} of the day") for i in range(40)]
     evidence = assemble(EvidenceIndex(chat(lines, session_every=1)), "coffee", 200)
     assert evidence.omitted > 0
-    assert evidence.text.splitlines()[-1] == f"(+{evidence.omitted} more matching turns not shown)"
+    assert (
+        evidence.text.splitlines()[-1] == f"(+{evidence.omitted} more matching memories not shown)"
+    )
     assert len(evidence.items) + evidence.omitted == 40
 
 
@@ -231,7 +233,7 @@ def test_empty_index_and_empty_query() -> None:
     assert recent.order == "recency"
     assert recent.turn_ids[-1] == f"t{len(CHAT) - 1}"  # the newest turn, shown last
     assert recent.text.splitlines()[-2].startswith("[7 May 2023] Ben: ")
-    assert recent.text.splitlines()[-1] == f"(+{recent.omitted} older turns not shown)"
+    assert recent.text.splitlines()[-1] == f"(+{recent.omitted} older memories not shown)"
     assert assemble(index, "   ", 100).turn_ids == recent.turn_ids
     # A query that matches nothing still gives the recent turns rather than nothing.
     assert assemble(index, "zeppelin", 100).order == "recency"
@@ -259,19 +261,3 @@ def test_unicode_text_and_speakers() -> None:
     evidence = assemble(index, "東京", 200)
     assert evidence.turn_ids == ("t2",)
     assert "美咲: 昨日は東京" in evidence.text
-
-
-def test_the_benchmark_row_resolves_each_message_at_its_own_time() -> None:
-    from bench.realtalk.data import Conversation, Message
-    from bench.realtalk.run import turn_records, turns_context
-
-    said = datetime(2024, 3, 6, 19, 0, tzinfo=UTC)
-    messages = (
-        Message("D1:1", "rosa", "i started pottery classes yesterday", said),
-        Message("D1:2", "Tomi", "nice, what did u make", said + timedelta(minutes=1)),
-    )
-    records = turn_records(Conversation("c", ("rosa", "Tomi"), (messages,), ()))
-    assert records[0].dates == (SaidDate("yesterday", "2024-03-05"),)
-    text, named = turns_context(EvidenceIndex(records), "When did rosa start pottery?", 300)
-    assert "yesterday (5 March 2024)" in text
-    assert named == {"D1:1", "D1:2"}

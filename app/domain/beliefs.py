@@ -1,0 +1,205 @@
+"""The beliefs a context shows: a small core always, the rest by relevance to the question.
+
+Beliefs (facts, preferences, open loops, and the entities a question names) come from the head.
+Each is rendered as a sentence an agent reads as one ("Melanie likes hiking"), scored by the
+question words it shares (each weighted by how rare the word is in the user's log), and chosen
+within a share of the budget, so beliefs never crowd out the evidence. What is left out is
+counted. Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from app.domain.passport import Belief, Contradiction, Entity, OpenLoop, Passport
+from app.domain.text import tokenize
+
+Section = Literal["facts", "prefs", "open_loops", "entities"]
+# Facts shown whatever the question: the newest ones, who the user is.
+CORE_FACTS = 3
+MAX_VALUE_CHARS = 200
+_OWNER_RE = re.compile(r"[^\W\d][\w-]*")
+_SPACE_RE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class BeliefLine:
+    """One belief as a context shows it."""
+
+    section: Section
+    key: str | None
+    value: Any
+    text: str  # the sentence
+    ts: str | None
+    source: str | None
+    turn_ids: tuple[str, ...]
+    tokens: frozenset[str]
+    order: int  # newest first within its section: 0 is the newest
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: key and value as stored, the sentence beside them, and provenance."""
+        out: dict[str, Any] = {"section": self.section}
+        if self.key is not None:
+            out["key"] = self.key
+            out["value"] = self.value
+        out.update(
+            {
+                "text": self.text,
+                "ts": self.ts,
+                "source": self.source,
+                "turn_ids": list(self.turn_ids),
+            }
+        )
+        return out
+
+
+def _clip(text: str, limit: int = MAX_VALUE_CHARS) -> str:
+    text = _SPACE_RE.sub(" ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def value_text(value: Any) -> str:
+    """A belief's value as words."""
+    if value is None or value is True:
+        return ""
+    if value is False:
+        return "no"
+    if isinstance(value, str):
+        return _clip(value)
+    if isinstance(value, list):
+        return _clip(", ".join(value_text(v) or "yes" for v in value))
+    if isinstance(value, dict):
+        return _clip(json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+    return _clip(str(value))
+
+
+def key_label(key: str) -> str:
+    """A key as words: ``caroline.favorite_color`` reads "Caroline's favorite color"."""
+    owner, dot, rest = key.partition(".")
+    if dot and rest and _OWNER_RE.fullmatch(owner):
+        who = " ".join(w.capitalize() for w in owner.replace("_", " ").split())
+        return f"{who}'s {key_label(rest)}"
+    return _clip(key.replace("_", " ").replace(".", " "))
+
+
+def belief_sentence(section: str, belief: Belief, changes: Sequence[Contradiction] = ()) -> str:
+    """A belief as a sentence: "Caroline's location is Denver (before: Boston)"."""
+    label = key_label(belief.key)
+    value = value_text(belief.value)
+    if section == "prefs":
+        text = f"{label}: {value}" if value else label
+    else:
+        text = f"{label} is {value}" if value else label
+    before = [value_text(c.old) for c in changes if value_text(c.old)]
+    if before:
+        text += f" (before: {before[-1]})"
+    return text
+
+
+def loop_sentence(loop: OpenLoop) -> str:
+    """An open loop as a sentence."""
+    return _clip(loop.item)
+
+
+def entity_sentence(entity: Entity) -> str:
+    """An entity as a sentence: its name, kind and other names."""
+    also = f", also called {', '.join(entity.aliases)}" if entity.aliases else ""
+    return f"{entity.name} ({entity.type}{also})"
+
+
+Render = Callable[[str, Belief, Sequence[Contradiction]], str]
+
+
+def _turn_ids(item: Any) -> tuple[str, ...]:
+    ids = getattr(item, "turn_ids", None)
+    if ids is None and getattr(item, "model_extra", None):
+        ids = item.model_extra.get("turn_ids")
+    return tuple(str(i) for i in ids) if isinstance(ids, list) else ()
+
+
+def _newest_first(items: Sequence[Any]) -> list[Any]:
+    return sorted(items, key=lambda i: getattr(i, "ts", None) or "", reverse=True)
+
+
+class BeliefIndex:
+    """A head's beliefs as sentences with their words, made once per version of the head."""
+
+    def __init__(self, lines: Iterable[BeliefLine]) -> None:
+        self.lines = list(lines)
+
+    @classmethod
+    def of(cls, head: Passport, render: Render = belief_sentence) -> BeliefIndex:
+        """Every fact, preference, open loop and entity of a head, as lines."""
+        changes: dict[str, list[Contradiction]] = {}
+        for c in head.contradictions:
+            changes.setdefault(c.key, []).append(c)
+        lines: list[BeliefLine] = []
+        for section in ("facts", "prefs"):
+            beliefs: list[Belief] = getattr(head, section)
+            for order, b in enumerate(_newest_first(beliefs)):
+                text = render(section, b, changes.get(b.key, ()))
+                lines.append(_line(section, b.key, b.value, text, b, order))
+        for order, loop in enumerate(_newest_first(head.open_loops)):
+            lines.append(_line("open_loops", None, None, loop_sentence(loop), loop, order))
+        for order, e in enumerate(head.entities):
+            text = entity_sentence(e)
+            words = tokenize(" ".join([e.name, *e.aliases]))
+            lines.append(
+                BeliefLine("entities", None, None, text, None, None, (), frozenset(words), order)
+            )
+        return cls(lines)
+
+    def approx_bytes(self) -> int:
+        """A rough size of the lines held."""
+        return sum(300 + 2 * len(line.text) + 60 * len(line.tokens) for line in self.lines)
+
+    def choose(
+        self, tokens: Sequence[str], room: int, weight: Mapping[str, float] | None = None
+    ) -> tuple[list[BeliefLine], int]:
+        """The core facts, then the lines the question's words match best, within ``room``.
+
+        A line costs its text and a newline. Entities are shown only when the question names
+        them. Returns the chosen lines (core first, then by score) and how many were left out.
+        """
+        wanted = set(tokens)
+        weight = weight or {}
+        scored: list[tuple[float, int, BeliefLine]] = []
+        for n, line in enumerate(self.lines):
+            shared = wanted & line.tokens
+            score = sum(weight.get(t, 1.0) for t in shared)
+            if line.section == "facts" and line.order < CORE_FACTS:
+                score += math.inf  # the core comes first, newest first
+            if score > 0:
+                scored.append((score, -n, line))
+        scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+        chosen: list[BeliefLine] = []
+        left = room
+        for _, _, line in scored:
+            cost = len(line.text) + 3  # "- " and a newline
+            if cost <= left:
+                chosen.append(line)
+                left -= cost
+        relevant = sum(1 for line in self.lines if line.section != "entities")
+        shown = sum(1 for line in chosen if line.section != "entities")
+        return chosen, relevant - shown
+
+
+def _line(
+    section: Section, key: str | None, value: Any, text: str, item: Any, order: int
+) -> BeliefLine:
+    return BeliefLine(
+        section=section,
+        key=key,
+        value=value,
+        text=text,
+        ts=getattr(item, "ts", None),
+        source=getattr(item, "source", None),
+        turn_ids=_turn_ids(item),
+        tokens=frozenset(tokenize(text)),
+        order=order,
+    )
