@@ -12,6 +12,7 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     ForeignKeyConstraint,
+    Identity,
     Index,
     Integer,
     MetaData,
@@ -20,7 +21,7 @@ from sqlalchemy import (
     UniqueConstraint,
     func,
 )
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 # A Python None in these columns means SQL NULL, not the JSON value null.
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -36,6 +37,7 @@ NAMING = {
 
 JOB_STATUSES = ("queued", "running", "done", "failed")
 JOB_KINDS = ("ingest", "reprocess", "compact")
+MEMORY_KINDS = ("turn", "observation", "episode", "source", "contradiction", "open_loop")
 
 
 class Base(DeclarativeBase):
@@ -59,6 +61,11 @@ def _tenant_ref(*, primary_key: bool) -> Mapped[uuid.UUID]:
     )
 
 
+def _user_key(*, primary_key: bool) -> Mapped[str]:
+    """The end user's key, unique within a tenant."""
+    return mapped_column(String(256), primary_key=primary_key, nullable=False)
+
+
 def _of_passport() -> ForeignKeyConstraint:
     """The row belongs to one user's passport and goes when the passport goes."""
     return ForeignKeyConstraint(
@@ -66,6 +73,11 @@ def _of_passport() -> ForeignKeyConstraint:
         ["passport.tenant_id", "passport.user_key"],
         ondelete="CASCADE",
     )
+
+
+def _where_set(name: str, column: str) -> Index:
+    """An index of a user's rows by ``column``, over the rows where it is set."""
+    return Index(name, "tenant_id", "user_key", column, postgresql_where=f"{column} IS NOT NULL")
 
 
 class Tenant(Base):
@@ -94,27 +106,70 @@ class ApiKey(Base):
 
 
 class PassportRow(Base):
-    """One user's passport document and its current version."""
+    """One user's passport head (what is believed now) and its current version."""
 
     __tablename__ = "passport"
     tenant_id: Mapped[uuid.UUID] = _tenant_ref(primary_key=True)
     user_key: Mapped[str] = mapped_column(String(256), primary_key=True)
     doc: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
     version: Mapped[int] = mapped_column(Integer, nullable=False)
+    # Bumped whenever log rows are removed or rewritten (forget, reprocess, an import): an index
+    # grown row by row from an older epoch must be built again.
+    log_epoch: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
     created_at: Mapped[datetime] = _stamp()
     updated_at: Mapped[datetime] = _stamp()
     __table_args__ = (CheckConstraint("version >= 0", name="version_nonnegative"),)
 
 
+class MemoryRow(Base):
+    """The log: one verbatim turn, observation, episode or source of a user, append-only.
+
+    ``version_added`` is the version that wrote it; ``version_removed`` the one that took it out
+    of the passport (the row stays, so earlier versions can be rebuilt). Forgetting deletes it.
+    """
+
+    __tablename__ = "memory"
+    tenant_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    user_key: Mapped[str] = _user_key(primary_key=True)
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    ts: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    session: Mapped[str | None] = mapped_column(String(200))
+    source: Mapped[str | None] = mapped_column(String(64))
+    turn_id: Mapped[str | None] = mapped_column(String(200))
+    job_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+    version_added: Mapped[int] = mapped_column(Integer, nullable=False)
+    version_removed: Mapped[int | None] = mapped_column(Integer)
+    item: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
+    __table_args__ = (
+        _of_passport(),
+        CheckConstraint(
+            "kind IN ('turn', 'observation', 'episode', 'source', 'contradiction', 'open_loop')",
+            name="kind_known",
+        ),
+        # Duplicate checks of a merge look rows up by identity, never by a scan.
+        Index(None, "tenant_id", "user_key", "hash"),
+        # An index catching up reads the rows added since the version it holds.
+        Index(None, "tenant_id", "user_key", "version_added"),
+        # Forgetting finds a turn by the client's id, and what came from its source.
+        _where_set("ix_memory_turn_id", "turn_id"),
+        _where_set("ix_memory_source", "source"),
+        Index(None, "tenant_id", "user_key", "ts"),
+    )
+
+
 class PassportVersion(Base):
-    """What one version changed: a forward delta, and every so often a full snapshot."""
+    """What one version changed: the head's delta (a snapshot every so often) and its log rows."""
 
     __tablename__ = "passport_version"
     tenant_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
-    user_key: Mapped[str] = mapped_column(String(256), primary_key=True)
+    user_key: Mapped[str] = _user_key(primary_key=True)
     version: Mapped[int] = mapped_column(Integer, primary_key=True)
     delta: Mapped[Any] = mapped_column(JSONB(none_as_null=True), nullable=True)
     snapshot: Mapped[dict[str, Any] | None] = mapped_column(JSONB(none_as_null=True), nullable=True)
+    rows_added: Mapped[list[int] | None] = mapped_column(ARRAY(BigInteger))
+    rows_removed: Mapped[list[int] | None] = mapped_column(ARRAY(BigInteger))
     summary: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default="{}")
     cause: Mapped[str] = mapped_column(String(32), nullable=False)
     job_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
@@ -174,8 +229,10 @@ class ExtractionCache(Base):
     tenant_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     # The user whose job paid for it: deleting the user deletes what was extracted for them.
-    user_key: Mapped[str] = mapped_column(String(256), nullable=False)
+    user_key: Mapped[str] = _user_key(primary_key=False)
     extractor: Mapped[str] = mapped_column(String(256), nullable=False)
+    # The segment extracted: forgetting one of its turns drops what was extracted from it.
+    segment: Mapped[str | None] = mapped_column(String(64))
     output: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
     input_tokens: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
     output_tokens: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")

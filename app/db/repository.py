@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, Protocol, Self, TypeVar
 
-from sqlalchemy import ColumnElement, Select, delete, func, inspect, select, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import ColumnElement, Select, Text, delete, func, inspect, or_, select, update
+from sqlalchemy.dialects.postgresql import array, insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,17 +16,20 @@ from app.db.models import (
     ApiKey,
     ExtractionCache,
     IngestJob,
+    MemoryRow,
     PassportRow,
     PassportVersion,
     Tenant,
     TenantUsage,
 )
+from app.domain.log import LogRow, StoredRow
 
 USAGE_FIELDS = ("jobs", "calls", "input_tokens", "output_tokens", "cache_hits")
 
 # The per-tenant tables: every one has a tenant_id column that starts its primary key.
 TenantModel = (
     type[PassportRow]
+    | type[MemoryRow]
     | type[PassportVersion]
     | type[IngestJob]
     | type[ExtractionCache]
@@ -42,6 +45,14 @@ Stmt = TypeVar("Stmt", bound=_Filterable)
 # One row type of the per-tenant tables, and of those whose rows belong to one user.
 Row = TypeVar("Row", PassportRow, PassportVersion, IngestJob, ExtractionCache, TenantUsage)
 UserRow = TypeVar("UserRow", PassportVersion, IngestJob)
+
+
+# Rows fetched per round trip when a log is streamed.
+STREAM_BATCH = 2000
+
+
+def _stored(row: Any) -> StoredRow:
+    return StoredRow(row.id, row.kind, row.item, row.hash, row.version_added)
 
 
 class PassportStamp(NamedTuple):
@@ -249,13 +260,26 @@ class TenantRepository:
         return result.first() is not None
 
     async def save_passport(
-        self, user_key: str, doc: dict[str, Any], version: int, now: datetime
+        self,
+        user_key: str,
+        doc: dict[str, Any],
+        version: int,
+        now: datetime,
+        *,
+        new_epoch: bool = False,
     ) -> None:
-        """Write a new document and version (the caller holds the row lock)."""
+        """Write a new head and version (the caller holds the row lock).
+
+        ``new_epoch`` says that log rows were removed or rewritten, so indexes grown from the
+        rows must be built again.
+        """
+        values: dict[str, Any] = {"doc": doc, "version": version, "updated_at": now}
+        if new_epoch:
+            values["log_epoch"] = PassportRow.log_epoch + 1
         await self.session.execute(
             self._scoped(update(PassportRow), PassportRow)
             .where(PassportRow.user_key == user_key)
-            .values(doc=doc, version=version, updated_at=now)
+            .values(**values)
         )
 
     async def delete_user(self, user_key: str) -> bool:
@@ -288,6 +312,209 @@ class TenantRepository:
             stmt = stmt.where(PassportRow.user_key > after)
         result = await self.session.execute(stmt)
         return [(row[0], row[1], row[2], row[3]) for row in result.all()]
+
+    # -- the log ---------------------------------------------------------------------------
+
+    def _rows(self, user_key: str, *columns: Any) -> Select[Any]:
+        picked = columns or (
+            MemoryRow.id,
+            MemoryRow.kind,
+            MemoryRow.item,
+            MemoryRow.hash,
+            MemoryRow.version_added,
+        )
+        return self._scoped(select(*picked), MemoryRow).where(MemoryRow.user_key == user_key)
+
+    @staticmethod
+    def _alive_at(version: int | None) -> ColumnElement[bool]:
+        """Rows in the passport at ``version`` (None: now)."""
+        if version is None:
+            return MemoryRow.version_removed.is_(None)
+        return (MemoryRow.version_added <= version) & (
+            MemoryRow.version_removed.is_(None) | (MemoryRow.version_removed > version)
+        )
+
+    async def add_rows(
+        self, user_key: str, rows: Sequence[LogRow], version: int, job_id: uuid.UUID | None
+    ) -> list[int]:
+        """Append rows written by ``version``; their ids, in the order given (log order)."""
+        if not rows:
+            return []
+        values = [
+            {
+                "tenant_id": self.tenant_id,
+                "user_key": user_key,
+                "kind": row.kind,
+                "hash": row.hash,
+                "ts": row.ts,
+                "session": row.session,
+                "source": row.source,
+                "turn_id": row.turn_id,
+                "job_id": job_id,
+                "version_added": version,
+                "item": row.item,
+            }
+            for row in rows
+        ]
+        result = await self.session.execute(
+            insert(MemoryRow).returning(MemoryRow.id, sort_by_parameter_order=True), values
+        )
+        return [int(r[0]) for r in result.all()]
+
+    async def remove_rows(self, user_key: str, ids: Collection[int], version: int) -> None:
+        """Take rows out of the passport as of ``version`` (they stay for earlier versions)."""
+        if ids:
+            await self.session.execute(
+                self._scoped(update(MemoryRow), MemoryRow)
+                .where(MemoryRow.user_key == user_key, MemoryRow.id.in_(list(ids)))
+                .values(version_removed=version)
+            )
+
+    async def rows_by_hash(self, user_key: str, hashes: Collection[str]) -> list[StoredRow]:
+        """The live rows with these identities (an index lookup)."""
+        if not hashes:
+            return []
+        result = await self.session.execute(
+            self._rows(user_key)
+            .where(MemoryRow.hash.in_(sorted(hashes)), self._alive_at(None))
+            .order_by(MemoryRow.id)
+        )
+        return [_stored(r) for r in result.all()]
+
+    async def rows_of_sources(
+        self, user_key: str, sources: Collection[str], kinds: Collection[str]
+    ) -> list[StoredRow]:
+        """The live rows of these kinds that came from these sources."""
+        if not sources:
+            return []
+        result = await self.session.execute(
+            self._rows(user_key)
+            .where(
+                MemoryRow.source.in_(sorted(sources)),
+                MemoryRow.kind.in_(sorted(kinds)),
+                self._alive_at(None),
+            )
+            .order_by(MemoryRow.id)
+        )
+        return [_stored(r) for r in result.all()]
+
+    async def rows_added_after(self, user_key: str, version: int) -> list[StoredRow]:
+        """The live rows written after ``version``, in log order: what an index lacks."""
+        result = await self.session.execute(
+            self._rows(user_key)
+            .where(MemoryRow.version_added > version, self._alive_at(None))
+            .order_by(MemoryRow.id)
+        )
+        return [_stored(r) for r in result.all()]
+
+    async def page_rows(
+        self,
+        user_key: str,
+        *,
+        version: int | None,
+        kinds: Collection[str],
+        after: int | None,
+        limit: int,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[StoredRow]:
+        """Up to ``limit`` rows of the passport at ``version``, in log order after a cursor."""
+        stmt = (
+            self._rows(user_key)
+            .where(MemoryRow.kind.in_(sorted(kinds)), self._alive_at(version))
+            .order_by(MemoryRow.id)
+            .limit(limit)
+        )
+        if after is not None:
+            stmt = stmt.where(MemoryRow.id > after)
+        if since is not None:
+            stmt = stmt.where(MemoryRow.ts >= since)
+        if until is not None:
+            stmt = stmt.where(MemoryRow.ts <= until)
+        result = await self.session.execute(stmt)
+        return [_stored(r) for r in result.all()]
+
+    async def stream_rows(
+        self, user_key: str, *, version: int | None, kinds: Collection[str] | None = None
+    ) -> AsyncIterator[StoredRow]:
+        """Every row of the passport at ``version`` in log order, fetched a batch at a time."""
+        after = 0
+        while True:
+            stmt = (
+                self._rows(user_key)
+                .where(MemoryRow.id > after, self._alive_at(version))
+                .order_by(MemoryRow.id)
+                .limit(STREAM_BATCH)
+            )
+            if kinds is not None:
+                stmt = stmt.where(MemoryRow.kind.in_(sorted(kinds)))
+            batch = (await self.session.execute(stmt)).all()
+            for row in batch:
+                yield _stored(row)
+            if len(batch) < STREAM_BATCH:
+                return
+            after = batch[-1].id
+
+    async def turns_named(
+        self, user_key: str, *, turn_id: str | None = None, source: str | None = None
+    ) -> list[StoredRow]:
+        """Every turn row (live or not) with this client id, or of this source."""
+        stmt = self._rows(user_key).where(MemoryRow.kind == "turn").order_by(MemoryRow.id)
+        if turn_id is not None:
+            stmt = stmt.where(MemoryRow.turn_id == turn_id)
+        if source is not None:
+            stmt = stmt.where(MemoryRow.source == source)
+        result = await self.session.execute(stmt)
+        return [_stored(r) for r in result.all()]
+
+    async def rows_derived_from(
+        self, user_key: str, sources: Collection[str], turn_ids: Collection[str]
+    ) -> list[StoredRow]:
+        """Rows other than turns (live or not) that came from these sources or name these turns."""
+        picked: list[ColumnElement[bool]] = []
+        if sources:
+            picked.append(MemoryRow.source.in_(sorted(sources)))
+        if turn_ids:
+            picked.append(MemoryRow.item["turn_ids"].has_any(array(sorted(turn_ids))))
+        if not picked:
+            return []
+        result = await self.session.execute(
+            self._rows(user_key)
+            .where(MemoryRow.kind != "turn", or_(*picked))
+            .order_by(MemoryRow.id)
+        )
+        return [_stored(r) for r in result.all()]
+
+    async def delete_rows(self, user_key: str, ids: Collection[int]) -> None:
+        """Hard-delete rows (forgetting): they leave every version."""
+        if ids:
+            await self.session.execute(
+                self._scoped(delete(MemoryRow), MemoryRow).where(
+                    MemoryRow.user_key == user_key, MemoryRow.id.in_(list(ids))
+                )
+            )
+
+    async def rewrite_row(self, user_key: str, row_id: int, item: dict[str, Any]) -> None:
+        """Replace a row's content in place (forgetting scrubs what other rows say of a turn)."""
+        await self.session.execute(
+            self._scoped(update(MemoryRow), MemoryRow)
+            .where(MemoryRow.user_key == user_key, MemoryRow.id == row_id)
+            .values(item=item)
+        )
+
+    async def turn_text_mentions(self, user_key: str, needle: str) -> bool:
+        """Whether any live turn's text holds ``needle`` (case-insensitive)."""
+        escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        result = await self.session.execute(
+            self._rows(user_key, MemoryRow.id)
+            .where(
+                MemoryRow.kind == "turn",
+                self._alive_at(None),
+                MemoryRow.item["text"].astext.ilike(f"%{escaped}%"),
+            )
+            .limit(1)
+        )
+        return result.first() is not None
 
     # -- versions --------------------------------------------------------------------------
 
@@ -327,6 +554,23 @@ class TenantRepository:
             .order_by(PassportVersion.version)
         )
         return result.scalars().all()
+
+    async def versions_from(self, user_key: str, version: int) -> Sequence[PassportVersion]:
+        """Every version row from ``version`` on, in order (forgetting rewrites them)."""
+        result = await self.session.execute(
+            self._scoped(select(PassportVersion), PassportVersion)
+            .where(PassportVersion.user_key == user_key, PassportVersion.version >= version)
+            .order_by(PassportVersion.version)
+        )
+        return result.scalars().all()
+
+    async def rewrite_version(self, user_key: str, version: int, **values: Any) -> None:
+        """Replace columns of one version row (forgetting scrubs history)."""
+        await self.session.execute(
+            self._scoped(update(PassportVersion), PassportVersion)
+            .where(PassportVersion.user_key == user_key, PassportVersion.version == version)
+            .values(**values)
+        )
 
     # -- jobs ------------------------------------------------------------------------------
 
@@ -444,7 +688,30 @@ class TenantRepository:
         )
         return result.scalars().all()
 
+    async def jobs_with_payload_holding(self, user_key: str, needle: str) -> Sequence[IngestJob]:
+        """The user's jobs whose stored payload's JSON text holds ``needle``."""
+        result = await self.session.execute(
+            self._scoped(select(IngestJob), IngestJob).where(
+                IngestJob.user_key == user_key,
+                IngestJob.payload.is_not(None),
+                func.strpos(IngestJob.payload.cast(Text), needle) > 0,
+            )
+        )
+        return result.scalars().all()
+
     # -- extraction cache ------------------------------------------------------------------
+
+    async def drop_cached_segments(self, user_key: str, segments: Collection[str]) -> int:
+        """Forget what was extracted from these segments (and cache rows of unknown segment)."""
+        result = await self.session.execute(
+            self._scoped(delete(ExtractionCache), ExtractionCache)
+            .where(
+                ExtractionCache.user_key == user_key,
+                ExtractionCache.segment.in_(sorted(segments)) | ExtractionCache.segment.is_(None),
+            )
+            .returning(ExtractionCache.key)
+        )
+        return len(result.all())
 
     async def cached_extractions(self, keys: Sequence[str]) -> dict[str, ExtractionCache]:
         """The cached extractions among these keys."""
@@ -461,6 +728,7 @@ class TenantRepository:
         self,
         key: str,
         user_key: str,
+        segment: str,
         extractor: str,
         output: dict[str, Any],
         input_tokens: int,
@@ -474,6 +742,7 @@ class TenantRepository:
                 tenant_id=self.tenant_id,
                 key=key,
                 user_key=user_key,
+                segment=segment,
                 extractor=extractor,
                 output=output,
                 input_tokens=input_tokens,
