@@ -43,6 +43,17 @@ class VersionedLRU(Generic[V]):
             self.hits += 1
             return entry.value
 
+    def latest(self, tenant_id: uuid.UUID, user_key: str) -> V | None:
+        """The value held for a user, whatever its stamp (the caller checks it)."""
+        with self._lock:
+            entry = self._items.get((tenant_id, user_key))
+            if entry is None:
+                self.misses += 1
+                return None
+            self._items.move_to_end((tenant_id, user_key))
+            self.hits += 1
+            return entry.value
+
     def put(self, tenant_id: uuid.UUID, user_key: str, stamp: object, value: V, size: int) -> None:
         """Remember a value; an entry larger than the whole cache is not kept."""
         key = (tenant_id, user_key)
@@ -127,6 +138,20 @@ class ResultLRU:
             if found is not None:
                 self._items.move_to_end(key)
             return found
+
+    def drop_where(self, matches: Callable[[object], bool]) -> int:
+        """Forget every response whose key ``matches``; how many went."""
+        with self._lock:
+            gone = [key for key in self._items if matches(key)]
+            for key in gone:
+                body, _ = self._items.pop(key)
+                self._bytes -= len(body) + 200
+        return len(gone)
+
+    def values(self) -> list[bytes]:
+        """Every body held (for checks that something is no longer cached)."""
+        with self._lock:
+            return [body for body, _ in self._items.values()]
 
     def put(self, key: object, body: bytes, media_type: str) -> None:
         """Remember a response body."""

@@ -12,6 +12,7 @@ import json
 import uuid
 
 from app.db.uow import UowFactory
+from app.domain.log import LogDraft
 from app.domain.merge import MergeReport, apply_key_merges
 from app.domain.passport import Passport
 from app.llm.errors import FatalProviderError, ProviderError, SegmentOutputError
@@ -106,7 +107,7 @@ async def run(claimed: jobs.Claimed) -> Outcome:
     if pipeline.budget is not None:
         await pipeline.budget.charge_tokens(tenant_id, rec.input_tokens + rec.output_tokens)
 
-    def edit(current: Passport, now: str) -> MergeReport:
+    def edit(current: Passport, now: str, draft: LogDraft) -> MergeReport:
         return apply_key_merges(current, rec.merges, rejected=rec.rejected, now=now)
 
     merges = [{"keep": m.keep, "drop": m.drop, "reason": m.reason} for m in rec.merges]
@@ -118,7 +119,7 @@ async def run(claimed: jobs.Claimed) -> Outcome:
         uows,
         tenant_id,
         job,
-        edit,
+        jobs.Edit(edit),
         cause=KIND,
         usage=usage,
         settings=settings,

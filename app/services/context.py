@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
+
+import orjson
 
 from app.db.repository import PassportStamp
 from app.db.uow import UowFactory
-from app.domain.context import Context, ContextIndex, ScoredMemory, build_context, parse_when
+from app.domain.context import Context, Hit, MemoryIndex, build_context, parse_when, search
+from app.domain.evidence import records_of
 from app.domain.ids import sha256_hex
+from app.domain.log import StoredRow
 from app.domain.passport import Passport
 from app.services import passports
-from app.services.cache import VersionedLRU
+from app.services.cache import ResultLRU, VersionedLRU
 from app.services.errors import NotFound, Unprocessable
 
-IndexCache = VersionedLRU[ContextIndex]
+# The kinds of log rows a context ranks: what was said, and what an extractor made of it.
+# Source rows come too: an observation that names no turns of its own takes its source's.
+INDEXED_KINDS = ("turn", "observation", "episode", "source")
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,16 @@ class Window:
     def parse(cls, since: str | None, until: str | None) -> Window:
         """Parse ISO dates (or datetimes, or YYYY-MM, YYYY); a bad date is Unprocessable."""
         return cls(_bound(since, "since", start=True), _bound(until, "until", start=False))
+
+    @property
+    def since_time(self) -> datetime | None:
+        """The start as a time."""
+        return None if self.since is None else datetime.fromtimestamp(self.since, UTC)
+
+    @property
+    def until_time(self) -> datetime | None:
+        """The end as a time."""
+        return None if self.until is None else datetime.fromtimestamp(self.until, UTC)
 
 
 def _bound(value: str | None, name: str, *, start: bool) -> float | None:
@@ -45,7 +63,7 @@ def _bound(value: str | None, name: str, *, start: bool) -> float | None:
 
 
 def _period_end(year: int, month: int, label: str, epoch: float) -> float:
-    from datetime import UTC, datetime, timedelta
+    from datetime import timedelta
 
     try:
         if len(label) == 4:  # a year
@@ -65,9 +83,28 @@ async def current_stamp(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -
     return await passports.fresh_stamp(uows, tenant_id, user_key)
 
 
+@dataclass
+class HeldIndex:
+    """A user's index as this process holds it: at which version, epoch and creation."""
+
+    index: MemoryIndex
+    version: int
+    epoch: int
+    created_at: datetime
+
+    @property
+    def stamp(self) -> PassportStamp:
+        """The stamp of the passport this index is of."""
+        return PassportStamp(self.version, self.created_at)
+
+
+IndexCache = VersionedLRU[HeldIndex]
+_locks: dict[tuple[uuid.UUID, str], tuple[asyncio.Lock, int]] = {}
+
+
 async def index_for(
     uows: UowFactory, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
-) -> tuple[ContextIndex, PassportStamp]:
+) -> tuple[MemoryIndex, PassportStamp]:
     """The user's index as it is now: one small query when warm, NotFound if no user."""
     stamp = await current_stamp(uows, tenant_id, user_key)
     return await index_at(uows, cache, tenant_id, user_key, stamp)
@@ -79,44 +116,83 @@ async def index_at(
     tenant_id: uuid.UUID,
     user_key: str,
     stamp: PassportStamp,
-) -> tuple[ContextIndex, PassportStamp]:
-    """The index at a stamp just read; on a miss, built from the row (maybe a newer one)."""
-    index = cache.get(tenant_id, user_key, stamp)
-    if index is not None:
-        return index, stamp
-    key = (tenant_id, user_key, stamp)
-    pending = _building.get(key)
-    if pending is None:
-        # One build per (tenant, user, stamp), however many reads miss at once.
-        pending = asyncio.ensure_future(_build(uows, cache, tenant_id, user_key))
-        _building[key] = pending
-        pending.add_done_callback(lambda _: _building.pop(key, None))
-    return await asyncio.shield(pending)
+    on_rewrite: Callable[[], None] | None = None,
+) -> tuple[MemoryIndex, PassportStamp]:
+    """The index at a stamp just read (or newer): grown by the rows added since it was held.
+
+    Warm, nothing is read. After a write, the head and the rows added since the version held
+    are read (two small queries) and the index grows by them. A user created again, or whose
+    log was rewritten (forget, reprocess, an import), is indexed from scratch; ``on_rewrite``
+    is then called, so caches of what the old log said can be dropped.
+    """
+    held = cache.latest(tenant_id, user_key)
+    if held is not None and held.stamp == stamp:
+        return held.index, stamp
+    key = (tenant_id, user_key)
+    # One catch-up or build per user at a time; the lock lives while someone holds or awaits it.
+    lock, users = _locks.get(key, (asyncio.Lock(), 0))
+    _locks[key] = (lock, users + 1)
+    try:
+        async with lock:
+            held = cache.latest(tenant_id, user_key)
+            if held is not None and held.created_at == stamp.created_at:
+                if held.version >= stamp.version:
+                    return held.index, held.stamp
+                grown = await _catch_up(uows, tenant_id, user_key, held)
+                if grown is not None:
+                    cache.put(tenant_id, user_key, grown, grown, grown.index.approx_bytes())
+                    return grown.index, grown.stamp
+                if on_rewrite is not None:
+                    on_rewrite()
+            built = await _build(uows, tenant_id, user_key)
+            cache.put(tenant_id, user_key, built, built, built.index.approx_bytes())
+            return built.index, built.stamp
+    finally:
+        lock, users = _locks[key]
+        if users > 1:
+            _locks[key] = (lock, users - 1)
+        else:
+            del _locks[key]
 
 
-_building: dict[
-    tuple[uuid.UUID, str, PassportStamp], asyncio.Future[tuple[ContextIndex, PassportStamp]]
-] = {}
-
-
-async def _build(
-    uows: UowFactory, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
-) -> tuple[ContextIndex, PassportStamp]:
-    # Its own unit of work: the build is shared by every waiting request and outlives any one.
+async def _catch_up(
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, held: HeldIndex
+) -> HeldIndex | None:
+    """``held`` grown to the current version; None when its log was rewritten meanwhile."""
     async with uows() as uow:
-        row = await uow.tenant(tenant_id).passport(user_key)
-    if row is None:
-        raise NotFound(f"no user {user_key!r}")
-    stamp = PassportStamp(row.version, row.created_at)
-    # Parsing and indexing a large passport takes a while: off the event loop, so other
-    # requests are served meanwhile.
-    index = await asyncio.to_thread(_index_of, row.doc)
-    cache.put(tenant_id, user_key, stamp, index, index.approx_bytes())
-    return index, stamp
+        repo = uow.tenant(tenant_id)
+        row = await repo.passport(user_key)
+        if row is None:
+            raise NotFound(f"no user {user_key!r}")
+        if row.log_epoch != held.epoch or row.created_at != held.created_at:
+            return None
+        rows = await repo.rows_added_after(user_key, held.version)
+    records = records_of((r.id, r.kind, r.item) for r in rows if r.version <= row.version)
+    held.index.extend(records)
+    held.index.with_head(Passport.from_dict(row.doc))
+    return HeldIndex(held.index, row.version, row.log_epoch, row.created_at)
 
 
-def _index_of(doc: dict[str, Any]) -> ContextIndex:
-    return ContextIndex.from_passport(Passport.from_dict(doc))
+async def _build(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> HeldIndex:
+    """The user's index from scratch: the head and every live row of the log."""
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        row = await repo.passport(user_key)
+        if row is None:
+            raise NotFound(f"no user {user_key!r}")
+        stored = [
+            r
+            async for r in repo.stream_rows(user_key, version=None, kinds=INDEXED_KINDS)
+            if r.version <= row.version
+        ]
+    # Indexing a long log takes a while: off the event loop, so other requests are served.
+    index = await asyncio.to_thread(_index_of, row.doc, stored)
+    return HeldIndex(index, row.version, row.log_epoch, row.created_at)
+
+
+def _index_of(head: dict[str, Any], rows: list[StoredRow]) -> MemoryIndex:
+    records = records_of((r.id, r.kind, r.item) for r in rows)
+    return MemoryIndex.of(Passport.from_dict(head), records)
 
 
 def context_etag(stamp: PassportStamp, params: tuple[object, ...]) -> str:
@@ -127,13 +203,75 @@ def context_etag(stamp: PassportStamp, params: tuple[object, ...]) -> str:
     return f'"{stamp.version}-{sha256_hex(salted)[:16]}"'
 
 
-def render(index: ContextIndex, q: str | None, budget_chars: int, window: Window) -> Context:
+def render(index: MemoryIndex, q: str | None, budget_chars: int, window: Window) -> Context:
     """The budgeted context for a query (pure; the index is already loaded)."""
     return build_context(index, q or None, budget_chars, since=window.since, until=window.until)
 
 
-def search_memories(index: ContextIndex, q: str, limit: int, window: Window) -> list[ScoredMemory]:
-    """Ranked observations and episodes for a query."""
-    from app.domain.context import search
-
+def search_memories(index: MemoryIndex, q: str, limit: int, window: Window) -> list[Hit]:
+    """The log's best passages for a query, one per record, with provenance."""
     return search(index, q, limit, since=window.since, until=window.until)
+
+
+@dataclass(frozen=True)
+class ContextReply:
+    """A context read: its body and media type, or only that the client's copy is current."""
+
+    body: bytes
+    media_type: str
+    etag: str
+    version: int
+    not_modified: bool = False
+
+
+async def read_context(
+    uows: UowFactory,
+    cache: IndexCache,
+    results: ResultLRU,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    *,
+    q: str | None,
+    budget_chars: int,
+    fmt: str = "text",
+    since: str | None = None,
+    until: str | None = None,
+    if_none_match: str | None = None,
+) -> ContextReply:
+    """The budgeted context an agent puts in its prompt, as text or JSON (REST and MCP)."""
+    window = Window.parse(since, until)
+    # Warm, this one-row read is the only database work.
+    stamp = await current_stamp(uows, tenant_id, user_key)
+    params = (q, budget_chars, fmt, since, until)
+    etag = context_etag(stamp, params)
+    if if_none_match is not None and etag in {t.strip() for t in if_none_match.split(",")}:
+        return ContextReply(b"", "", etag, stamp.version, not_modified=True)
+    # The same read of the same passport gives the same bytes: agents repeat questions.
+    cached = results.get((tenant_id, user_key, etag))
+    if cached is not None:
+        return ContextReply(cached[0], cached[1], etag, stamp.version)
+
+    def forget_results() -> None:
+        # The log was rewritten (a turn forgotten): no answer built from it may be served.
+        results.drop_where(lambda k: isinstance(k, tuple) and k[:2] == (tenant_id, user_key))
+
+    index, built = await index_at(uows, cache, tenant_id, user_key, stamp, forget_results)
+    if built != stamp:  # a newer version landed while the index caught up
+        stamp = built
+        etag = context_etag(stamp, params)
+    chosen = render(index, q, budget_chars, window)
+    if fmt == "json":
+        body = {"version": stamp.version, "budget_chars": budget_chars, **chosen.to_json()}
+        reply = (orjson.dumps(body), "application/json")
+    else:
+        reply = (chosen.render_text().encode(), "text/plain; charset=utf-8")
+    results.put((tenant_id, user_key, etag), *reply)
+    return ContextReply(reply[0], reply[1], etag, stamp.version)
+
+
+def forget_cached(
+    cache: IndexCache, results: ResultLRU, tenant_id: uuid.UUID, user_key: str
+) -> None:
+    """Drop everything this process holds of a user (after a delete or a forget)."""
+    cache.drop(tenant_id, user_key)
+    results.drop_where(lambda k: isinstance(k, tuple) and k[:2] == (tenant_id, user_key))

@@ -170,7 +170,7 @@ async def extract_all(
         count(extraction.calls, extraction.input_tokens, extraction.output_tokens)
         await _charge(pipeline, tenant_id, extraction.input_tokens + extraction.output_tokens)
         if model:
-            await _store(uows, tenant_id, user_key, keys[index], extractor.name, extraction)
+            await _store(uows, tenant_id, user_key, keys[index], work, extractor.name, extraction)
         results[index] = extraction
         finished += 1
 
@@ -208,6 +208,7 @@ async def _store(
     tenant_id: uuid.UUID,
     user_key: str,
     key: str,
+    work: Work,
     extractor: str,
     extraction: Extraction,
 ) -> None:
@@ -218,6 +219,7 @@ async def _store(
             await uow.tenant(tenant_id).cache_extraction(
                 key,
                 user_key,
+                work.segment.id,
                 extractor,
                 extraction.items_dict(),
                 extraction.input_tokens,

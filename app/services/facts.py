@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from app.db.uow import UowFactory
 from app.domain.ids import content_hash, content_id
 from app.domain.jsoncheck import json_problem, storable
+from app.domain.log import HEAD_CAPS, LogDraft, row_hash
 from app.domain.merge import merge_beliefs
 from app.domain.passport import Belief, Passport, Source
 from app.services import passports
@@ -57,14 +58,19 @@ async def write_facts(
         row = await repo.passport(user_key, lock=True)
         assert row is not None  # created above or already there; we hold its lock now
         passport = Passport.from_dict(row.doc)
+        # The client's write is its own source, kept in the log: the same body again is a no-op.
+        draft = LogDraft(await repo.rows_by_hash(user_key, {row_hash("source", source.to_dict())}))
+        draft.seed(passport)
         report = merge_beliefs(passport, facts, prefs, source, now=stamp)
+        change = draft.collect(passport, spill=HEAD_CAPS)
         version = row.version
         if report.changed:
             version = await passports.record_version(
                 repo,
                 user_key,
-                old_doc=row.doc,
-                new_doc=passport.to_dict(),
+                old_head=row.doc,
+                new_head=passport.to_dict(),
+                change=change,
                 old_version=row.version,
                 cause="facts",
                 now=now,

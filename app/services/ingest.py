@@ -11,11 +11,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.db.models import IngestJob
-from app.db.repository import PassportStamp
 from app.db.uow import Enqueue, Uow, UowFactory
 from app.domain.ids import sha256_hex
 from app.domain.ingest_input import IngestPayload
 from app.domain.jsoncheck import json_problem, storable
+from app.domain.log import segment_hash, turn_rows
 from app.domain.passport import Passport
 from app.domain.segment import Plan, plan_segments
 from app.domain.turns import Segment
@@ -204,16 +204,21 @@ async def _run_ingest(claimed: jobs.Claimed) -> Outcome:
     except (Unprocessable, ValueError) as exc:
         return await jobs.fail(uows, tenant_id, job.id, f"invalid payload: {exc}")
 
+    turns = [row for _, row in turn_rows(segments, job.created_at)]
+    merged_hashes = {segment_hash(s): s for s in segments}
     async with uows() as uow:
-        row = await uow.tenant(tenant_id).passport(job.user_key)
+        repo = uow.tenant(tenant_id)
+        row = await repo.passport(job.user_key)
+        merged = await repo.rows_by_hash(job.user_key, merged_hashes.keys())
     if row is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
-    current = Passport.from_dict(row.doc)
-    seen = {s.hash for s in current.sources}
     # Segments already merged by an earlier run are skipped: at-least-once made idempotent.
-    works = [Work(s, payload.subject, job.created_at) for s in segments if s.hash not in seen]
+    seen = {r.hash for r in merged}
+    works = [
+        Work(s, payload.subject, job.created_at) for h, s in merged_hashes.items() if h not in seen
+    ]
     skipped = len(segments) - len(works)
-    known = current.known_keys()
+    known = Passport.from_dict(row.doc).known_keys()
     extracted = await jobs.extract(
         uows, tenant_id, job, works, known, settings, pipeline, done_before=skipped
     )
@@ -222,12 +227,12 @@ async def _run_ingest(claimed: jobs.Claimed) -> Outcome:
         tenant_id,
         job,
         extracted,
-        jobs.merge_all(extracted.done),
+        lambda done: jobs.merge_all(done, turns),
         cause="ingest",
         total=len(segments),
         settings=settings,
         enqueue_later=pipeline.enqueue_later,
-        loaded=(PassportStamp(row.version, row.created_at), current),
+        keep_on_failure=True,
     )
 
 

@@ -4,19 +4,25 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from app.db.models import IngestJob
 from app.db.queue import EnqueueLater
-from app.db.repository import PassportStamp
 from app.db.uow import Uow, UowFactory
 from app.domain.dates import iso_utc
 from app.domain.extract import Extraction
 from app.domain.ids import sha256_hex
 from app.domain.ingest_input import IngestLimits, IngestPayload, InputError
+from app.domain.log import (
+    DERIVED_KINDS,
+    HEAD_CAPS,
+    LogDraft,
+    LogRow,
+    merge_candidates,
+)
 from app.domain.merge import MergeReport, merge_extraction
 from app.domain.passport import Passport, Source
 from app.domain.segment import prepare
@@ -237,11 +243,27 @@ def _content(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if k != "updated_at"}
 
 
+Apply = Callable[[Passport, str, LogDraft], MergeReport]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """How a job changes a passport, and which existing log rows it may meet.
+
+    ``hashes`` are the identities of rows the change may match (found through an index);
+    ``sources`` the sources whose observations, episodes and source rows it replaces.
+    """
+
+    apply: Apply
+    hashes: frozenset[str] = frozenset()
+    sources: frozenset[str] = frozenset()
+
+
 async def finish(
     uows: UowFactory,
     tenant_id: uuid.UUID,
     job: IngestJob,
-    edit: Callable[[Passport, str], MergeReport],
+    edit: Edit,
     *,
     cause: str,
     usage: dict[str, int],
@@ -250,17 +272,13 @@ async def finish(
     failed: bool = False,
     error: str | None = None,
     result: dict[str, Any] | None = None,
-    loaded: tuple[PassportStamp, Passport] | None = None,
 ) -> Outcome:
-    """Apply ``edit`` to the passport under its row lock, version it, and finish the job.
+    """Apply ``edit`` under the passport's row lock, version it, and finish the job.
 
-    ``loaded`` is the passport as parsed before extraction, with its stamp: when the row is
-    still that passport (no version landed, not deleted and created again) it is used as is,
-    so a large passport is not parsed again while its row is locked.
-
-    One short transaction: the passport, its version row, the job row and the tenant's usage.
-    A job another worker finished first is skipped. An edit that leaves the content as it was
-    (``updated_at`` aside) makes no version.
+    One short transaction: the head, the new log rows, the version row, the job row and the
+    tenant's usage. Its cost is the change: the head and the rows the edit may meet, looked up
+    by identity, never the history. A job another worker finished first is skipped. An edit
+    that changes no row and leaves the head as it was (``updated_at`` aside) makes no version.
     """
     failures = failures or []
     async with uows() as uow:
@@ -272,24 +290,29 @@ async def finish(
         if locked.status in ("done", "failed"):
             return Outcome(status="skipped")  # another worker finished it first
         now = datetime.now(UTC)
-        if loaded is not None and loaded[0] == PassportStamp(row.version, row.created_at):
-            passport = loaded[1]
-        else:
-            passport = Passport.from_dict(row.doc)
-        report = edit(passport, iso_utc(now) or "")
-        new_doc = passport.to_dict()
+        existing = await repo.rows_by_hash(job.user_key, edit.hashes)
+        if edit.sources:
+            existing += await repo.rows_of_sources(job.user_key, edit.sources, DERIVED_KINDS)
+        draft = LogDraft({r.id: r for r in existing}.values())
+        passport = Passport.from_dict(row.doc)
+        draft.seed(passport)
+        report = edit.apply(passport, iso_utc(now) or "", draft)
+        change = draft.collect(passport, spill=HEAD_CAPS)
+        new_head = passport.to_dict()
         version = row.version
-        changed = report.changed and _content(new_doc) != _content(row.doc)
+        changed = bool(change) or _content(new_head) != _content(row.doc)
         if changed:
             version = await passports.record_version(
                 repo,
                 job.user_key,
-                old_doc=row.doc,
-                new_doc=new_doc,
+                old_head=row.doc,
+                new_head=new_head,
                 old_version=row.version,
                 cause=cause,
                 now=now,
                 snapshot_every=settings.version_snapshot_every,
+                change=change,
+                removed_kinds=draft.kinds,
                 job_id=job.id,
             )
         body = dict(locked.result or {})
@@ -322,13 +345,17 @@ def failure_text(failures: list[dict[str, str]], total: int) -> str:
     return f"{len(failures)} of {total} segments failed (first: {first}); the rest was applied"
 
 
-def merge_all(done: list[tuple[Work, Extraction]]) -> Callable[[Passport, str], MergeReport]:
-    """An edit that merges extractions in segment order, each under its segment's source."""
+def merge_all(done: Sequence[tuple[Work, Extraction]], turns: Sequence[LogRow] = ()) -> Edit:
+    """The turns said, then each extraction merged in segment order under its segment's source."""
+    sources = [source_of(work.segment, work.reference_ts) for work, _ in done]
 
-    def edit(passport: Passport, now: str) -> MergeReport:
+    def apply(passport: Passport, now: str, draft: LogDraft) -> MergeReport:
         report = MergeReport(changed=False, counts={}, decisions=[])
-        for work, extraction in done:
-            source = source_of(work.segment, work.reference_ts)
+        added = draft.add_turns(turns)
+        if added:
+            report.bump("turns_added", added)
+            report.changed = True
+        for source, (_, extraction) in zip(sources, done, strict=True):
             step = merge_extraction(passport, extraction, source, now=now)
             report.changed |= step.changed
             for name, count in step.counts.items():
@@ -336,7 +363,8 @@ def merge_all(done: list[tuple[Work, Extraction]]) -> Callable[[Passport, str], 
             report.decisions.extend(step.decisions)
         return report
 
-    return edit
+    hashes = merge_candidates(sources, [e for _, e in done]) | {t.hash for t in turns}
+    return Edit(apply, frozenset(hashes))
 
 
 async def conclude(
@@ -344,19 +372,36 @@ async def conclude(
     tenant_id: uuid.UUID,
     job: IngestJob,
     extracted: Extracted,
-    edit: Callable[[Passport, str], MergeReport],
+    build: Callable[[Sequence[tuple[Work, Extraction]]], Edit],
     *,
     cause: str,
     total: int,
     settings: Settings,
     enqueue_later: EnqueueLater | None,
     result: dict[str, Any] | None = None,
-    loaded: tuple[PassportStamp, Passport] | None = None,
+    keep_on_failure: bool = False,
 ) -> Outcome:
-    """End a job after extraction: fail it, defer it to the next budget window, or merge it."""
+    """End a job after extraction: fail it, defer it to the next budget window, or merge it.
+
+    With ``keep_on_failure`` (an ingest), a job whose extraction failed outright still writes
+    what ``build`` makes of no extraction (its turns) before it is marked failed.
+    """
     if extracted.fatal is not None:
         reason = f"extraction failed: {extracted.fatal}"
-        return await fail(uows, tenant_id, job.id, reason, extracted.usage)
+        if not keep_on_failure:
+            return await fail(uows, tenant_id, job.id, reason, extracted.usage)
+        return await finish(
+            uows,
+            tenant_id,
+            job,
+            build([]),
+            cause=cause,
+            usage=extracted.usage,
+            settings=settings,
+            failed=True,
+            error=reason,
+            result={**(result or {}), "segments_applied": 0},
+        )
     if extracted.defer_seconds is not None:
         return await defer(
             uows, tenant_id, job, extracted.usage, extracted.defer_seconds, enqueue_later
@@ -372,7 +417,7 @@ async def conclude(
         uows,
         tenant_id,
         job,
-        edit,
+        build(extracted.done),
         cause=cause,
         usage=extracted.usage,
         settings=settings,
@@ -380,5 +425,4 @@ async def conclude(
         failed=failed_all,
         error=error,
         result={**(result or {}), "segments_applied": len(extracted.done)},
-        loaded=loaded,
     )

@@ -1,9 +1,12 @@
-"""Passport use cases: read (current or any version), import/replace, delete, list users."""
+"""Passport use cases: read and export (now or any version), import/replace, delete, list users.
+
+The document users see is the head (``passport.doc``) joined with the live rows of the log.
+"""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -14,10 +17,23 @@ from app.db.uow import Uow, UowFactory
 from app.domain import delta
 from app.domain.ids import canonical_bytes
 from app.domain.jsoncheck import json_problem, storable
+from app.domain.log import (
+    KIND_OF,
+    ROW_SECTIONS,
+    SECTION_OF,
+    LogChange,
+    join,
+    plan_import,
+    with_sections,
+)
 from app.domain.passport import Passport, PassportError
 from app.services.errors import NotFound, PreconditionFailed, Unprocessable
 
 T = TypeVar("T")
+# Top-level fields every section selection still returns: what a reader needs to place it.
+ENVELOPE = ("version", "user_key", "updated_at")
+# Items sent per chunk of an export.
+STREAM_ITEMS = 500
 
 
 @dataclass(frozen=True)
@@ -97,25 +113,167 @@ async def fresh_stamp(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> 
     return stamp
 
 
+@dataclass(frozen=True)
+class Export:
+    """A passport being read: its version, and its canonical JSON bytes as they are produced."""
+
+    version: int
+    chunks: AsyncIterator[bytes]
+
+    async def body(self) -> bytes:
+        """The whole document at once."""
+        return b"".join([chunk async for chunk in self.chunks])
+
+
 async def read_passport(
     uows: UowFactory, tenant_id: uuid.UUID, user_key: str, version: int | None = None
 ) -> PassportBytes:
-    """The passport now, or exactly as it was at ``version``."""
+    """The passport now, or exactly as it was at ``version``, as one body."""
+    found = await export(uows, tenant_id, user_key, version)
+    return PassportBytes(await found.body(), found.version)
+
+
+async def export(
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    version: int | None = None,
+    sections: Collection[str] | None = None,
+) -> Export:
+    """The passport (or some of its sections) now or at ``version``, streamed from the log.
+
+    NotFound is raised here, before the first byte; the rows are read a batch at a time while
+    the body is sent, so a passport of any length is exported in bounded memory.
+    """
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
-        row = await repo.passport(user_key)
-        if row is None:
-            raise NotFound(f"no user {user_key!r}")
-        if version is None or version == row.version:
-            return PassportBytes(canonical_bytes(row.doc), row.version)
-        if version < 0 or version > row.version:
-            raise NotFound(f"user {user_key!r} has no version {version} (current: {row.version})")
-        doc = await rebuild(repo, user_key, version)
-    return PassportBytes(canonical_bytes(doc), version)
+        at, head = await _head(repo, user_key, version)
+    head = _only(head, sections)
+    kinds = _kinds(sections)
+    return Export(at, _stream(uows, tenant_id, user_key, at, head, kinds, sections is not None))
 
 
-async def rebuild(repo: TenantRepository, user_key: str, version: int) -> dict[str, Any]:
-    """Rebuild a past version from the newest snapshot before it and the deltas after."""
+@dataclass(frozen=True)
+class PassportPage:
+    """Some sections of a passport with one page of its log, and the cursor of the next page."""
+
+    body: bytes
+    version: int
+    next_cursor: int | None
+
+
+async def page(
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    *,
+    version: int | None,
+    sections: Collection[str] | None,
+    after: int | None,
+    limit: int,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> PassportPage:
+    """A document of the chosen sections whose log sections hold one page of rows.
+
+    The log sections (turns, observations, episodes, sources) hold up to ``limit`` rows in log
+    order after the cursor (a row id), optionally only those dated within [since, until]; the
+    head's sections come whole with every page.
+    """
+    kinds = [k for k in _kinds(sections) if SECTION_OF[k] in ROW_SECTIONS]
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        at, head = await _head(repo, user_key, version)
+        rows = await repo.page_rows(
+            user_key,
+            version=at,
+            kinds=kinds,
+            after=after,
+            limit=limit + 1,
+            since=since,
+            until=until,
+        )
+        spilled = [
+            (r.kind, r.item)
+            async for r in repo.stream_rows(
+                user_key,
+                version=at,
+                kinds=[k for k in _kinds(sections) if SECTION_OF[k] not in ROW_SECTIONS],
+            )
+        ]
+    more = len(rows) > limit
+    rows = rows[:limit]
+    doc = join(_only(head, sections), [*((r.kind, r.item) for r in rows), *spilled])
+    doc = {k: v for k, v in doc.items() if sections is None or k in sections or k in ENVELOPE}
+    for section in sections or ():
+        if section in ROW_SECTIONS:
+            doc.setdefault(section, [])
+    return PassportPage(canonical_bytes(doc), at, rows[-1].id if more and rows else None)
+
+
+def _only(head: dict[str, Any], sections: Collection[str] | None) -> dict[str, Any]:
+    if sections is None:
+        return head
+    return {k: v for k, v in head.items() if k in sections or k in ENVELOPE}
+
+
+def _kinds(sections: Collection[str] | None) -> list[str]:
+    wanted = KIND_OF if sections is None else [s for s in KIND_OF if s in sections]
+    return [KIND_OF[s] for s in wanted]
+
+
+async def _head(repo: TenantRepository, user_key: str, version: int | None) -> tuple[int, Any]:
+    row = await repo.passport(user_key)
+    if row is None:
+        raise NotFound(f"no user {user_key!r}")
+    if version is None or version == row.version:
+        return row.version, row.doc
+    if version < 0 or version > row.version:
+        raise NotFound(f"user {user_key!r} has no version {version} (current: {row.version})")
+    return version, await head_at(repo, user_key, version)
+
+
+async def _stream(
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    version: int,
+    head: dict[str, Any],
+    kinds: Sequence[str],
+    selected: bool,
+) -> AsyncIterator[bytes]:
+    """Canonical JSON (sorted keys) of head and rows: the bytes ``canonical_bytes`` would give."""
+    log_sections = {SECTION_OF[k] for k in kinds}
+    # A log section is in the document when its head names it (every one, unless a document
+    # imported without it had no rows added since), or when a reader asks for it.
+    keys = sorted(set(head) | (log_sections & set(ROW_SECTIONS) if selected else set()))
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        yield b"{"
+        for n, key in enumerate(keys):
+            yield (b"," if n else b"") + canonical_bytes(key) + b":"
+            if key not in log_sections:
+                yield canonical_bytes(head[key])
+                continue
+            # A section is its rows in log order, then any items the head still holds.
+            first = True
+            batch: list[bytes] = []
+            async for row in repo.stream_rows(user_key, version=version, kinds=[KIND_OF[key]]):
+                batch.append(canonical_bytes(row.item))
+                if len(batch) >= STREAM_ITEMS:
+                    yield (b"[" if first else b",") + b",".join(batch)
+                    first, batch = False, []
+            held = head.get(key)
+            batch += [canonical_bytes(i) for i in held] if isinstance(held, list) else []
+            if batch:
+                yield (b"[" if first else b",") + b",".join(batch)
+                first = False
+            yield b"[]" if first else b"]"
+        yield b"}"
+
+
+async def head_at(repo: TenantRepository, user_key: str, version: int) -> dict[str, Any]:
+    """The head as it was at ``version``: the newest snapshot before it and the deltas after."""
     rows = await repo.versions_to_rebuild(user_key, version)
     if not rows or rows[-1].version != version:
         raise NotFound(f"version {version} of user {user_key!r} is not recorded")
@@ -125,30 +283,67 @@ async def rebuild(repo: TenantRepository, user_key: str, version: int) -> dict[s
     return dict(doc)
 
 
+async def rebuild(repo: TenantRepository, user_key: str, version: int) -> dict[str, Any]:
+    """The whole document as it was at ``version``: its head and the rows alive then."""
+    head = await head_at(repo, user_key, version)
+    rows = [(r.kind, r.item) async for r in repo.stream_rows(user_key, version=version)]
+    return join(head, rows)
+
+
+def summary_of(
+    old_head: dict[str, Any], change_delta: Any, change: LogChange, removed_kinds: dict[int, str]
+) -> dict[str, Any]:
+    """What a version changed, per section: the head's delta and the log's rows together."""
+    out = delta.summarize_delta(old_head, change_delta)
+    for section, counts in change.counts(removed_kinds).items():
+        before = out.get(section, {"added": 0, "removed": 0})
+        out[section] = {k: before[k] + counts[k] for k in ("added", "removed")}
+    return out
+
+
 async def record_version(
     repo: TenantRepository,
     user_key: str,
     *,
-    old_doc: dict[str, Any],
-    new_doc: dict[str, Any],
+    old_head: dict[str, Any],
+    new_head: dict[str, Any],
     old_version: int,
     cause: str,
     now: datetime,
     snapshot_every: int,
+    change: LogChange | None = None,
+    removed_kinds: dict[int, str] | None = None,
     job_id: uuid.UUID | None = None,
+    new_epoch: bool = False,
+    extra_summary: dict[str, Any] | None = None,
 ) -> int:
-    """Save a new document as the next version and append its version row (caller holds lock)."""
+    """Write a new version: the head, its log rows, and the version row (caller holds the lock).
+
+    The cost is what changed: the head (the size of what is believed now) and the new rows,
+    never the history.
+    """
     version = old_version + 1
-    snapshot = new_doc if snapshot_every > 0 and version % snapshot_every == 0 else None
-    change = delta.diff(old_doc, new_doc)
-    await repo.save_passport(user_key, new_doc, version, now)
+    change = change or LogChange()
+    new_head = with_sections(new_head, change)
+    added = await repo.add_rows(user_key, change.added, version, job_id)
+    await repo.remove_rows(user_key, change.removed, version)
+    head_delta = delta.diff(old_head, new_head)
+    snapshot = new_head if snapshot_every > 0 and version % snapshot_every == 0 else None
+    await repo.save_passport(
+        user_key, new_head, version, now, new_epoch=new_epoch or bool(change.removed)
+    )
     await repo.add_version(
         PassportVersion(
             user_key=user_key,
             version=version,
-            delta=change,
+            delta=head_delta,
             snapshot=snapshot,
-            summary=delta.summarize_delta(old_doc, change),
+            summary={
+                **summary_of(old_head, head_delta, change, removed_kinds or {}),
+                **(extra_summary or {}),
+            },
+            rows_added=added,
+            rows_removed=list(change.removed),
             cause=cause,
             job_id=job_id,
             created_at=now,
@@ -225,25 +420,31 @@ async def _put(
         raise PreconditionFailed(
             f"If-Match {if_match} does not match the current version {etag(row.version)}"
         )
-    if row.doc == new_doc:
+    # An import is a whole document: it is compared with the whole live log (its cost is the
+    # document's size, which the request already paid to send).
+    live = [r async for r in repo.stream_rows(user_key, version=None)]
+    new_head, change = plan_import(new_doc, live)
+    if new_head == row.doc and not change:
         await uow.commit()
         return WriteResult(user_key, row.version, created, changed=created)
     version = await record_version(
         repo,
         user_key,
-        old_doc=row.doc,
-        new_doc=new_doc,
+        old_head=row.doc,
+        new_head=new_head,
         old_version=row.version,
         cause="import",
         now=now,
         snapshot_every=snapshot_every,
+        change=change,
+        removed_kinds={r.id: r.kind for r in live},
     )
     await uow.commit()
     return WriteResult(user_key, version, created, changed=True)
 
 
 async def delete_user(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> None:
-    """Hard-delete a user's passport, versions, jobs and stored payloads."""
+    """Hard-delete a user's passport, log, versions, jobs and stored payloads."""
     async with uows() as uow:
         if not await uow.tenant(tenant_id).delete_user(user_key):
             raise NotFound(f"no user {user_key!r}")

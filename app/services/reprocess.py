@@ -12,7 +12,9 @@ from collections.abc import Sequence
 
 from app.db.models import IngestJob
 from app.db.uow import UowFactory
+from app.domain.extract import Extraction
 from app.domain.ingest_input import IngestPayload
+from app.domain.log import LogDraft
 from app.domain.merge import MergeReport, remove_sources
 from app.domain.passport import Passport
 from app.services import jobs
@@ -68,23 +70,27 @@ async def run(claimed: jobs.Claimed) -> Outcome:
     # The current keys, so the fresh extractions reuse them (dedupe tier 0) and keys stay stable.
     known = Passport.from_dict(row.doc).known_keys()
     extracted = await jobs.extract(uows, tenant_id, job, works, known, settings, pipeline)
-    merge = jobs.merge_all(extracted.done)
-    # Only segments extracted again lose their old items: a failed one keeps what it had.
-    redone = {work.segment.id for work, _ in extracted.done}
 
-    def rebuild(passport: Passport, now: str) -> MergeReport:
-        removed = remove_sources(passport, redone)
-        report = merge(passport, now)
-        report.bump("items_removed", removed)
-        report.changed |= removed > 0
-        return report
+    def build(done: Sequence[tuple[Work, Extraction]]) -> jobs.Edit:
+        merge = jobs.merge_all(done)
+        # Only segments extracted again lose their old items: a failed one keeps what it had.
+        redone = frozenset(work.segment.id for work, _ in done)
+
+        def rebuild(passport: Passport, now: str, draft: LogDraft) -> MergeReport:
+            removed = remove_sources(passport, set(redone))
+            report = merge.apply(passport, now, draft)
+            report.bump("items_removed", removed)
+            report.changed |= removed > 0
+            return report
+
+        return jobs.Edit(rebuild, merge.hashes, redone)
 
     return await jobs.conclude(
         uows,
         tenant_id,
         job,
         extracted,
-        rebuild,
+        build,
         cause=KIND,
         total=len(works),
         settings=settings,

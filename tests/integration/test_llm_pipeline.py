@@ -297,9 +297,13 @@ async def test_a_rejected_key_fails_the_job_and_retry_after_the_fix_succeeds(set
         assert job["status"] == "failed"
         assert job["error"].startswith("extraction failed: authentication failed (401)")
         assert "Incorrect API key" in job["error"]
-        assert job["version_after"] is None
+        # Nothing was extracted, but what was said is kept: the turns are in the log.
+        assert job["version_after"] == 1
         doc = await passport(s.api, t.headers, "ana")
-        assert doc["facts"] == [] and doc["sources"] == []  # nothing applied
+        assert doc["facts"] == [] and doc["sources"] == []
+        assert [turn["text"] for turn in doc["turns"]] == [
+            turn["text"] for turn in SESSION["turns"]
+        ]
 
         s.fake.status = 200  # the operator fixed the key
         resp = await s.api.post(f"/jobs/{job['job_id']}/retry?wait=20", headers=t.headers)
@@ -307,8 +311,10 @@ async def test_a_rejected_key_fails_the_job_and_retry_after_the_fix_succeeds(set
         assert resp.headers["location"] == f"/jobs/{job['job_id']}"
         retried = resp.json()
         assert retried["status"] == "done" and retried["error"] is None
-        assert retried["attempts"] == 1 and retried["version_after"] == 1
-        assert facts(await passport(s.api, t.headers, "ana"))["home_city"] == "Lisbon"
+        assert retried["attempts"] == 1 and retried["version_after"] == 2
+        after = await passport(s.api, t.headers, "ana")
+        assert facts(after)["home_city"] == "Lisbon"
+        assert len(after["turns"]) == len(doc["turns"])  # the retry added no turn twice
 
         # A job that is done with nothing failed has nothing to retry.
         again = await s.api.post(f"/jobs/{job['job_id']}/retry", headers=t.headers)

@@ -20,6 +20,7 @@ TABLES = {
     "ingest_job",
     "extraction_cache",
     "tenant_usage",
+    "memory",
 }
 
 

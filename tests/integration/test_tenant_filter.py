@@ -14,8 +14,16 @@ from sqlalchemy import event
 from app.db.engine import create_engine, session_factory
 from app.db.models import IngestJob, PassportVersion, Tenant
 from app.db.repository import SystemRepository, TenantRepository
+from app.domain.log import log_row
 
-TENANT_TABLES = ("passport_version", "passport", "ingest_job", "extraction_cache", "tenant_usage")
+TENANT_TABLES = (
+    "passport_version",
+    "passport",
+    "ingest_job",
+    "extraction_cache",
+    "tenant_usage",
+    "memory",
+)
 
 
 def _flat(parameters: Any) -> list[Any]:
@@ -82,6 +90,7 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 user_key="ana", version=1, snapshot=doc, summary={}, cause="import", created_at=now
             )
             later = now + timedelta(hours=1)
+            turn = log_row("turn", {"id": "m1", "speaker": "Ana", "text": "hi", "source": "seg_a"})
             calls: dict[str, Callable[[], Awaitable[Any]]] = {
                 "create_passport_if_missing": lambda: repo.create_passport_if_missing(
                     "ana", doc, now
@@ -105,8 +114,26 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "unfinished_job_of_kind": lambda: repo.unfinished_job_of_kind("ana", "ingest"),
                 "stored_ingest_jobs": lambda: repo.stored_ingest_jobs("ana"),
                 "cache_extraction": lambda: repo.cache_extraction(
-                    "key", "ana", "rules", {}, 1, 2, now
+                    "key", "ana", "seg_a", "rules", {}, 1, 2, now
                 ),
+                "add_rows": lambda: repo.add_rows("ana", [turn], 1, None),
+                "remove_rows": lambda: repo.remove_rows("ana", [1], 2),
+                "rows_by_hash": lambda: repo.rows_by_hash("ana", {turn.hash}),
+                "rows_of_sources": lambda: repo.rows_of_sources("ana", {"seg_a"}, ["source"]),
+                "rows_added_after": lambda: repo.rows_added_after("ana", 0),
+                "page_rows": lambda: repo.page_rows(
+                    "ana", version=1, kinds=["turn"], after=0, limit=5, since=now, until=later
+                ),
+                "stream_rows": lambda: _drain(repo.stream_rows("ana", version=1, kinds=["turn"])),
+                "turns_named": lambda: repo.turns_named("ana", turn_id="m1"),
+                "rows_derived_from": lambda: repo.rows_derived_from("ana", {"seg_a"}, {"m1"}),
+                "delete_rows": lambda: repo.delete_rows("ana", [1]),
+                "rewrite_row": lambda: repo.rewrite_row("ana", 1, {"text": "x"}),
+                "turn_text_mentions": lambda: repo.turn_text_mentions("ana", "hi"),
+                "versions_from": lambda: repo.versions_from("ana", 0),
+                "rewrite_version": lambda: repo.rewrite_version("ana", 1, summary={}),
+                "jobs_with_payload_holding": lambda: repo.jobs_with_payload_holding("ana", "hi"),
+                "drop_cached_segments": lambda: repo.drop_cached_segments("ana", {"seg_a"}),
                 "cached_extractions": lambda: repo.cached_extractions(["key"]),
                 "add_usage": lambda: repo.add_usage(now, {"jobs": 1}),
                 "usage_by_day": lambda: repo.usage_by_day(now - timedelta(days=1), later),
@@ -115,7 +142,8 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
             public = {
                 name
                 for name, member in inspect.getmembers(TenantRepository)
-                if inspect.iscoroutinefunction(member) and not name.startswith("_")
+                if (inspect.iscoroutinefunction(member) or inspect.isasyncgenfunction(member))
+                and not name.startswith("_")
             }
             # A new repository method must be added here, or this test no longer proves much.
             assert public == set(calls)
@@ -136,6 +164,11 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
     finally:
         event.remove(engine.sync_engine, "before_cursor_execute", record)
         await engine.dispose()
+
+
+async def _drain(rows: Any) -> None:
+    async for _ in rows:
+        pass
 
 
 async def _both(first: Awaitable[Any], second: Awaitable[Any]) -> None:

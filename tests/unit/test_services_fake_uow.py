@@ -6,6 +6,7 @@ import asyncio
 import copy
 import json
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import SimpleNamespace
@@ -15,6 +16,7 @@ import pytest
 from sqlalchemy import inspect
 
 from app.domain.ingest_input import IngestPayload
+from app.domain.log import LogRow, StoredRow
 from app.services import ingest, passports
 from app.services.errors import Conflict, NotFound, PreconditionFailed
 from app.settings import Settings
@@ -30,6 +32,8 @@ class Store:
     passports: dict[tuple[uuid.UUID, str], SimpleNamespace] = field(default_factory=dict)
     versions: dict[tuple[uuid.UUID, str], list[SimpleNamespace]] = field(default_factory=dict)
     jobs: dict[tuple[uuid.UUID, uuid.UUID], SimpleNamespace] = field(default_factory=dict)
+    rows: dict[tuple[uuid.UUID, str], list[StoredRow]] = field(default_factory=dict)
+    removed: dict[int, int] = field(default_factory=dict)  # row id -> version that removed it
     enqueued: list[tuple[uuid.UUID, uuid.UUID]] = field(default_factory=list)
     commits: int = 0
 
@@ -64,10 +68,45 @@ class FakeTenantRepo:
         return True
 
     async def save_passport(
-        self, user_key: str, doc: dict[str, Any], version: int, now: datetime
+        self,
+        user_key: str,
+        doc: dict[str, Any],
+        version: int,
+        now: datetime,
+        *,
+        new_epoch: bool = False,
     ) -> None:
         row = self.data.passports[(self.tenant_id, user_key)]
         row.doc, row.version, row.updated_at = doc, version, now
+
+    async def add_rows(
+        self, user_key: str, rows: list[LogRow], version: int, job_id: Any
+    ) -> list[int]:
+        held = self.data.rows.setdefault((self.tenant_id, user_key), [])
+        first = 1 + max((r.id for rs in self.data.rows.values() for r in rs), default=0)
+        added = [
+            StoredRow(first + n, row.kind, row.item, row.hash, version)
+            for n, row in enumerate(rows)
+        ]
+        held.extend(added)
+        return [r.id for r in added]
+
+    async def remove_rows(self, user_key: str, ids: list[int], version: int) -> None:
+        for row_id in ids:
+            self.data.removed[row_id] = version
+
+    async def stream_rows(
+        self, user_key: str, *, version: int | None, kinds: Any = None
+    ) -> AsyncIterator[StoredRow]:
+        for row in self.data.rows.get((self.tenant_id, user_key), []):
+            gone = self.data.removed.get(row.id)
+            alive = (
+                gone is None
+                if version is None
+                else row.version <= version and (gone is None or gone > version)
+            )
+            if alive and (kinds is None or row.kind in kinds):
+                yield row
 
     async def add_version(self, row: Any) -> None:
         self.data.versions.setdefault((self.tenant_id, row.user_key), []).append(_row(row))
@@ -121,6 +160,8 @@ class FakeUow:
         self.store.passports = self.work.passports
         self.store.versions = self.work.versions
         self.store.jobs = self.work.jobs
+        self.store.rows = self.work.rows
+        self.store.removed = self.work.removed
         self.store.commits += 1
         self.store.enqueued.extend(self.pending)
         self.pending = []

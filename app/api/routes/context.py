@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-import orjson
 from fastapi import APIRouter, Header, Query, Request, Response
 from pydantic import BaseModel, Field
 
@@ -30,19 +29,19 @@ Until = Annotated[
 
 
 class SearchHit(BaseModel):
-    """One ranked memory with its provenance."""
+    """One passage of the log that matches, with its provenance."""
 
-    kind: str = Field(description="observation or episode")
-    text: str
-    date: str | None
+    kind: str = Field(description="turn, observation or episode")
+    id: str = Field(description="The log row it is in.")
+    text: str = Field(description="The passage that matches (a long turn is cut in passages).")
+    speaker: str
+    ts: str | None = Field(description="When it was said (or happened), ISO 8601.")
     score: float
-    source: str | None = Field(description="The passport source (segment) it came from.")
     turn_ids: list[str] = Field(description="The client's own message ids behind it.")
-    participants: list[str]
 
 
 class SearchResult(BaseModel):
-    """Ranked observations and episodes."""
+    """The best-matching passages, best first, one per turn."""
 
     version: int
     items: list[SearchHit]
@@ -77,36 +76,25 @@ async def get_context(
     until: Until = None,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> Response:
-    """Facts and preferences, then the memories that matter for ``q``, within the budget."""
-    window = context.Window.parse(since, until)
+    """Beliefs that matter for ``q``, then the memories that answer it, within the budget."""
     state = request.app.state
-    # Warm, this one-row read is the only database work.
-    stamp = await context.current_stamp(state.read_uows, tenant, key)
-    params = (q, budget_chars, format, since, until)
-    etag = context.context_etag(stamp, params)
-    headers = {"ETag": etag, "X-Passport-Version": str(stamp.version)}
-    if if_none_match is not None and etag in {t.strip() for t in if_none_match.split(",")}:
+    reply = await context.read_context(
+        state.read_uows,
+        state.context_cache,
+        state.context_results,
+        tenant,
+        key,
+        q=q,
+        budget_chars=budget_chars,
+        fmt=format,
+        since=since,
+        until=until,
+        if_none_match=if_none_match,
+    )
+    headers = {"ETag": reply.etag, "X-Passport-Version": str(reply.version)}
+    if reply.not_modified:
         return Response(status_code=304, headers=headers)
-    # The same read of the same passport gives the same bytes: agents repeat questions.
-    cache_key = (tenant, key, etag)
-    cached = state.context_results.get(cache_key)
-    if cached is None:
-        index, built = await context.index_at(
-            state.read_uows, state.context_cache, tenant, key, stamp
-        )
-        if built != stamp:  # a new version landed before the build read the row
-            stamp = built
-            etag = context.context_etag(stamp, params)
-            headers = {"ETag": etag, "X-Passport-Version": str(stamp.version)}
-            cache_key = (tenant, key, etag)
-        chosen = context.render(index, q, budget_chars, window)
-        if format == "json":
-            body = {"version": stamp.version, "budget_chars": budget_chars, **chosen.to_json()}
-            cached = (orjson.dumps(body), "application/json")
-        else:
-            cached = (chosen.render_text().encode(), "text/plain; charset=utf-8")
-        state.context_results.put(cache_key, *cached)
-    return Response(cached[0], media_type=cached[1], headers=headers)
+    return Response(reply.body, media_type=reply.media_type, headers=headers)
 
 
 @router.get("/users/{key}/search", name="search")
@@ -119,23 +107,9 @@ async def search(
     since: Since = None,
     until: Until = None,
 ) -> SearchResult:
-    """Observations and episodes ranked for ``q``, with scores and provenance."""
+    """The log's passages ranked for ``q`` (one per turn), with scores and provenance."""
     window = context.Window.parse(since, until)
     state = request.app.state
     index, stamp = await context.index_for(state.read_uows, state.context_cache, tenant, key)
     hits = context.search_memories(index, q, limit, window)
-    items = []
-    for hit in hits:
-        m = hit.memory
-        items.append(
-            SearchHit(
-                kind=m.kind,
-                text=m.text,
-                date=m.date_label,
-                score=round(float(hit.score), 6),
-                source=hit.source,
-                turn_ids=list(hit.turn_ids),
-                participants=list(m.participants),
-            )
-        )
-    return SearchResult(version=stamp.version, items=items)
+    return SearchResult(version=stamp.version, items=[SearchHit(**h.to_dict()) for h in hits])

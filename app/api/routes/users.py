@@ -4,16 +4,49 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Query, Request, Response, status
+from fastapi import APIRouter, Body, Header, Path, Query, Request, Response, status
+from fastapi.responses import StreamingResponse
 
 from app.api.deps import SettingsDep, TenantDep, UowsDep, UserKey
 from app.api.problems import COMMON, NOT_FOUND, PRECONDITION
+from app.api.schemas.params import MAX_ROW_ID, MAX_VERSION, Period
 from app.api.schemas.records import reply_of
-from app.api.schemas.users import PassportWritten, UserOut, UserPage
-from app.domain.passport import Passport
-from app.services import passports
+from app.api.schemas.users import ForgottenOut, PassportWritten, UserOut, UserPage
+from app.domain.passport import SECTIONS, Passport
+from app.services import forget, passports
+from app.services.context import Window, forget_cached
+from app.services.errors import Unprocessable
+
+# Log rows in a page when ``limit`` is not given.
+DEFAULT_PAGE = 500
 
 router = APIRouter(tags=["users"], responses={**COMMON, **NOT_FOUND})
+
+
+SECTION_NAMES = (*SECTIONS, "meta")
+_SECTION = "(?:" + "|".join(SECTION_NAMES) + ")"
+SectionList = Annotated[
+    str | None,
+    Query(
+        max_length=200,
+        pattern=f"^{_SECTION}(?:,{_SECTION})*$",
+        description="Only these sections, comma-separated: "
+        + ", ".join(SECTION_NAMES)
+        + " (version, user_key and updated_at always come).",
+    ),
+]
+
+
+def _sections(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    names = list(dict.fromkeys(value.split(",")))
+    unknown = [n for n in names if n not in SECTION_NAMES]
+    if unknown:
+        raise Unprocessable(
+            f"sections: unknown {', '.join(unknown)} (known: {', '.join(SECTION_NAMES)})"
+        )
+    return names
 
 
 @router.get(
@@ -21,7 +54,11 @@ router = APIRouter(tags=["users"], responses={**COMMON, **NOT_FOUND})
     name="get_passport",
     response_class=Response,
     responses={
-        200: {"model": Passport, "description": "The passport (ETag: its version)."},
+        200: {
+            "model": Passport,
+            "description": "The passport (ETag: its version). With ``limit`` (or ``after``), one "
+            "page of its log: ``X-Next-Cursor`` and a ``Link`` header name the next page.",
+        },
         304: {"description": "Not modified (If-None-Match matched)."},
     },
 )
@@ -30,18 +67,57 @@ async def get_passport(
     tenant: TenantDep,
     uows: UowsDep,
     request: Request,
-    version: Annotated[int | None, Query(ge=0, description="A past version to rebuild.")] = None,
+    version: Annotated[
+        int | None, Query(ge=0, le=MAX_VERSION, description="A past version to rebuild.")
+    ] = None,
+    sections: SectionList = None,
+    after: Annotated[
+        int | None,
+        Query(ge=0, le=MAX_ROW_ID, description="Page cursor: the log row id to continue after."),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        Query(ge=1, le=5000, description="Page the log: at most this many rows of it."),
+    ] = None,
+    since: Annotated[
+        Period | None, Query(description="With a page: only log rows on or after this date.")
+    ] = None,
+    until: Annotated[
+        Period | None, Query(description="With a page: only log rows up to the end of this date.")
+    ] = None,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> Response:
-    """The user's passport as JSON, now or as it was at ``version``."""
+    """The user's passport as JSON, now or as it was at ``version``; whole (streamed) or paged."""
+    chosen = _sections(sections)
     if version is None and if_none_match is not None:
         # The one-row read of the context route: a 304 never loads the document.
         current = (await passports.fresh_stamp(request.app.state.read_uows, tenant, key)).version
         if passports.etag_matches(if_none_match, current):
             return Response(status_code=304, headers={"ETag": passports.etag(current)})
-    found = await passports.read_passport(uows, tenant, key, version)
-    return Response(
-        found.body, media_type="application/json", headers={"ETag": passports.etag(found.version)}
+    if limit is not None or after is not None or since is not None or until is not None:
+        window = Window.parse(since, until)
+        found = await passports.page(
+            uows,
+            tenant,
+            key,
+            version=version,
+            sections=chosen,
+            after=after,
+            limit=limit or DEFAULT_PAGE,
+            since=window.since_time,
+            until=window.until_time,
+        )
+        headers = {"ETag": passports.etag(found.version)}
+        if found.next_cursor is not None:
+            headers["X-Next-Cursor"] = str(found.next_cursor)
+            nxt = request.url.include_query_params(after=found.next_cursor)
+            headers["Link"] = f'<{nxt}>; rel="next"'
+        return Response(found.body, media_type="application/json", headers=headers)
+    exported = await passports.export(uows, tenant, key, version, chosen)
+    return StreamingResponse(
+        exported.chunks,
+        media_type="application/json",
+        headers={"ETag": passports.etag(exported.version)},
     )
 
 
@@ -80,8 +156,50 @@ async def delete_user(key: UserKey, tenant: TenantDep, uows: UowsDep, request: R
     await passports.delete_user(uows, tenant, key)
     # Frees the memory here at once; other processes never serve it again either, because
     # their caches are keyed by the passport's stamp, which a re-created user does not share.
-    request.app.state.context_cache.drop(tenant, key)
+    state = request.app.state
+    forget_cached(state.context_cache, state.context_results, tenant, key)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+ClientTurnId = Annotated[
+    str,
+    Path(min_length=1, max_length=200, description="The client's id of the turn, as it was sent."),
+]
+SourceId = Annotated[
+    str, Path(min_length=1, max_length=64, description="A source id (``seg_...``) of the passport.")
+]
+
+
+async def _forget(
+    request: Request, tenant: Any, key: str, *, turn_id: str | None, source: str | None
+) -> ForgottenOut:
+    state = request.app.state
+    done = await forget.forget(
+        state.uows,
+        tenant,
+        key,
+        turn_id=turn_id,
+        source=source,
+        snapshot_every=state.settings.version_snapshot_every,
+    )
+    forget_cached(state.context_cache, state.context_results, tenant, key)
+    return reply_of(ForgottenOut, done)
+
+
+@router.delete("/users/{key}/turns/{turn_id:path}", name="forget_turn")
+async def forget_turn(
+    key: UserKey, turn_id: ClientTurnId, tenant: TenantDep, request: Request
+) -> ForgottenOut:
+    """Hard-delete a turn, and what was derived from it, from the passport and every version."""
+    return await _forget(request, tenant, key, turn_id=turn_id, source=None)
+
+
+@router.delete("/users/{key}/sources/{source_id}", name="forget_source")
+async def forget_source(
+    key: UserKey, source_id: SourceId, tenant: TenantDep, request: Request
+) -> ForgottenOut:
+    """Hard-delete every turn of a source (one ingested segment) and what came of them."""
+    return await _forget(request, tenant, key, turn_id=None, source=source_id)
 
 
 @router.get("/users", name="list_users")

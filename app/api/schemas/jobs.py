@@ -114,7 +114,7 @@ class VersionOut(BaseModel):
 
     version: int
     created_at: datetime
-    cause: str = Field(description="create, import, ingest, facts, reprocess or compact")
+    cause: str = Field(description="create, import, ingest, facts, reprocess, compact or forget")
     job_id: uuid.UUID | None
     changes: dict[str, Any] = Field(description="Items added/removed per section.")
 

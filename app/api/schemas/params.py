@@ -12,6 +12,8 @@ _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _YEAR_OR_MONTH = r"^\d{4}(-(0[1-9]|1[0-2]))?$"
 # An int4 column: anything larger can never name a version.
 MAX_VERSION = 2**31 - 1
+# A bigint column: anything larger can never name a log row.
+MAX_ROW_ID = 2**63 - 1
 # Microseconds since the epoch, from the first instant of year 1 to the last of year 9999.
 MIN_TIME_CURSOR = -62_135_596_800_000_000
 MAX_TIME_CURSOR = 253_402_300_799_999_999

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class UserOut(BaseModel):
@@ -30,3 +30,15 @@ class PassportWritten(BaseModel):
     version: int
     created: bool
     changed: bool
+
+
+class ForgottenOut(BaseModel):
+    """What forgetting removed, from the passport now and from every stored version."""
+
+    version: int = Field(description="The new version that records the forget.")
+    turns: int = Field(description="Turns deleted.")
+    derived_rows: int = Field(description="Observations, episodes and sources derived from them.")
+    beliefs: int = Field(description="Facts, preferences, open loops, changes and entities.")
+    versions_rewritten: int = Field(description="Earlier versions rewritten without them.")
+    payloads_scrubbed: int = Field(description="Stored job payloads the turns were taken out of.")
+    cached_extractions: int = Field(description="Cached model extractions dropped.")

@@ -11,6 +11,7 @@ from .episode import Episode
 from .facts_in import FactsIn
 from .facts_out import FactsOut
 from .facts_out_summary import FactsOutSummary
+from .forgotten_out import ForgottenOut
 from .health import Health
 from .health_checks import HealthChecks
 from .ingest_payload import IngestPayload
@@ -30,6 +31,7 @@ from .problem_errors_type_0_item import ProblemErrorsType0Item
 from .progress import Progress
 from .row_in import RowIn
 from .row_in_row import RowInRow
+from .said_date import SaidDate
 from .search_hit import SearchHit
 from .search_result import SearchResult
 from .source import Source
@@ -37,6 +39,7 @@ from .tenant_create import TenantCreate
 from .tenant_created import TenantCreated
 from .tenant_out import TenantOut
 from .text_in import TextIn
+from .turn_entry import TurnEntry
 from .turn_in import TurnIn
 from .usage import Usage
 from .usage_counts import UsageCounts
@@ -60,6 +63,7 @@ __all__ = (
     "FactsIn",
     "FactsOut",
     "FactsOutSummary",
+    "ForgottenOut",
     "Health",
     "HealthChecks",
     "IngestPayload",
@@ -79,6 +83,7 @@ __all__ = (
     "Progress",
     "RowIn",
     "RowInRow",
+    "SaidDate",
     "SearchHit",
     "SearchResult",
     "Source",
@@ -86,6 +91,7 @@ __all__ = (
     "TenantCreated",
     "TenantOut",
     "TextIn",
+    "TurnEntry",
     "TurnIn",
     "Usage",
     "UsageCounts",

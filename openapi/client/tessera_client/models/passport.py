@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..models.open_loop import OpenLoop
     from ..models.passport_meta import PassportMeta
     from ..models.source import Source
+    from ..models.turn_entry import TurnEntry
 
 
 T = TypeVar("T", bound="Passport")
@@ -36,6 +37,7 @@ class Passport:
         open_loops (list[OpenLoop] | Unset):
         prefs (list[Belief] | Unset):
         sources (list[Source] | Unset):
+        turns (list[TurnEntry] | Unset):
         updated_at (None | str | Unset):
         user_key (None | str | Unset):
         version (str | Unset):  Default: '2.1'.
@@ -50,6 +52,7 @@ class Passport:
     open_loops: list[OpenLoop] | Unset = UNSET
     prefs: list[Belief] | Unset = UNSET
     sources: list[Source] | Unset = UNSET
+    turns: list[TurnEntry] | Unset = UNSET
     updated_at: None | str | Unset = UNSET
     user_key: None | str | Unset = UNSET
     version: str | Unset = "2.1"
@@ -116,6 +119,13 @@ class Passport:
                 sources_item = sources_item_data.to_dict()
                 sources.append(sources_item)
 
+        turns: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.turns, Unset):
+            turns = []
+            for turns_item_data in self.turns:
+                turns_item = turns_item_data.to_dict()
+                turns.append(turns_item)
+
         updated_at: None | str | Unset
         if isinstance(self.updated_at, Unset):
             updated_at = UNSET
@@ -151,6 +161,8 @@ class Passport:
             field_dict["prefs"] = prefs
         if sources is not UNSET:
             field_dict["sources"] = sources
+        if turns is not UNSET:
+            field_dict["turns"] = turns
         if updated_at is not UNSET:
             field_dict["updated_at"] = updated_at
         if user_key is not UNSET:
@@ -170,6 +182,7 @@ class Passport:
         from ..models.open_loop import OpenLoop  # noqa: PLC0415
         from ..models.passport_meta import PassportMeta  # noqa: PLC0415
         from ..models.source import Source  # noqa: PLC0415
+        from ..models.turn_entry import TurnEntry  # noqa: PLC0415
 
         d = dict(src_dict)
         _contradictions = d.pop("contradictions", UNSET)
@@ -251,6 +264,15 @@ class Passport:
 
                 sources.append(sources_item)
 
+        _turns = d.pop("turns", UNSET)
+        turns: list[TurnEntry] | Unset = UNSET
+        if _turns is not UNSET:
+            turns = []
+            for turns_item_data in _turns:
+                turns_item = TurnEntry.from_dict(turns_item_data)
+
+                turns.append(turns_item)
+
         def _parse_updated_at(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -281,6 +303,7 @@ class Passport:
             open_loops=open_loops,
             prefs=prefs,
             sources=sources,
+            turns=turns,
             updated_at=updated_at,
             user_key=user_key,
             version=version,

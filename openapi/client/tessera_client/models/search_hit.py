@@ -11,41 +11,40 @@ T = TypeVar("T", bound="SearchHit")
 
 @_attrs_define
 class SearchHit:
-    """One ranked memory with its provenance.
+    """One passage of the log that matches, with its provenance.
 
     Attributes:
-        date (None | str):
-        kind (str): observation or episode
-        participants (list[str]):
+        id (str): The log row it is in.
+        kind (str): turn, observation or episode
         score (float):
-        source (None | str): The passport source (segment) it came from.
-        text (str):
+        speaker (str):
+        text (str): The passage that matches (a long turn is cut in passages).
+        ts (None | str): When it was said (or happened), ISO 8601.
         turn_ids (list[str]): The client's own message ids behind it.
     """
 
-    date: None | str
+    id: str
     kind: str
-    participants: list[str]
     score: float
-    source: None | str
+    speaker: str
     text: str
+    ts: None | str
     turn_ids: list[str]
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        date: None | str
-        date = self.date
+        id = self.id
 
         kind = self.kind
 
-        participants = self.participants
-
         score = self.score
 
-        source: None | str
-        source = self.source
+        speaker = self.speaker
 
         text = self.text
+
+        ts: None | str
+        ts = self.ts
 
         turn_ids = self.turn_ids
 
@@ -53,12 +52,12 @@ class SearchHit:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
-                "date": date,
+                "id": id,
                 "kind": kind,
-                "participants": participants,
                 "score": score,
-                "source": source,
+                "speaker": speaker,
                 "text": text,
+                "ts": ts,
                 "turn_ids": turn_ids,
             }
         )
@@ -68,38 +67,32 @@ class SearchHit:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-
-        def _parse_date(data: object) -> None | str:
-            if data is None:
-                return data
-            return cast(None | str, data)
-
-        date = _parse_date(d.pop("date"))
+        id = d.pop("id")
 
         kind = d.pop("kind")
 
-        participants = cast(list[str], d.pop("participants"))
-
         score = d.pop("score")
 
-        def _parse_source(data: object) -> None | str:
+        speaker = d.pop("speaker")
+
+        text = d.pop("text")
+
+        def _parse_ts(data: object) -> None | str:
             if data is None:
                 return data
             return cast(None | str, data)
 
-        source = _parse_source(d.pop("source"))
-
-        text = d.pop("text")
+        ts = _parse_ts(d.pop("ts"))
 
         turn_ids = cast(list[str], d.pop("turn_ids"))
 
         search_hit = cls(
-            date=date,
+            id=id,
             kind=kind,
-            participants=participants,
             score=score,
-            source=source,
+            speaker=speaker,
             text=text,
+            ts=ts,
             turn_ids=turn_ids,
         )
 

@@ -15,7 +15,7 @@ T = TypeVar("T", bound="SearchResult")
 
 @_attrs_define
 class SearchResult:
-    """Ranked observations and episodes.
+    """The best-matching passages, best first, one per turn.
 
     Attributes:
         items (list[SearchHit]):

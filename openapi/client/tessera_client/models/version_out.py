@@ -20,7 +20,7 @@ class VersionOut:
     """One version of a passport.
 
     Attributes:
-        cause (str): create, import, ingest, facts, reprocess or compact
+        cause (str): create, import, ingest, facts, reprocess, compact or forget
         changes (VersionOutChanges): Items added/removed per section.
         created_at (datetime.datetime):
         job_id (None | UUID):

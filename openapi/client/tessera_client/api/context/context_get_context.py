@@ -147,7 +147,7 @@ def sync_detailed(
 ) -> Response[Any | Problem | str]:
     """Get Context
 
-     Facts and preferences, then the memories that matter for ``q``, within the budget.
+     Beliefs that matter for ``q``, then the memories that answer it, within the budget.
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
@@ -198,7 +198,7 @@ def sync(
 ) -> Any | Problem | str | None:
     """Get Context
 
-     Facts and preferences, then the memories that matter for ``q``, within the budget.
+     Beliefs that matter for ``q``, then the memories that answer it, within the budget.
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
@@ -244,7 +244,7 @@ async def asyncio_detailed(
 ) -> Response[Any | Problem | str]:
     """Get Context
 
-     Facts and preferences, then the memories that matter for ``q``, within the budget.
+     Beliefs that matter for ``q``, then the memories that answer it, within the budget.
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
@@ -293,7 +293,7 @@ async def asyncio(
 ) -> Any | Problem | str | None:
     """Get Context
 
-     Facts and preferences, then the memories that matter for ``q``, within the budget.
+     Beliefs that matter for ``q``, then the memories that answer it, within the budget.
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).

@@ -127,7 +127,7 @@ def sync_detailed(
 ) -> Response[Problem | SearchResult]:
     """Search
 
-     Observations and episodes ranked for ``q``, with scores and provenance.
+     The log's passages ranked for ``q`` (one per turn), with scores and provenance.
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
@@ -172,7 +172,7 @@ def sync(
 ) -> Problem | SearchResult | None:
     """Search
 
-     Observations and episodes ranked for ``q``, with scores and provenance.
+     The log's passages ranked for ``q`` (one per turn), with scores and provenance.
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
@@ -212,7 +212,7 @@ async def asyncio_detailed(
 ) -> Response[Problem | SearchResult]:
     """Search
 
-     Observations and episodes ranked for ``q``, with scores and provenance.
+     The log's passages ranked for ``q`` (one per turn), with scores and provenance.
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
@@ -255,7 +255,7 @@ async def asyncio(
 ) -> Problem | SearchResult | None:
     """Search
 
-     Observations and episodes ranked for ``q``, with scores and provenance.
+     The log's passages ranked for ``q`` (one per turn), with scores and provenance.
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).

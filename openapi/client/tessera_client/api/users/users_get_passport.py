@@ -1,3 +1,4 @@
+import datetime
 from http import HTTPStatus
 from typing import Any, cast
 from urllib.parse import quote
@@ -15,6 +16,11 @@ def _get_kwargs(
     key: str,
     *,
     version: int | None | Unset = UNSET,
+    sections: None | str | Unset = UNSET,
+    after: int | None | Unset = UNSET,
+    limit: int | None | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -29,6 +35,45 @@ def _get_kwargs(
     else:
         json_version = version
     params["version"] = json_version
+
+    json_sections: None | str | Unset
+    if isinstance(sections, Unset):
+        json_sections = UNSET
+    else:
+        json_sections = sections
+    params["sections"] = json_sections
+
+    json_after: int | None | Unset
+    if isinstance(after, Unset):
+        json_after = UNSET
+    else:
+        json_after = after
+    params["after"] = json_after
+
+    json_limit: int | None | Unset
+    if isinstance(limit, Unset):
+        json_limit = UNSET
+    else:
+        json_limit = limit
+    params["limit"] = json_limit
+
+    json_since: None | str | Unset
+    if isinstance(since, Unset):
+        json_since = UNSET
+    elif isinstance(since, datetime.date):
+        json_since = since.isoformat()
+    else:
+        json_since = since
+    params["since"] = json_since
+
+    json_until: None | str | Unset
+    if isinstance(until, Unset):
+        json_until = UNSET
+    elif isinstance(until, datetime.date):
+        json_until = until.isoformat()
+    else:
+        json_until = until
+    params["until"] = json_until
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -113,15 +158,29 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     version: int | None | Unset = UNSET,
+    sections: None | str | Unset = UNSET,
+    after: int | None | Unset = UNSET,
+    limit: int | None | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> Response[Any | Passport | Problem]:
     """Get Passport
 
-     The user's passport as JSON, now or as it was at ``version``.
+     The user's passport as JSON, now or as it was at ``version``; whole (streamed) or paged.
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
         version (int | None | Unset): A past version to rebuild.
+        sections (None | str | Unset): Only these sections, comma-separated: facts, prefs,
+            entities, open_loops, contradictions, observations, episodes, sources, turns, meta
+            (version, user_key and updated_at always come).
+        after (int | None | Unset): Page cursor: the log row id to continue after.
+        limit (int | None | Unset): Page the log: at most this many rows of it.
+        since (datetime.date | None | str | Unset): With a page: only log rows on or after this
+            date.
+        until (datetime.date | None | str | Unset): With a page: only log rows up to the end of
+            this date.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -135,6 +194,11 @@ def sync_detailed(
     kwargs = _get_kwargs(
         key=key,
         version=version,
+        sections=sections,
+        after=after,
+        limit=limit,
+        since=since,
+        until=until,
         if_none_match=if_none_match,
     )
 
@@ -150,15 +214,29 @@ def sync(
     *,
     client: AuthenticatedClient,
     version: int | None | Unset = UNSET,
+    sections: None | str | Unset = UNSET,
+    after: int | None | Unset = UNSET,
+    limit: int | None | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> Any | Passport | Problem | None:
     """Get Passport
 
-     The user's passport as JSON, now or as it was at ``version``.
+     The user's passport as JSON, now or as it was at ``version``; whole (streamed) or paged.
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
         version (int | None | Unset): A past version to rebuild.
+        sections (None | str | Unset): Only these sections, comma-separated: facts, prefs,
+            entities, open_loops, contradictions, observations, episodes, sources, turns, meta
+            (version, user_key and updated_at always come).
+        after (int | None | Unset): Page cursor: the log row id to continue after.
+        limit (int | None | Unset): Page the log: at most this many rows of it.
+        since (datetime.date | None | str | Unset): With a page: only log rows on or after this
+            date.
+        until (datetime.date | None | str | Unset): With a page: only log rows up to the end of
+            this date.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -173,6 +251,11 @@ def sync(
         key=key,
         client=client,
         version=version,
+        sections=sections,
+        after=after,
+        limit=limit,
+        since=since,
+        until=until,
         if_none_match=if_none_match,
     ).parsed
 
@@ -182,15 +265,29 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     version: int | None | Unset = UNSET,
+    sections: None | str | Unset = UNSET,
+    after: int | None | Unset = UNSET,
+    limit: int | None | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> Response[Any | Passport | Problem]:
     """Get Passport
 
-     The user's passport as JSON, now or as it was at ``version``.
+     The user's passport as JSON, now or as it was at ``version``; whole (streamed) or paged.
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
         version (int | None | Unset): A past version to rebuild.
+        sections (None | str | Unset): Only these sections, comma-separated: facts, prefs,
+            entities, open_loops, contradictions, observations, episodes, sources, turns, meta
+            (version, user_key and updated_at always come).
+        after (int | None | Unset): Page cursor: the log row id to continue after.
+        limit (int | None | Unset): Page the log: at most this many rows of it.
+        since (datetime.date | None | str | Unset): With a page: only log rows on or after this
+            date.
+        until (datetime.date | None | str | Unset): With a page: only log rows up to the end of
+            this date.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -204,6 +301,11 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         key=key,
         version=version,
+        sections=sections,
+        after=after,
+        limit=limit,
+        since=since,
+        until=until,
         if_none_match=if_none_match,
     )
 
@@ -217,15 +319,29 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     version: int | None | Unset = UNSET,
+    sections: None | str | Unset = UNSET,
+    after: int | None | Unset = UNSET,
+    limit: int | None | Unset = UNSET,
+    since: datetime.date | None | str | Unset = UNSET,
+    until: datetime.date | None | str | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> Any | Passport | Problem | None:
     """Get Passport
 
-     The user's passport as JSON, now or as it was at ``version``.
+     The user's passport as JSON, now or as it was at ``version``; whole (streamed) or paged.
 
     Args:
         key (str): Your identifier for the end user (1-256 characters, no control characters).
         version (int | None | Unset): A past version to rebuild.
+        sections (None | str | Unset): Only these sections, comma-separated: facts, prefs,
+            entities, open_loops, contradictions, observations, episodes, sources, turns, meta
+            (version, user_key and updated_at always come).
+        after (int | None | Unset): Page cursor: the log row id to continue after.
+        limit (int | None | Unset): Page the log: at most this many rows of it.
+        since (datetime.date | None | str | Unset): With a page: only log rows on or after this
+            date.
+        until (datetime.date | None | str | Unset): With a page: only log rows up to the end of
+            this date.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -241,6 +357,11 @@ async def asyncio(
             key=key,
             client=client,
             version=version,
+            sections=sections,
+            after=after,
+            limit=limit,
+            since=since,
+            until=until,
             if_none_match=if_none_match,
         )
     ).parsed

@@ -1,0 +1,222 @@
+"""Forget a turn (or a source's turns): a hard delete from the passport and from its history.
+
+One transaction under the passport's row lock: the turn rows and every row derived from them are
+deleted; the head loses what was derived from them; every stored version from the one that added
+the turns is rewritten without it; stored job payloads lose the turns; extractions cached for
+their segments are dropped; a new version records that something was forgotten (how much, never
+what). The caller drops what this process caches; other processes see the log's new epoch and
+build the user's index again.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from app.db.repository import TenantRepository
+from app.db.uow import UowFactory
+from app.domain import delta
+from app.domain.forget import WITHHELD, Forgetting, entity_candidates, payload_without
+from app.domain.log import StoredRow
+from app.services import passports
+from app.services.errors import NotFound
+
+# How much of a forgotten text, as JSON writes it, is looked for in stored payloads: enough to
+# pick out the jobs that held it; each one is then checked word for word.
+NEEDLE_CHARS = 40
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What a forget did: the version it made and how much went."""
+
+    version: int
+    turns: int
+    derived_rows: int
+    beliefs: int
+    versions_rewritten: int
+    payloads_scrubbed: int
+    cached_extractions: int
+
+    def summary(self) -> dict[str, int]:
+        """The counts, as the version row records them."""
+        return {
+            "turns": self.turns,
+            "derived_rows": self.derived_rows,
+            "beliefs": self.beliefs,
+            "versions_rewritten": self.versions_rewritten,
+            "payloads_scrubbed": self.payloads_scrubbed,
+            "cached_extractions": self.cached_extractions,
+        }
+
+
+async def forget(
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    *,
+    turn_id: str | None = None,
+    source: str | None = None,
+    snapshot_every: int,
+) -> Forgotten:
+    """Hard-delete the turns with this client id (or of this source) and what came of them."""
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        row = await repo.passport(user_key, lock=True)
+        if row is None:
+            raise NotFound(f"no user {user_key!r}")
+        turns = await repo.turns_named(user_key, turn_id=turn_id, source=source)
+        if not turns:
+            what = f"turn {turn_id!r}" if turn_id is not None else f"source {source!r}"
+            raise NotFound(f"user {user_key!r} has no {what}")
+        gone = _forgetting(turns)
+        derived, rewritten = await _derived_rows(repo, user_key, gone)
+        await repo.delete_rows(user_key, [t.id for t in turns] + [r.id for r in derived])
+        for row_id, item in rewritten:
+            await repo.rewrite_row(user_key, row_id, item)
+        # Entities are names: one goes when no turn left in the log mentions it.
+        names = entity_candidates(row.doc, [text for _, text in gone.said])
+        kept = {n.casefold() for n in names if await repo.turn_text_mentions(user_key, n)}
+        gone = Forgetting(
+            gone.turn_ids,
+            gone.sources,
+            gone.said,
+            frozenset(n.casefold() for n in names) - kept,
+        )
+        head = gone.scrub_head(row.doc)
+        first = min(t.version for t in turns)
+        deleted = {t.id for t in turns} | {r.id for r in derived}
+        versions = await _rewrite_history(repo, user_key, first, gone, deleted)
+        payloads = await _scrub_payloads(repo, user_key, gone)
+        cached = await repo.drop_cached_segments(user_key, gone.sources)
+        done = Forgotten(
+            version=row.version + 1,
+            turns=len(turns),
+            derived_rows=len(derived),
+            beliefs=_count(row.doc) - _count(head),
+            versions_rewritten=versions,
+            payloads_scrubbed=payloads,
+            cached_extractions=cached,
+        )
+        now = datetime.now(UTC)
+        await passports.record_version(
+            repo,
+            user_key,
+            old_head=head,
+            new_head=head,
+            old_version=row.version,
+            cause="forget",
+            now=now,
+            snapshot_every=snapshot_every,
+            new_epoch=True,
+            extra_summary={"forgotten": done.summary()},
+        )
+        await uow.commit()
+    return done
+
+
+def _forgetting(turns: list[StoredRow]) -> Forgetting:
+    ids = {str(t.item["id"]) for t in turns if t.item.get("id") is not None}
+    sources = {str(t.item["source"]) for t in turns if t.item.get("source")}
+    said = {(str(t.item.get("speaker") or ""), str(t.item.get("text") or "")) for t in turns}
+    return Forgetting(frozenset(ids), frozenset(sources), frozenset(said))
+
+
+async def _derived_rows(
+    repo: TenantRepository, user_key: str, gone: Forgetting
+) -> tuple[list[StoredRow], list[tuple[int, dict[str, Any]]]]:
+    """The rows that go with the turns, and the rows that stay scrubbed (a source's turn ids)."""
+    deleted: list[StoredRow] = []
+    rewritten: list[tuple[int, dict[str, Any]]] = []
+    for row in await repo.rows_derived_from(user_key, gone.sources, gone.turn_ids):
+        after = gone.row_after(row.kind, row.item)
+        if after is None:
+            deleted.append(row)
+        elif after != row.item:
+            rewritten.append((row.id, after))
+    return deleted, rewritten
+
+
+async def _rewrite_history(
+    repo: TenantRepository, user_key: str, first: int, gone: Forgetting, deleted: set[int]
+) -> int:
+    """Every version from ``first`` on, rewritten as if the turns had never been said.
+
+    Each stored head is rebuilt from the original chain, scrubbed, and stored again as the delta
+    from the scrubbed head before it (and as its snapshot where it had one). Returns how many
+    version rows changed.
+    """
+    before = await passports.head_at(repo, user_key, first - 1) if first > 0 else None
+    original = before
+    scrubbed = gone.scrub_head(before) if before is not None else None
+    changed = 0
+    for version in await repo.versions_from(user_key, max(first, 0)):
+        if version.snapshot is not None:
+            head = version.snapshot
+        elif original is None:
+            continue  # nothing to apply a delta to (never the case for a recorded user)
+        else:
+            head = delta.apply(original, version.delta)
+        clean = gone.scrub_head(head)
+        values: dict[str, Any] = {}
+        if version.snapshot is not None and clean != version.snapshot:
+            values["snapshot"] = clean
+        if version.delta is not None and scrubbed is not None:
+            new_delta = delta.diff(scrubbed, clean)
+            if new_delta != version.delta:
+                values["delta"] = new_delta
+        for name in ("rows_added", "rows_removed"):
+            ids = getattr(version, name)
+            if ids and deleted.intersection(ids):
+                values[name] = [i for i in ids if i not in deleted]
+        if values:
+            await repo.rewrite_version(user_key, version.version, **values)
+            changed += 1
+        original, scrubbed = head, clean
+    return changed
+
+
+async def _scrub_payloads(repo: TenantRepository, user_key: str, gone: Forgetting) -> int:
+    """Stored job payloads lose the forgotten turns; their error messages are withheld."""
+    scrubbed = 0
+    seen: set[uuid.UUID] = set()
+    for _, text in gone.said:
+        for job in await repo.jobs_with_payload_holding(user_key, _needle(text)):
+            if job.id in seen or job.payload is None:
+                continue
+            payload, removed = payload_without(job.payload, gone.said)
+            if not removed:
+                continue
+            seen.add(job.id)
+            result = dict(job.result or {})
+            failures = result.get("segments_failed")
+            if isinstance(failures, list):
+                result["segments_failed"] = [
+                    {**f, "error": WITHHELD} if isinstance(f, dict) else f for f in failures
+                ]
+            await repo.update_job(
+                job.id,
+                payload=payload,
+                error=WITHHELD if job.error else None,
+                result=result,
+            )
+            scrubbed += 1
+    return scrubbed
+
+
+def _needle(text: str) -> str:
+    """A piece of ``text`` as it appears inside a JSON string, to find the payloads holding it.
+
+    The first line only: the client may have sent other line ends, which the log unified.
+    """
+    first = text.strip().split("\n", 1)[0].strip()[:NEEDLE_CHARS]
+    return orjson.dumps(first).decode()[1:-1]
+
+
+def _count(head: dict[str, Any]) -> int:
+    sections = ("facts", "prefs", "open_loops", "contradictions", "entities")
+    return sum(len(head.get(s) or []) for s in sections)
