@@ -29,8 +29,8 @@ BUDGETS = (400, 1500, 3000, 6000, 20000)
 WINDOWS = ((None, None), (1.65e9, None), (None, 1.62e9))
 
 
-def _index(episodes: int) -> context.ContextIndex:
-    return context.ContextIndex.from_passport(Passport.from_dict(make_passport(episodes)))
+def _index(episodes: int) -> context.MemoryIndex:
+    return context.MemoryIndex.of_document(Passport.from_dict(make_passport(episodes)).to_dict())
 
 
 def digest() -> str:
@@ -40,7 +40,7 @@ def digest() -> str:
     rng = random.Random(5)
     for episodes in (100, 1000):
         index = _index(episodes)
-        vocab = sorted(index.bm25._vocab)
+        vocab = sorted(index.evidence.vocabulary())
         questions: list[str | None] = [*QUESTIONS, None, "", "Melanie", "Caroline Melanie"]
         questions += ["when", "2022", "March 2022 Lisbon"]
         tails = ["", " Melanie", " when?", " in 2022", " Caroline"]
@@ -54,8 +54,8 @@ def digest() -> str:
                     out.update(json.dumps(read.to_json(), sort_keys=True, default=str).encode())
                     out.update(read.text.encode())
                     reads += 1
-            hits = context.search(index, q, 30)
-            out.update(repr([(h.position, h.score, h.rank) for h in hits]).encode())
+            hits = context.search(index, q or "", 30)
+            out.update(repr([(h.record.position, h.score, h.rank) for h in hits]).encode())
     return f"{reads} reads: {out.hexdigest()}"
 
 
@@ -87,7 +87,7 @@ def memory() -> list[str]:
         gc.collect()
         tracemalloc.start()
         before = tracemalloc.get_traced_memory()[0]
-        index = context.ContextIndex.from_passport(Passport.from_dict(doc))
+        index = context.MemoryIndex.of_document(Passport.from_dict(doc).to_dict())
         for q in ("Melanie pottery", "Caroline Lisbon", "May 2023", None):
             context.build_context(index, q, 3000)
         gc.collect()

@@ -53,7 +53,8 @@ import numpy as np
 import orjson
 
 from app.domain.bm25 import BM25Index
-from app.domain.context import ContextIndex, build_context, rank
+from app.domain.context import MemoryIndex, build_context
+from app.domain.evidence import ranked_scores
 from app.domain.passport import Passport
 from app.domain.text import tokenize
 from bench.ingest import (
@@ -297,7 +298,7 @@ class InProcess:
     bm25_agrees: bool  # tessera's scores equal bm25s' (Lucene BM25, same k1 and b)
 
 
-COLD_STEPS = ("decode JSON", "Passport.from_dict", "ContextIndex.from_passport", "build_context")
+COLD_STEPS = ("decode JSON", "Passport.from_dict", "MemoryIndex.of_document", "build_context")
 
 
 def _per_call(fn: Callable[[], object], budget_s: float, max_rounds: int) -> list[float]:
@@ -329,7 +330,7 @@ def time_in_process(doc: dict[str, Any], quick: bool) -> InProcess:
     raw = orjson.dumps(doc)  # what asyncpg hands the API: JSON text, decoded by orjson
     n = len(doc["episodes"])
 
-    index: ContextIndex | None = None
+    index: MemoryIndex | None = None
 
     def cold_once() -> dict[str, float]:
         nonlocal index
@@ -338,7 +339,7 @@ def time_in_process(doc: dict[str, Any], quick: bool) -> InProcess:
         marks.append(time.perf_counter())
         passport = Passport.from_dict(parsed)
         marks.append(time.perf_counter())
-        index = ContextIndex.from_passport(passport)
+        index = MemoryIndex.of_document(passport.to_dict())
         marks.append(time.perf_counter())
         build_context(index, QUESTIONS[0], BUDGET_CHARS)
         marks.append(time.perf_counter())
@@ -366,7 +367,11 @@ def time_in_process(doc: dict[str, Any], quick: bool) -> InProcess:
         warm.append(time.perf_counter() - start)
         if len(warm) >= 10 * len(QUESTIONS) and time.perf_counter() > deadline:
             break
-    rank_ms = _per_query(lambda q: rank(index, " ".join(q)), [[q] for q in QUESTIONS], scale)
+    rank_ms = _per_query(
+        lambda q: ranked_scores(index.evidence, tokenize(" ".join(q))),
+        [[q] for q in QUESTIONS],
+        scale,
+    )
 
     # One corpus for all three: each memory's text + keywords + participants, tokenised as
     # ContextIndex does (which may also thin out repeated names: hence its own BM25Index here).
@@ -987,7 +992,7 @@ def report(
         ]
     lines += [
         "   in-proc: warm = build_context on the cached index (p50/p99 over the questions);",
-        "   cold = decode + Passport.from_dict + ContextIndex.from_passport + build_context;",
+        "   cold = decode + Passport.from_dict + MemoryIndex.of_document + build_context;",
         "   BM25 rows: ms per query, the same tokens and documents for every library.",
     ]
     if inproc:

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from app.domain.context import ContextIndex, build_context
+from app.domain.context import build_context
 from app.domain.extract import Extraction, ExtractionInput, Extractor
 from app.domain.ingest_input import IngestPayload, parse_timestamp
 from app.domain.passport import Passport
@@ -35,9 +35,10 @@ from app.llm.errors import InvalidOutputError, ProviderError, RetryPolicy, Segme
 from app.llm.factory import make_extractor, parse_spec
 from app.llm.providers import PLACEHOLDER_KEY, LLMExtractor, OpenAIClient
 from app.llm.structured import StructuredRequest, ask_structured
+from bench.pipeline import InMemoryUser
 from bench.qa_data import ConversationRecord, DataError, DataSet, SessionRecord, load, validate
 from bench.recall.generate import QUESTION_TYPES, generate
-from bench.recall.run import _table, domain_digest, ingest_session
+from bench.recall.run import _table, domain_digest
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BUDGET = 3000
@@ -213,10 +214,15 @@ def _new_usage() -> dict[str, Usage]:
 class Ingested:
     """A conversation's passport after every session, and what extraction cost."""
 
-    passport: Passport
+    user: InMemoryUser
     segments: int
     failed_segments: int
     usage: Usage
+
+    @property
+    def passport(self) -> Passport:
+        """The whole passport the sessions made."""
+        return Passport.from_dict(self.user.document())
 
 
 async def ingest(conversation: ConversationRecord, extractor: Extractor) -> Ingested:
@@ -225,7 +231,7 @@ async def ingest(conversation: ConversationRecord, extractor: Extractor) -> Inge
     A segment whose model output fails validation twice is skipped (the worker records it as
     failed and applies the others); its calls and tokens still count.
     """
-    passport = Passport.empty(conversation.id)
+    user = InMemoryUser(conversation.id)
     usage = Usage()
     failed = 0
 
@@ -245,10 +251,8 @@ async def ingest(conversation: ConversationRecord, extractor: Extractor) -> Inge
     segments = 0
     for session in conversation.sessions:
         reference = parse_timestamp(session.session_ts)
-        segments += await ingest_session(
-            passport, payload_of(conversation, session), reference, extract
-        )
-    return Ingested(passport, segments, failed, usage)
+        segments += await user.ingest(payload_of(conversation, session), reference, extract)
+    return Ingested(user, segments, failed, usage)
 
 
 # --- the two models -------------------------------------------------------------------------------
@@ -405,16 +409,17 @@ async def ask_conversation(
     options: Options,
 ) -> ConversationResult:
     """Every question: context at the budget, an answer from it, a verdict on the answer."""
+    passport = ingested.passport
     result = ConversationResult(
         id=conversation.id,
         answered=[],
-        passport_bytes=len(ingested.passport.to_bytes()),
-        passport_items=_items(ingested.passport),
+        passport_bytes=len(passport.to_bytes()),
+        passport_items=_items(passport),
         segments=ingested.segments,
         failed_segments=ingested.failed_segments,
     )
     result.usage["extraction"] = ingested.usage
-    index = ContextIndex.from_passport(ingested.passport)
+    index = ingested.user.index()
     today = _today(conversation)
     slots = asyncio.Semaphore(max(1, options.concurrency))
 

@@ -28,22 +28,20 @@ from typing import Any
 
 from rank_bm25 import BM25Okapi
 
-from app.domain.context import ContextIndex, build_context
-from app.domain.evidence import EvidenceIndex, TurnRecord, assemble, turn_dates
+from app.domain.context import MemoryIndex, build_context
 from app.domain.extract import Extraction, ExtractionInput
 from app.domain.ingest_input import IngestPayload
-from app.domain.passport import Passport
 from app.domain.rules import RuleExtractor
+from bench.pipeline import InMemoryUser
 from bench.realtalk.data import DEFAULT_DATA, Conversation, DataError, Message, Question, load
 from bench.realtalk.metrics import SPELLINGS, Answer, Haystack
-from bench.recall.run import _table, domain_digest, fill_budget, ingest_session, word_tokens
+from bench.recall.run import _table, domain_digest, fill_budget, word_tokens
 
 BUDGETS = (1500, 3000, 6000)
-TESSERA, TURNS, BASELINE, WHOLE = "tessera", "tessera-turns", "bm25", "whole"
-SYSTEMS = (TESSERA, TURNS, BASELINE)  # the systems ranked within a budget, as the table shows them
+TESSERA, BASELINE, WHOLE = "tessera", "bm25", "whole"
+SYSTEMS = (TESSERA, BASELINE)  # the systems ranked within a budget, as the table shows them
 LABELS = {
     TESSERA: "tessera",
-    TURNS: "tessera-turns",
     BASELINE: "bm25 raw messages",
     WHOLE: "whole conversation",
 }
@@ -74,14 +72,14 @@ def payload_of(conversation: Conversation, session: Sequence[Message]) -> Ingest
 class Ingested:
     """A conversation's passport, the segments its sessions made and how many failed."""
 
-    passport: Passport
+    user: InMemoryUser
     segments: int
     failed: int
 
 
 async def ingest(conversation: Conversation) -> Ingested:
     """Every session as one job with the rule extractor, as the worker runs it."""
-    passport = Passport.empty(conversation.id)
+    user = InMemoryUser(conversation.id)
     extractor = RuleExtractor()
     segments = failed = 0
 
@@ -97,8 +95,8 @@ async def ingest(conversation: Conversation) -> Ingested:
         # The job is taken to be created when the session's last message was sent.
         reference = session[-1].ts
         payload = payload_of(conversation, session)
-        segments += await ingest_session(passport, payload, reference, extract)
-    return Ingested(passport, segments, failed)
+        segments += await user.ingest(payload, reference, extract)
+    return Ingested(user, segments, failed)
 
 
 # --- the contexts ---------------------------------------------------------------------------------
@@ -143,35 +141,10 @@ def provenance(doc: Any) -> Iterator[str]:
             yield from provenance(value)
 
 
-def tessera_context(index: ContextIndex, q: str, budget: int) -> tuple[str, set[str]]:
+def tessera_context(index: MemoryIndex, q: str, budget: int) -> tuple[str, set[str]]:
     """Tessera's text context, and the turn ids its JSON form's items name."""
     ctx = build_context(index, q, budget)
     return ctx.text, set(provenance(ctx.to_json()))
-
-
-def turn_records(conversation: Conversation) -> list[TurnRecord]:
-    """Every message as a log turn: its id, its session, relative dates resolved at its own time."""
-    return [
-        TurnRecord(
-            id=m.id,
-            turn_id=m.id,
-            speaker=m.speaker,
-            text=m.text,
-            ts=_iso(m.ts),
-            session=str(number),
-            dates=turn_dates(m.text, m.ts),
-            position=position,
-        )
-        for position, (number, m) in enumerate(
-            (number, m) for number, session in enumerate(conversation.sessions, 1) for m in session
-        )
-    ]
-
-
-def turns_context(index: EvidenceIndex, q: str, budget: int) -> tuple[str, set[str]]:
-    """Context assembly over the verbatim turns, and the client turn ids of its items."""
-    evidence = assemble(index, q, budget)
-    return evidence.text, set(evidence.turn_ids)
 
 
 # --- scoring --------------------------------------------------------------------------------------
@@ -263,11 +236,9 @@ class Results:
 
 
 def evaluate(
-    conversation: Conversation, passport: Passport, budgets: Sequence[int], results: Results
+    conversation: Conversation, index: MemoryIndex, budgets: Sequence[int], results: Results
 ) -> None:
     """Every question of one conversation, at every budget, for every system."""
-    index = ContextIndex.from_passport(passport)
-    turns = EvidenceIndex(turn_records(conversation))
     raw = RawMessages(conversation)
     whole = Haystack.of(raw.whole())
     everything = set(raw.ids)
@@ -276,7 +247,6 @@ def evaluate(
         for budget in budgets:
             for system, (text, named) in (
                 (TESSERA, tessera_context(index, question.question, budget)),
-                (TURNS, turns_context(turns, question.question, budget)),
                 (BASELINE, raw.context(question.question, budget)),
             ):
                 results.add(system, budget, question, named, Haystack.of(text))
@@ -297,7 +267,7 @@ def report(results: Results, budgets: Sequence[int], meta: dict[str, Any]) -> st
         "evidence recall = mean share of a question's evidence messages the context's items name;",
         "answer = the normalised answer (its dates in any spelling) in the text; items = share of",
         "a list answer's items in the text; ids named = message ids behind a context, the chance",
-        "level of evidence recall (tessera's items name their whole segment's turns)",
+        "level of evidence recall",
         "",
     ]
     headers = ["budget", "system", "evidence recall", "answer in context", "answer items"]
@@ -330,7 +300,7 @@ def report(results: Results, budgets: Sequence[int], meta: dict[str, Any]) -> st
         for title, value in measures:
             headers = ["category", "n"]
             for budget in budgets:
-                headers += [f"{budget / 1000:g}k T", "U", "B"]
+                headers += [f"{budget / 1000:g}k T", "B"]
             if title != "Evidence recall":
                 headers.append("whole")
             rows = []
@@ -342,7 +312,7 @@ def report(results: Results, budgets: Sequence[int], meta: dict[str, Any]) -> st
                     row.append(f"{value(results.tally(WHOLE, 0, category)):.3f}")
                 rows.append(row)
             lines += [
-                f"{title} by category (T = tessera, U = tessera-turns, B = bm25 baseline)",
+                f"{title} by category (T = tessera, B = bm25 baseline)",
                 _table(headers, rows),
                 "",
             ]
@@ -408,7 +378,7 @@ async def run(
         failed += done.failed
         ingest_seconds += time.perf_counter() - started
         started = time.perf_counter()
-        evaluate(conversation, done.passport, budgets, results)
+        evaluate(conversation, done.user.index(), budgets, results)
         eval_seconds += time.perf_counter() - started
     meta = {
         "data": "REALTALK (Lee et al. 2025, arXiv 2502.13270)",

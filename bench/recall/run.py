@@ -5,9 +5,8 @@ that fills the same budget with raw turns ranked by ``rank_bm25``.
 ``python -m bench.recall.run [--seed 1] [--conversations 5] [--data FILE] [--json PATH]``
 
 In process, no database, no HTTP: each session becomes one ``IngestPayload`` (subject and
-session_ts), goes through ``prepare`` and ``RuleExtractor``, and is merged with
-``merge_extraction`` and ``app.services.ingest.source_of``, as the worker does. Then, per
-question, ``build_context(ContextIndex.from_passport(p), q, budget)`` at each budget.
+session_ts) ingested as the worker does it, on an in-memory log (``bench.pipeline``). Then, per
+question, ``build_context(user.index(), q, budget)`` at each budget.
 """
 
 from __future__ import annotations
@@ -29,16 +28,14 @@ from typing import Any
 
 from rank_bm25 import BM25Okapi
 
-from app.domain.context import ContextIndex, build_context, key_label
+from app.domain.beliefs import key_label
+from app.domain.context import MemoryIndex, build_context
 from app.domain.dates import MONTHS
 from app.domain.extract import Extraction, ExtractionInput
 from app.domain.ingest_input import IngestPayload, parse_timestamp
-from app.domain.merge import merge_extraction
 from app.domain.passport import Passport
 from app.domain.rules import RuleExtractor
-from app.domain.segment import prepare
-from app.domain.turns import Segment
-from app.services.ingest import source_of
+from bench.pipeline import InMemoryUser
 from bench.recall.generate import QUESTION_TYPES, generate
 
 BUDGETS = (1500, 3000, 6000)
@@ -93,7 +90,7 @@ def contains(text: str, pattern: re.Pattern[str]) -> bool:
 class Ingested:
     """A conversation's passport after ingesting every session, and what it took."""
 
-    passport: Passport
+    user: InMemoryUser
     segments: int
     seconds: float
 
@@ -101,36 +98,9 @@ class Ingested:
 ExtractFn = Callable[[ExtractionInput], Awaitable[Extraction | None]]
 
 
-async def ingest_session(
-    passport: Passport, payload: IngestPayload, reference: datetime, extract: ExtractFn
-) -> int:
-    """One session as one ingest job, as the worker runs it; returns the segments prepared.
-
-    Segments already in the passport (by hash) are skipped; ``extract`` returning None skips
-    a segment (the worker records a failed one and applies the others).
-    """
-    known = tuple(passport.known_keys())
-    seen = {s.hash for s in passport.sources}
-    done: list[tuple[Segment, Extraction]] = []
-    segments = prepare(payload)
-    for segment in segments:
-        if segment.hash in seen:
-            continue
-        request = ExtractionInput(
-            segment=segment, subject=payload.subject, known_keys=known, reference_ts=reference
-        )
-        extraction = await extract(request)
-        if extraction is not None:
-            done.append((segment, extraction))
-    stamp = f"{reference.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"
-    for segment, extraction in done:
-        merge_extraction(passport, extraction, source_of(segment, reference), now=stamp)
-    return len(segments)
-
-
 async def ingest(conversation: dict[str, Any]) -> Ingested:
     """Every session as one ingest job with the rule extractor."""
-    passport = Passport.empty(conversation["id"])
+    user = InMemoryUser(conversation["id"])
     extractor = RuleExtractor()
     segments = 0
     started = time.perf_counter()
@@ -147,8 +117,8 @@ async def ingest(conversation: dict[str, Any]) -> Ingested:
         )
         # The job is taken to be created when the session ends: what a live agent would do.
         reference = parse_timestamp(session["session_ts"])
-        segments += await ingest_session(passport, payload, reference, extractor.extract)
-    return Ingested(passport, segments, time.perf_counter() - started)
+        segments += await user.ingest(payload, reference, extractor.extract)
+    return Ingested(user, segments, time.perf_counter() - started)
 
 
 # --- the two contexts -----------------------------------------------------------------------------
@@ -164,16 +134,15 @@ class Selection:
 
 
 def tessera_context(
-    index: ContextIndex, q: str, budget: int, evidence: Sequence[str], answer: re.Pattern[str]
+    index: MemoryIndex, q: str, budget: int, evidence: Sequence[str], answer: re.Pattern[str]
 ) -> Selection:
-    """Covered: evidence turns behind a shown memory, or all of them if a fact/pref line answers."""
+    """Covered: evidence turns behind a shown memory, or all of them if a belief answers."""
     ctx = build_context(index, q, budget)
     doc = ctx.to_json()
     wanted = set(evidence)
     behind = {t for m in doc["memories"] for t in m["turn_ids"]}
     covered = behind & wanted
-    beliefs = (f"{key_label(b['key'])}: {b.get('value')}" for b in doc["facts"] + doc["prefs"])
-    if any(contains(line, answer) for line in beliefs):
+    if any(contains(b["text"], answer) for b in doc["beliefs"]):
         covered = wanted
     return Selection(ctx.text, frozenset(covered), len(behind))
 
@@ -300,16 +269,18 @@ def passport_lines(p: Passport) -> list[str]:
     lines += [f"{key_label(c.key)}: {c.old} -> {c.new}" for c in p.contradictions]
     lines += [f"{o.when or ''}: {o.text}" for o in p.observations]
     lines += [f"{(e.ts or '')[:10]}: {e.summary}" for e in p.episodes]
+    lines += [f"{(t.ts or '')[:10]}: {t.text}" for t in p.turns]
     lines += [loop.item for loop in p.open_loops]
     lines += [", ".join((e.name, *e.aliases)) for e in p.entities]
     return lines
 
 
 def evaluate(
-    conversation: dict[str, Any], passport: Passport, results: Results, keep_text: bool
+    conversation: dict[str, Any], user: InMemoryUser, results: Results, keep_text: bool
 ) -> None:
     """Every question of one conversation, at every budget, for every system."""
-    index = ContextIndex.from_passport(passport)
+    index = user.index()
+    passport = Passport.from_dict(user.document())
     baselines = {
         BASELINE: RawTurns(conversation, naive_tokens),
         WORDS: RawTurns(conversation, word_tokens),
@@ -482,7 +453,7 @@ async def run(data: dict[str, Any], seed: int | None, keep_text: bool) -> tuple[
         ingest_seconds += done.seconds
         segments += done.segments
         started = time.perf_counter()
-        evaluate(conversation, done.passport, results, keep_text)
+        evaluate(conversation, done.user, results, keep_text)
         eval_seconds += time.perf_counter() - started
     conversations = data["conversations"]
     meta = {
