@@ -35,6 +35,11 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     max_body_bytes: int = Field(default=5_000_000, description="Largest request body accepted.")
+    max_import_bytes: int = Field(
+        default=256_000_000,
+        description="Largest passport import (PUT /passport): a whole document, however long "
+        "its history; the API holds it in memory several times over while it is read.",
+    )
     db_pool_size: int = 10
     log_level: str = "info"
 

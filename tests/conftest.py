@@ -125,6 +125,7 @@ def settings(database_url: str, test_servers: TestServers):  # type: ignore[no-u
         job_stale_seconds=3,
         sweep_interval_seconds=1,
         max_body_bytes=2_000_000,
+        max_import_bytes=6_000_000,
         db_pool_size=5,
     )
 

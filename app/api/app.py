@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -68,7 +69,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(ingest.router)
     app.include_router(usage.router)
     app.include_router(admin.router)
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    imports = ("PUT", re.compile(r"/users/[^/]+/passport"), settings.max_import_bytes)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, larger=[imports])
     install_metrics(app)
     # Added after the body-size limit, so it wraps it: its 413s are timed and carry the id.
     app.add_middleware(RequestContext)

@@ -2,21 +2,42 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 class BodySizeLimit:
-    """ASGI middleware: 413 problem+json from Content-Length, or as soon as streaming passes it."""
+    """ASGI middleware: 413 problem+json from Content-Length, or as soon as streaming passes it.
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    ``larger`` gives some routes (method, path pattern) a limit of their own: a passport import
+    is a whole document, however long the history it holds.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        larger: Sequence[tuple[str, re.Pattern[str], int]] = (),
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.larger = tuple(larger)
+
+    def _limit(self, scope: Scope) -> int:
+        method, path = scope.get("method"), scope.get("path", "")
+        for wanted, pattern, limit in self.larger:
+            if method == wanted and pattern.fullmatch(path):
+                return limit
+        return self.max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        max_bytes = self._limit(scope)
         framed = scope.get("http_version") in ("1.0", "1.1")
         for name, value in scope.get("headers", []):
             if name == b"content-length":
@@ -24,8 +45,8 @@ class BodySizeLimit:
                     declared = int(value)
                 except ValueError:
                     declared, framed = 0, False
-                if declared > self.max_bytes:
-                    await self._reject(send)
+                if declared > max_bytes:
+                    await self._reject(send, max_bytes)
                     return
             elif name == b"transfer-encoding":
                 framed = False
@@ -45,11 +66,11 @@ class BodySizeLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_bytes and not started:
+                if seen > max_bytes and not started:
                     # Answer now and tell the app the client is gone; whatever it sends later
                     # is dropped (frameworks may swallow exceptions raised from receive).
                     rejected = True
-                    await self._reject(send)
+                    await self._reject(send, max_bytes)
                     return {"type": "http.disconnect"}
             return message
 
@@ -63,13 +84,13 @@ class BodySizeLimit:
 
         await self.app(scope, limited_receive, guarded_send)
 
-    async def _reject(self, send: Send) -> None:
+    async def _reject(self, send: Send, max_bytes: int) -> None:
         body = orjson.dumps(
             {
                 "type": "about:blank",
                 "title": "Content too large",
                 "status": 413,
-                "detail": f"the request body exceeds the limit of {self.max_bytes} bytes",
+                "detail": f"the request body exceeds the limit of {max_bytes} bytes",
             }
         )
         await send(

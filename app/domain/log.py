@@ -336,14 +336,24 @@ class LogDraft:
         """
         change = LogChange(added=list(self.turns))
         kept: set[int] = set()
+        # A seeded row the merge dropped and then added again as it was (a reprocess whose
+        # extractor says the same) stays the row it was.
+        dropped: dict[tuple[str, bytes], list[int]] = {}
+        seen_objects = {id(o) for section in KIND_OF for o in getattr(passport, section)}
+        for object_id, (row_id, data) in self._seeded.items():
+            if object_id not in seen_objects:
+                dropped.setdefault((self.kinds[row_id], data), []).append(row_id)
         for section in ("observations", "episodes", "sources", "open_loops", "contradictions"):
             kind = KIND_OF[section]
             items = getattr(passport, section)
             in_head = []
             for obj in items:
                 seeded = self._seeded.get(id(obj))
-                if seeded is not None and seeded[1] == canonical_bytes(obj.to_dict()):
+                data = canonical_bytes(obj.to_dict())
+                if seeded is not None and seeded[1] == data:
                     kept.add(seeded[0])
+                elif (same := dropped.get((kind, data))) and seeded is None:
+                    kept.add(same.pop(0))
                 elif section in ROW_SECTIONS or seeded is not None:
                     change.added.append(log_row(kind, obj.to_dict()))
                 else:

@@ -251,3 +251,93 @@ def _migrate_1_to_2(doc: dict[str, Any]) -> dict[str, Any]:
 def canonical_passport_bytes(doc: dict[str, Any]) -> bytes:
     """Canonical bytes of an already-dumped passport dict."""
     return canonical_bytes(doc)
+
+
+# --- the SozoGraph library's own reading of the format ---------------------------------------
+
+# The fields the SozoGraph library (0.3) reads per section; it refuses any other field of an
+# item, while it keeps unknown top-level sections (such as ``turns``) under ``meta._unknown``.
+SOZOGRAPH_FIELDS = {
+    "facts": ("key", "value", "ts", "confidence", "source"),
+    "prefs": ("key", "value", "ts", "confidence", "source"),
+    "entities": ("name", "type", "aliases"),
+    "open_loops": ("item", "ts", "source"),
+    "contradictions": ("key", "old", "new", "ts_old", "ts_new", "source_old", "source_new"),
+    "episodes": ("id", "ts", "summary", "participants", "keywords", "salience", "source"),
+    "observations": ("text", "ts", "when", "source", "participants"),
+    "sources": ("id", "kind", "ts", "hash", "source"),
+}
+SOZOGRAPH_SOURCE_KINDS = ("transcript", "firestore", "rtdb", "supabase", "chat", "form", "unknown")
+# What stands in for a provenance the library requires and an item lacks.
+UNKNOWN_SOURCE = "unknown"
+UNKNOWN_TIME = "1970-01-01T00:00:00Z"
+
+
+def _iso_or_none(value: Any) -> str | None:
+    from datetime import datetime
+
+    if not isinstance(value, str):
+        return None
+    try:
+        datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value
+
+
+def sozograph_item(section: str, item: Any) -> dict[str, Any] | None:
+    """An item as the SozoGraph library reads it (None: it cannot hold one like it).
+
+    Fields the library does not know are left out; a time it could not read, a confidence or
+    salience outside 0..1 and a missing value are left to its defaults; a required provenance
+    that is missing reads "unknown". Use the native export to keep everything.
+    """
+    fields = SOZOGRAPH_FIELDS.get(section)
+    if fields is None or not isinstance(item, dict):
+        return item if fields is None else None
+    out = {k: item[k] for k in fields if k in item and item[k] is not None}
+    for name in ("ts",):
+        if name in out and _iso_or_none(out[name]) is None:
+            del out[name]
+    for name in ("confidence", "salience"):
+        value = out.get(name)
+        if value is not None and not (isinstance(value, int | float) and 0 <= value <= 1):
+            del out[name]
+    if section in ("facts", "prefs"):
+        out.setdefault("value", item.get("value"))
+    if section == "contradictions":
+        out.setdefault("old", item.get("old"))
+        out.setdefault("new", item.get("new"))
+        for name in ("ts_old", "ts_new"):
+            out[name] = _iso_or_none(out.get(name)) or UNKNOWN_TIME
+        for name in ("source_old", "source_new"):
+            out.setdefault(name, UNKNOWN_SOURCE)
+    if section == "observations":
+        out["when"] = out.get("when") if isinstance(out.get("when"), str) else ""
+    if section == "sources" and out.get("kind") not in SOZOGRAPH_SOURCE_KINDS:
+        out["kind"] = "chat" if out.get("kind") in ("text",) else UNKNOWN_SOURCE
+    if "source" in fields and section != "sources" and not out.get("source"):
+        out["source"] = UNKNOWN_SOURCE
+    required = {
+        "facts": ("key",),
+        "prefs": ("key",),
+        "entities": ("name",),
+        "open_loops": ("item",),
+        "episodes": ("id", "summary"),
+        "observations": ("text",),
+        "sources": ("id",),
+    }
+    if any(not out.get(name) for name in required.get(section, ())):
+        return None
+    return out
+
+
+def sozograph_value(key: str, value: Any) -> Any:
+    """A top-level value of a document as the SozoGraph library reads it."""
+    if key in SOZOGRAPH_FIELDS and isinstance(value, list):
+        return [i for i in (sozograph_item(key, item) for item in value) if i is not None]
+    if key == "updated_at":
+        return _iso_or_none(value)  # None: left out, the library stamps its own
+    if key == "meta" and not isinstance(value, dict):
+        return {"legacy_meta": value}
+    return value

@@ -26,7 +26,7 @@ from app.domain.log import (
     plan_import,
     with_sections,
 )
-from app.domain.passport import Passport, PassportError
+from app.domain.passport import Passport, PassportError, sozograph_item, sozograph_value
 from app.services.errors import NotFound, PreconditionFailed, Unprocessable
 
 T = TypeVar("T")
@@ -139,18 +139,28 @@ async def export(
     user_key: str,
     version: int | None = None,
     sections: Collection[str] | None = None,
+    *,
+    for_sozograph: bool = False,
 ) -> Export:
     """The passport (or some of its sections) now or at ``version``, streamed from the log.
 
     NotFound is raised here, before the first byte; the rows are read a batch at a time while
-    the body is sent, so a passport of any length is exported in bounded memory.
+    the body is sent, so a passport of any length is exported in bounded memory. With
+    ``for_sozograph``, each item holds only the fields the SozoGraph library reads.
     """
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         at, head = await _head(repo, user_key, version)
     head = _only(head, sections)
+    if for_sozograph:
+        head = {k: sozograph_value(k, v) for k, v in head.items()}
+        if head.get("updated_at") is None:
+            head.pop("updated_at", None)  # the library stamps its own
     kinds = _kinds(sections)
-    return Export(at, _stream(uows, tenant_id, user_key, at, head, kinds, sections is not None))
+    items = sozograph_item if for_sozograph else None
+    return Export(
+        at, _stream(uows, tenant_id, user_key, at, head, kinds, sections is not None, items)
+    )
 
 
 @dataclass(frozen=True)
@@ -173,6 +183,7 @@ async def page(
     limit: int,
     since: datetime | None = None,
     until: datetime | None = None,
+    for_sozograph: bool = False,
 ) -> PassportPage:
     """A document of the chosen sections whose log sections hold one page of rows.
 
@@ -208,6 +219,12 @@ async def page(
     for section in sections or ():
         if section in ROW_SECTIONS:
             doc.setdefault(section, [])
+    if for_sozograph:
+        doc = {
+            k: v
+            for k, v in ((k, sozograph_value(k, v)) for k, v in doc.items())
+            if v is not None or k != "updated_at"
+        }
     return PassportPage(canonical_bytes(doc), at, rows[-1].id if more and rows else None)
 
 
@@ -241,6 +258,7 @@ async def _stream(
     head: dict[str, Any],
     kinds: Sequence[str],
     selected: bool,
+    items: Callable[[str, Any], dict[str, Any] | None] | None = None,
 ) -> AsyncIterator[bytes]:
     """Canonical JSON (sorted keys) of head and rows: the bytes ``canonical_bytes`` would give."""
     log_sections = {SECTION_OF[k] for k in kinds}
@@ -259,7 +277,9 @@ async def _stream(
             first = True
             batch: list[bytes] = []
             async for row in repo.stream_rows(user_key, version=version, kinds=[KIND_OF[key]]):
-                batch.append(canonical_bytes(row.item))
+                item = row.item if items is None else items(key, row.item)
+                if item is not None:
+                    batch.append(canonical_bytes(item))
                 if len(batch) >= STREAM_ITEMS:
                     yield (b"[" if first else b",") + b",".join(batch)
                     first, batch = False, []

@@ -239,7 +239,7 @@ def _fold_into_documents(bind: sa.Connection) -> None:
         full = dict(doc)
         # Spilled head items (old open loops, contradictions) come before the head's own.
         sections = {kind: section for section, kind in ALL_SECTIONS.items()}
-        by_section: dict[str, list[Any]] = {section: [] for section in LOG_SECTIONS}
+        by_section: dict[str, list[Any]] = {s: [] for s in LOG_SECTIONS if s in full}
         for kind, item in rows:
             by_section.setdefault(sections[kind], []).append(item)
         for section, items in by_section.items():

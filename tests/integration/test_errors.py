@@ -68,25 +68,34 @@ async def test_user_key_limits(client, tenant):
 
 
 async def test_body_over_limit_is_413_before_reading(client, tenant, settings):
-    big = b'{"version":"2.1","x":"' + b"a" * (settings.max_body_bytes + 10) + b'"}'
-    resp = await client.put(
-        "/users/u/passport",
+    big = b'{"text":"' + b"a" * (settings.max_body_bytes + 10) + b'"}'
+    resp = await client.post(
+        "/users/u/ingest",
         content=big,
         headers={**tenant.headers, "Content-Type": "application/json"},
     )
     assert resp.status_code == 413
     assert resp.headers["content-type"] == PROBLEM
+    assert str(settings.max_body_bytes) in resp.json()["detail"]
 
-    async def chunks():  # no Content-Length: the limit applies while streaming
-        for _ in range(settings.max_body_bytes // 65536 + 2):
+    async def chunks(size: int):  # no Content-Length: the limit applies while streaming
+        for _ in range(size // 65536 + 2):
             yield b"a" * 65536
 
-    resp = await client.put(
-        "/users/u/passport",
-        content=chunks(),
+    resp = await client.post(
+        "/users/u/ingest",
+        content=chunks(settings.max_body_bytes),
         headers={**tenant.headers, "Content-Type": "application/json"},
     )
     assert resp.status_code == 413
+    # An import is a whole document: it has a limit of its own, and so is refused past that.
+    resp = await client.put(
+        "/users/u/passport",
+        content=chunks(settings.max_import_bytes),
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert resp.status_code == 413
+    assert str(settings.max_import_bytes) in resp.json()["detail"]
 
 
 async def test_missing_and_malformed_keys_are_401(client, tenant):

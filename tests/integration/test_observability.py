@@ -74,7 +74,7 @@ async def test_metrics_time_requests_by_route_template_and_status(client, tenant
     for _ in range(2):
         assert (await client.get("/users/m1/passport", headers=tenant.headers)).status_code == 200
     assert (await client.get("/users/nobody/passport", headers=tenant.headers)).status_code == 404
-    oversized = b"x" * (settings.max_body_bytes + 1)
+    oversized = b"x" * (settings.max_import_bytes + 1)  # an import has its own, larger limit
     refused = await client.put("/users/m1/passport", content=oversized, headers=tenant.headers)
     assert refused.status_code == 413  # answered before routing, still under its route
 
@@ -144,7 +144,7 @@ async def test_request_id_on_problem_responses(client, tenant, settings):
 
     too_big = await client.put(
         "/users/big/passport",
-        content=b"x" * (settings.max_body_bytes + 1),
+        content=b"x" * (settings.max_import_bytes + 1),
         headers={**tenant.headers, "Content-Type": "application/json", "X-Request-ID": "req-413"},
     )
     assert too_big.status_code == 413

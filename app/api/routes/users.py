@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Header, Path, Query, Request, Response, status
 from fastapi.responses import StreamingResponse
@@ -85,6 +85,13 @@ async def get_passport(
     until: Annotated[
         Period | None, Query(description="With a page: only log rows up to the end of this date.")
     ] = None,
+    format: Annotated[
+        Literal["native", "sozograph"],
+        Query(
+            description="native: everything Tessera keeps (lossless round trip); sozograph: "
+            "each item with only the fields the SozoGraph library reads."
+        ),
+    ] = "native",
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> Response:
     """The user's passport as JSON, now or as it was at ``version``; whole (streamed) or paged."""
@@ -106,6 +113,7 @@ async def get_passport(
             limit=limit or DEFAULT_PAGE,
             since=window.since_time,
             until=window.until_time,
+            for_sozograph=format == "sozograph",
         )
         headers = {"ETag": passports.etag(found.version)}
         if found.next_cursor is not None:
@@ -113,7 +121,9 @@ async def get_passport(
             nxt = request.url.include_query_params(after=found.next_cursor)
             headers["Link"] = f'<{nxt}>; rel="next"'
         return Response(found.body, media_type="application/json", headers=headers)
-    exported = await passports.export(uows, tenant, key, version, chosen)
+    exported = await passports.export(
+        uows, tenant, key, version, chosen, for_sozograph=format == "sozograph"
+    )
     return StreamingResponse(
         exported.chunks,
         media_type="application/json",

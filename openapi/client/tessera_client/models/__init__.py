@@ -46,6 +46,7 @@ from .usage_counts import UsageCounts
 from .usage_out import UsageOut
 from .user_out import UserOut
 from .user_page import UserPage
+from .users_get_passport_format import UsersGetPassportFormat
 from .users_put_passport_doc import UsersPutPassportDoc
 from .version_out import VersionOut
 from .version_out_changes import VersionOutChanges
@@ -98,6 +99,7 @@ __all__ = (
     "UsageOut",
     "UserOut",
     "UserPage",
+    "UsersGetPassportFormat",
     "UsersPutPassportDoc",
     "VersionOut",
     "VersionOutChanges",

@@ -9,6 +9,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.passport import Passport
 from ...models.problem import Problem
+from ...models.users_get_passport_format import UsersGetPassportFormat
 from ...types import UNSET, Response, Unset
 
 
@@ -21,6 +22,7 @@ def _get_kwargs(
     limit: int | None | Unset = UNSET,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    format_: UsersGetPassportFormat | Unset = UsersGetPassportFormat.NATIVE,
     if_none_match: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -74,6 +76,12 @@ def _get_kwargs(
     else:
         json_until = until
     params["until"] = json_until
+
+    json_format_: str | Unset = UNSET
+    if not isinstance(format_, Unset):
+        json_format_ = format_.value
+
+    params["format"] = json_format_
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -163,6 +171,7 @@ def sync_detailed(
     limit: int | None | Unset = UNSET,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    format_: UsersGetPassportFormat | Unset = UsersGetPassportFormat.NATIVE,
     if_none_match: None | str | Unset = UNSET,
 ) -> Response[Any | Passport | Problem]:
     """Get Passport
@@ -181,6 +190,9 @@ def sync_detailed(
             date.
         until (datetime.date | None | str | Unset): With a page: only log rows up to the end of
             this date.
+        format_ (UsersGetPassportFormat | Unset): native: everything Tessera keeps (lossless round
+            trip); sozograph: each item with only the fields the SozoGraph library reads. Default:
+            UsersGetPassportFormat.NATIVE.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -199,6 +211,7 @@ def sync_detailed(
         limit=limit,
         since=since,
         until=until,
+        format_=format_,
         if_none_match=if_none_match,
     )
 
@@ -219,6 +232,7 @@ def sync(
     limit: int | None | Unset = UNSET,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    format_: UsersGetPassportFormat | Unset = UsersGetPassportFormat.NATIVE,
     if_none_match: None | str | Unset = UNSET,
 ) -> Any | Passport | Problem | None:
     """Get Passport
@@ -237,6 +251,9 @@ def sync(
             date.
         until (datetime.date | None | str | Unset): With a page: only log rows up to the end of
             this date.
+        format_ (UsersGetPassportFormat | Unset): native: everything Tessera keeps (lossless round
+            trip); sozograph: each item with only the fields the SozoGraph library reads. Default:
+            UsersGetPassportFormat.NATIVE.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -256,6 +273,7 @@ def sync(
         limit=limit,
         since=since,
         until=until,
+        format_=format_,
         if_none_match=if_none_match,
     ).parsed
 
@@ -270,6 +288,7 @@ async def asyncio_detailed(
     limit: int | None | Unset = UNSET,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    format_: UsersGetPassportFormat | Unset = UsersGetPassportFormat.NATIVE,
     if_none_match: None | str | Unset = UNSET,
 ) -> Response[Any | Passport | Problem]:
     """Get Passport
@@ -288,6 +307,9 @@ async def asyncio_detailed(
             date.
         until (datetime.date | None | str | Unset): With a page: only log rows up to the end of
             this date.
+        format_ (UsersGetPassportFormat | Unset): native: everything Tessera keeps (lossless round
+            trip); sozograph: each item with only the fields the SozoGraph library reads. Default:
+            UsersGetPassportFormat.NATIVE.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -306,6 +328,7 @@ async def asyncio_detailed(
         limit=limit,
         since=since,
         until=until,
+        format_=format_,
         if_none_match=if_none_match,
     )
 
@@ -324,6 +347,7 @@ async def asyncio(
     limit: int | None | Unset = UNSET,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    format_: UsersGetPassportFormat | Unset = UsersGetPassportFormat.NATIVE,
     if_none_match: None | str | Unset = UNSET,
 ) -> Any | Passport | Problem | None:
     """Get Passport
@@ -342,6 +366,9 @@ async def asyncio(
             date.
         until (datetime.date | None | str | Unset): With a page: only log rows up to the end of
             this date.
+        format_ (UsersGetPassportFormat | Unset): native: everything Tessera keeps (lossless round
+            trip); sozograph: each item with only the fields the SozoGraph library reads. Default:
+            UsersGetPassportFormat.NATIVE.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -362,6 +389,7 @@ async def asyncio(
             limit=limit,
             since=since,
             until=until,
+            format_=format_,
             if_none_match=if_none_match,
         )
     ).parsed

@@ -1,0 +1,155 @@
+"""Export and import of whole passports: SozoGraph both ways, streaming, sections, log pages."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import sozograph
+
+from app.domain.ids import canonical_bytes
+
+pytestmark = pytest.mark.integration
+
+
+def _sozograph_file() -> dict[str, Any]:
+    """A passport as the SozoGraph library itself saves one."""
+    p = sozograph.Passport.new()
+    p.user_key = "rui"
+    when = datetime(2024, 2, 3, 10, 0, tzinfo=UTC)
+    p.facts.append(sozograph.schema.Fact(key="city", value="Porto", ts=when, source="seg_1"))
+    p.prefs.append(
+        sozograph.schema.Preference(key="coffee", value="black", ts=when, source="seg_1")
+    )
+    p.entities.append(sozograph.schema.Entity(name="Porto", type="place"))
+    p.observations.append(
+        sozograph.schema.Observation(text="Rui ran a half marathon.", ts=when, source="seg_1")
+    )
+    p.episodes.append(
+        sozograph.schema.Episode(id="seg_1", ts=when, summary="Rui talked running.", source="seg_1")
+    )
+    p.sources.append(sozograph.schema.SourceRef(id="seg_1", kind="chat", ts=when))
+    return p.to_compact_dict()
+
+
+async def test_a_sozograph_file_imports_as_is(client, tenant):
+    doc = _sozograph_file()
+    resp = await client.put("/users/rui/passport", json=doc, headers=tenant.headers)
+    assert resp.status_code == 201, resp.text
+    got = await client.get("/users/rui/passport", headers=tenant.headers)
+    assert got.json() == doc
+    # The observation is in the log, where the context ranks it.
+    ctx = await client.get("/users/rui/context", params={"q": "marathon"}, headers=tenant.headers)
+    assert "half marathon" in ctx.text
+
+
+async def test_an_export_loads_in_sozograph(client, tenant, worker):
+    session = {
+        "subject": "Ana",
+        "session_ts": "2024-03-01T10:00:00Z",
+        "turns": [
+            {"speaker": "Ana", "text": "I moved to Lisbon last week for a new job.", "id": "a1"},
+            {"speaker": "Bo", "text": "Congrats! How is it going?", "id": "b1"},
+        ],
+    }
+    job = await client.post("/users/ana/ingest?wait=20", json=session, headers=tenant.headers)
+    assert job.json()["status"] == "done", job.text
+    native = (await client.get("/users/ana/passport", headers=tenant.headers)).json()
+    assert [t["id"] for t in native["turns"]] == ["a1", "b1"]
+    assert native["turns"][0]["dates"] == [{"said": "last week", "day": "2024-02-19"}]
+
+    resp = await client.get(
+        "/users/ana/passport", params={"format": "sozograph"}, headers=tenant.headers
+    )
+    assert resp.status_code == 200
+    loaded = sozograph.Passport.from_dict(resp.json())
+    assert {s.id for s in loaded.sources} == {s["id"] for s in native["sources"]}
+    assert [f.key for f in loaded.facts] == [f["key"] for f in native["facts"]]
+    # The library keeps the sections it does not know, such as the turns.
+    assert loaded.meta["_unknown"]["turns"] == native["turns"]
+
+
+async def test_the_native_export_is_canonical_and_reimports_without_a_change(client, tenant):
+    doc = _sozograph_file()
+    doc["turns"] = [
+        {
+            "id": f"m{i}",
+            "speaker": "Rui",
+            "text": f"message number {i}",
+            "ts": "2024-02-03T10:00:00Z",
+        }
+        for i in range(5)
+    ]
+    await client.put("/users/rui/passport", json=doc, headers=tenant.headers)
+    body = (await client.get("/users/rui/passport", headers=tenant.headers)).content
+    assert canonical_bytes(json.loads(body)) == body
+    again = await client.put(
+        "/users/rui/passport",
+        content=body,
+        headers={**tenant.headers, "If-Match": '"1"', "Content-Type": "application/json"},
+    )
+    assert again.json() == {"user_key": "rui", "version": 1, "created": False, "changed": False}
+    # One more turn appended: one row added, the rest kept as they are.
+    more = json.loads(body)
+    more["turns"].append({"id": "m5", "speaker": "Rui", "text": "one more"})
+    resp = await client.put("/users/rui/passport", json=more, headers=tenant.headers)
+    assert resp.json()["version"] == 2
+    versions = (await client.get("/users/rui/versions", headers=tenant.headers)).json()
+    assert versions["items"][0]["changes"] == {"turns": {"added": 1, "removed": 0}}
+
+
+async def test_an_import_larger_than_the_body_limit_goes_through(client, tenant, settings):
+    turns = [
+        {"id": f"m{i}", "speaker": "Rui", "text": f"{i} " + "lorem ipsum " * 40}
+        for i in range(settings.max_body_bytes // 400)
+    ]
+    doc = {"version": "2.1", "user_key": "big", "turns": turns}
+    assert len(json.dumps(doc)) > settings.max_body_bytes
+    resp = await client.put("/users/big/passport", json=doc, headers=tenant.headers)
+    assert resp.status_code == 201, resp.text[:300]
+    got = await client.get("/users/big/passport", headers=tenant.headers)
+    assert got.json()["turns"] == turns
+
+
+async def test_sections_and_pages_of_the_log(client, tenant):
+    doc = _sozograph_file()
+    doc["turns"] = [
+        {
+            "id": f"m{i}",
+            "speaker": "Rui",
+            "text": f"day {i}",
+            "ts": f"2024-02-{i + 1:02d}T09:00:00Z",
+        }
+        for i in range(7)
+    ]
+    await client.put("/users/rui/passport", json=doc, headers=tenant.headers)
+    only = await client.get(
+        "/users/rui/passport", params={"sections": "facts,prefs"}, headers=tenant.headers
+    )
+    assert set(only.json()) == {"version", "user_key", "updated_at", "facts", "prefs"}
+
+    seen: list[str] = []
+    params: dict[str, Any] = {"sections": "turns", "limit": 3}
+    while True:
+        page = await client.get("/users/rui/passport", params=params, headers=tenant.headers)
+        assert page.status_code == 200
+        seen += [t["id"] for t in page.json()["turns"]]
+        cursor = page.headers.get("x-next-cursor")
+        if cursor is None:
+            break
+        assert 'rel="next"' in page.headers["link"]
+        params["after"] = int(cursor)
+    assert seen == [f"m{i}" for i in range(7)]
+
+    window = await client.get(
+        "/users/rui/passport",
+        params={"sections": "turns", "since": "2024-02-03", "until": "2024-02-04"},
+        headers=tenant.headers,
+    )
+    assert [t["id"] for t in window.json()["turns"]] == ["m2", "m3"]
+    bad = await client.get(
+        "/users/rui/passport", params={"sections": "facts,nope"}, headers=tenant.headers
+    )
+    assert bad.status_code == 422
