@@ -543,7 +543,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _cpu_seconds(pid: int, tree: bool) -> float:
+def cpu_seconds(pid: int, tree: bool) -> float:
     """CPU seconds of a process (and, with ``tree``, its children, live and reaped); NaN if
     unknown. psutil comes with pgserver (the embedded extra)."""
     try:
@@ -576,6 +576,7 @@ class Stack:
         self.logs: dict[str, Path] = {}
         self.admin_token = "adm_bench_" + secrets.token_urlsafe(16)
         self.base_url = ""
+        self.database_url = ""
         self.embedded = False
 
     def start(self) -> None:
@@ -596,6 +597,7 @@ class Stack:
             redis_url = self.servers.redis.start()
         log("migrating")
         upgrade(db_url)
+        self.database_url = db_url
         port = free_port()
         self.base_url = f"http://127.0.0.1:{port}"
         env = dict(os.environ)
@@ -752,12 +754,12 @@ async def run_scenario(
             await asyncio.sleep(POLL_SECONDS)
 
     pids = stack.cpu_pids()
-    cpu_before = {n: _cpu_seconds(pid, tree) for n, (pid, tree) in pids.items()}
+    cpu_before = {n: cpu_seconds(pid, tree) for n, (pid, tree) in pids.items()}
     wall_start = time.time()
     started = time.perf_counter()
     await asyncio.wait_for(asyncio.gather(*(user(k) for k in keys)), SCENARIO_TIMEOUT)
     observed = time.perf_counter() - started
-    cpu = {n: _cpu_seconds(pid, tree) - cpu_before[n] for n, (pid, tree) in pids.items()}
+    cpu = {n: cpu_seconds(pid, tree) - cpu_before[n] for n, (pid, tree) in pids.items()}
 
     failed = [j for j in jobs if j["status"] != "done"]
     if failed:

@@ -45,6 +45,8 @@ class InMemoryUser:
     version: int = 0
     rows: list[StoredRow] = field(default_factory=list)
     removed: dict[int, int] = field(default_factory=dict)  # row id -> version that removed it
+    # identity -> live rows with it: the index a merge's duplicate checks go through
+    hashes: dict[str, list[StoredRow]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.head:
@@ -56,7 +58,8 @@ class InMemoryUser:
 
     def by_hash(self, hashes: set[str]) -> list[StoredRow]:
         """The live rows with these identities."""
-        return [r for r in self.live() if r.hash in hashes]
+        found = [r for h in hashes for r in self.hashes.get(h, ())]
+        return sorted(found, key=lambda r: r.id)
 
     def document(self) -> dict[str, Any]:
         """The whole passport: head and live rows."""
@@ -95,9 +98,15 @@ class InMemoryUser:
         self.head = with_sections(passport.to_dict(), change)
         next_id = self.rows[-1].id + 1 if self.rows else 1
         for n, row in enumerate(change.added):
-            self.rows.append(StoredRow(next_id + n, row.kind, row.item, row.hash, self.version))
+            stored = StoredRow(next_id + n, row.kind, row.item, row.hash, self.version)
+            self.rows.append(stored)
+            self.hashes.setdefault(row.hash, []).append(stored)
         for row_id in change.removed:
             self.removed[row_id] = self.version
+        gone = set(change.removed)
+        for row in draft.existing:
+            if row.id in gone:
+                self.hashes[row.hash] = [r for r in self.hashes[row.hash] if r.id != row.id]
         return len(segments)
 
 

@@ -1,0 +1,327 @@
+"""The agent loop at scale: read the context, post the latest exchange with ?wait, read again.
+
+``python -m bench.agent_loop [--sizes 10,100,1000,10000] [--loops 60] [--json OUT]``
+
+One user's history grows to each size in turn (sessions of 20 turns of synthetic chat,
+``bench.ingest.user_sessions``). The history is written the way the worker writes it, in process
+on an in-memory log (``bench.pipeline``, the rule extractor), and handed to the service as one
+passport import, which adds only the rows it does not hold yet. Then, against the live API and
+worker (real subprocesses on the embedded Postgres and Redis), an agent loops: a read with a new
+question, a write of a two-turn exchange with ``?wait``, and a read right after the write. Per
+size it reports the write round trip and the read-after-write (p50/p99, client side), the
+worker's CPU per job, the WAL Postgres writes per job (``pg_current_wal_lsn()``) and the API's
+CPU per read, with each figure's ratio to its value at the smallest size.
+
+Targets (issue 12): at 10,000 sessions every figure within 1.5x of its value at 10 sessions,
+read-after-write p50 at most 20 ms, the ``?wait`` write p50 at most 150 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from random import Random
+from typing import Any
+
+import httpx
+import orjson
+import psycopg
+
+from app.db.engine import sync_url
+from app.domain.ingest_input import IngestPayload
+from app.domain.rules import RuleExtractor
+from bench.ingest import (
+    ACTIVITIES,
+    PEOPLE,
+    PLACES,
+    Stack,
+    cpu_seconds,
+    log,
+    nproc,
+    percentile,
+    running_stack,
+    table,
+    user_sessions,
+)
+from bench.pipeline import InMemoryUser
+
+SIZES = (10, 100, 1000, 10_000)
+TURNS = 20
+SEED = 20261202
+USER = "agent"
+# What issue 12 measured on the previous design (whole-document passport), same loop.
+BEFORE = {30: (78.0, 42.0), 300: (272.0, 333.0), 1000: (571.0, 786.0)}
+QUESTIONS = (
+    "How did the {activity} go?",
+    "What did {person} say about {place}?",
+    "When did I go to {place}?",
+    "Who came with me to the {activity}?",
+    "What do I think about {place}?",
+)
+
+
+@dataclass
+class Cell:
+    """The loop's figures at one history size."""
+
+    sessions: int
+    turns: int
+    passport_mb: float
+    import_s: float
+    first_read_ms: float
+    write_p50: float
+    write_p99: float
+    read_p50: float
+    read_after_write_p50: float
+    read_after_write_p99: float
+    worker_cpu_ms: float
+    wal_kb: float
+    api_cpu_ms: float
+
+
+def _question(rng: Random) -> str:
+    return rng.choice(QUESTIONS).format(
+        activity=rng.choice(ACTIVITIES), person=rng.choice(PEOPLE), place=rng.choice(PLACES)
+    )
+
+
+def _exchange(rng: Random, n: int, after: datetime) -> dict[str, Any]:
+    """The latest exchange of a live chat: what the user said and the agent's answer."""
+    when = after + timedelta(minutes=n)
+    place, activity = rng.choice(PLACES), rng.choice(ACTIVITIES)
+    return {
+        "subject": "Melanie",
+        "turns": [
+            {
+                "speaker": "Melanie",
+                "text": f"I signed up for the {activity} in {place} today (loop {n}).",
+                "ts": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "id": f"loop:{n}:u",
+                "session": f"loop{n}",
+            },
+            {
+                "speaker": "assistant",
+                "text": f"Great, I'll remember the {activity} in {place}.",
+                "ts": (when + timedelta(seconds=5)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "id": f"loop:{n}:a",
+                "session": f"loop{n}",
+            },
+        ],
+    }
+
+
+async def grow(user: InMemoryUser, sessions: list[dict[str, Any]]) -> None:
+    """Ingest sessions into the in-memory log as the worker would, each as one job."""
+    extractor = RuleExtractor()
+    for body in sessions:
+        received = datetime.fromisoformat(body["turns"][-1]["ts"].replace("Z", "+00:00"))
+        await user.ingest(IngestPayload.model_validate(body), received, extractor.extract)
+
+
+def _wal(database_url: str) -> int:
+    """Where Postgres's write-ahead log stands, in bytes."""
+    with psycopg.connect(sync_url(database_url).replace("+psycopg", "", 1)) as conn:
+        row = conn.execute("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn").fetchone()
+    return int(row[0]) if row else 0
+
+
+def measure(
+    stack: Stack, headers: dict[str, str], size: int, loops: int, rng: Random, start: int
+) -> dict[str, Any]:
+    """The loop at the current size: latencies, worker and API CPU, WAL."""
+    pids = stack.cpu_pids()
+    writes: list[float] = []
+    reads: list[float] = []
+    after_writes: list[float] = []
+    base = datetime(2031, 1, 1, tzinfo=UTC)
+    with httpx.Client(base_url=stack.base_url, headers=headers, timeout=120) as client:
+        first = time.perf_counter()
+        resp = client.get(f"/users/{USER}/context", params={"q": _question(rng)})
+        resp.raise_for_status()
+        first_ms = (time.perf_counter() - first) * 1000
+        for n in range(3):  # warm: the loop's own first versions are not what is measured
+            client.post(f"/users/{USER}/ingest?wait=30", json=_exchange(rng, start + n, base))
+        wal_before = _wal(stack.database_url)
+        worker_before = cpu_seconds(*pids["worker"])
+        api_before = cpu_seconds(*pids["api"])
+        for n in range(start + 3, start + 3 + loops):
+            t0 = time.perf_counter()
+            client.get(f"/users/{USER}/context", params={"q": _question(rng)}).raise_for_status()
+            t1 = time.perf_counter()
+            job = client.post(f"/users/{USER}/ingest?wait=30", json=_exchange(rng, n, base))
+            t2 = time.perf_counter()
+            assert job.json()["status"] == "done", job.text
+            client.get(f"/users/{USER}/context", params={"q": _question(rng)}).raise_for_status()
+            t3 = time.perf_counter()
+            reads.append((t1 - t0) * 1000)
+            writes.append((t2 - t1) * 1000)
+            after_writes.append((t3 - t2) * 1000)
+        worker_cpu = cpu_seconds(*pids["worker"]) - worker_before
+        api_cpu = cpu_seconds(*pids["api"]) - api_before
+        wal = _wal(stack.database_url) - wal_before
+    return {
+        "first_read_ms": first_ms,
+        "write_p50": percentile(writes, 50),
+        "write_p99": percentile(writes, 99),
+        "read_p50": percentile(reads, 50),
+        "read_after_write_p50": percentile(after_writes, 50),
+        "read_after_write_p99": percentile(after_writes, 99),
+        "worker_cpu_ms": worker_cpu * 1000 / loops,
+        "wal_kb": wal / 1024 / loops,
+        "api_cpu_ms": api_cpu * 1000 / (2 * loops),
+    }
+
+
+def run(sizes: list[int], loops: int) -> list[Cell]:
+    """Grow the history through every size and measure the loop at each."""
+    rng = Random(SEED)
+    history = user_sessions(SEED, USER, max(sizes), TURNS)
+    user = InMemoryUser(USER)
+    cells: list[Cell] = []
+    with running_stack() as stack:
+        admin = {"Authorization": f"Bearer {stack.admin_token}"}
+        created = httpx.post(
+            f"{stack.base_url}/admin/tenants", json={"name": "agent-loop"}, headers=admin
+        )
+        headers = {"Authorization": f"Bearer {created.json()['api_key']['key']}"}
+        done = 0
+        for size in sizes:
+            log(f"growing the history to {size:,} sessions")
+            asyncio.run(grow(user, history[done:size]))
+            done = size
+            doc = user.document()
+            body = orjson.dumps(doc)
+            t0 = time.perf_counter()
+            resp = httpx.put(
+                f"{stack.base_url}/users/{USER}/passport",
+                content=body,
+                headers={**headers, "Content-Type": "application/json"},
+                timeout=1800,
+            )
+            resp.raise_for_status()
+            import_s = time.perf_counter() - t0
+            log(f"imported {len(body) / 1e6:.1f} MB in {import_s:.1f} s; looping")
+            figures = measure(stack, headers, size, loops, rng, start=size * 1000)
+            cells.append(
+                Cell(
+                    sessions=size,
+                    turns=len(doc["turns"]),
+                    passport_mb=len(body) / 1e6,
+                    import_s=import_s,
+                    **figures,
+                )
+            )
+            log(f"{size:,} sessions: {figures}")
+    return cells
+
+
+RATIO_FIGURES = (
+    "write_p50",
+    "write_p99",
+    "read_after_write_p50",
+    "read_after_write_p99",
+    "worker_cpu_ms",
+    "wal_kb",
+    "api_cpu_ms",
+)
+
+
+def verdict(cells: list[Cell]) -> list[str]:
+    """Issue 12's targets, one line each: PASS or FAIL with the figure."""
+    first, last = cells[0], cells[-1]
+    lines = []
+    for name in RATIO_FIGURES:
+        ratio = getattr(last, name) / getattr(first, name) if getattr(first, name) else float("nan")
+        ok = "PASS" if ratio <= 1.5 else "FAIL"
+        lines.append(
+            f"{ok} {name} at {last.sessions:,} sessions is {ratio:.2f}x its value at "
+            f"{first.sessions:,} (target at most 1.5x)"
+        )
+    raw = last.read_after_write_p50
+    lines.append(f"{'PASS' if raw <= 20 else 'FAIL'} read-after-write p50 {raw:.1f} ms (<= 20 ms)")
+    w = last.write_p50
+    lines.append(f"{'PASS' if w <= 150 else 'FAIL'} ?wait write round trip p50 {w:.1f} ms (<= 150)")
+    return lines
+
+
+def report(cells: list[Cell], loops: int) -> str:
+    """The table, the ratios to the smallest size, the previous design's figures, the verdict."""
+    headers = [
+        "sessions",
+        "turns",
+        "passport MB",
+        "write p50",
+        "write p99",
+        "read p50",
+        "RAW p50",
+        "RAW p99",
+        "worker ms/job",
+        "WAL KB/job",
+        "API ms/read",
+        "first read ms",
+    ]
+    rows = [
+        [
+            c.sessions,
+            c.turns,
+            c.passport_mb,
+            c.write_p50,
+            c.write_p99,
+            c.read_p50,
+            c.read_after_write_p50,
+            c.read_after_write_p99,
+            c.worker_cpu_ms,
+            c.wal_kb,
+            c.api_cpu_ms,
+            c.first_read_ms,
+        ]
+        for c in cells
+    ]
+    first = cells[0]
+    ratios = [
+        [c.sessions, *(getattr(c, n) / getattr(first, n) for n in RATIO_FIGURES)] for c in cells
+    ]
+    before = [[s, w, r] for s, (w, r) in BEFORE.items()]
+    return "\n".join(
+        [
+            f"Agent loop: read -> write (?wait, 2 turns) -> read, {loops} loops per size; "
+            f"{nproc()} cores; {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+            "times in ms, client side; RAW = the read right after the write; CPU per job or "
+            "read; WAL per job",
+            "",
+            table(headers, rows),
+            "",
+            "Each figure as a multiple of its value at the smallest size:",
+            table(["sessions", *RATIO_FIGURES], ratios),
+            "",
+            "The previous design (whole-document passport), as issue 12 measured it:",
+            table(["sessions", "write p50", "RAW p50"], before),
+            "",
+            *verdict(cells),
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI: run the sizes, print the report, optionally write the JSON."""
+    parser = argparse.ArgumentParser(prog="python -m bench.agent_loop", description=__doc__)
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="sessions, ascending")
+    parser.add_argument("--loops", type=int, default=60, help="loops measured per size")
+    parser.add_argument("--json", type=Path, help="write every figure here")
+    args = parser.parse_args(argv)
+    sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
+    cells = run(sizes, args.loops)
+    print(report(cells, args.loops))
+    if args.json:
+        args.json.write_text(json.dumps([asdict(c) for c in cells], indent=1) + "\n")
+    return 0 if all(line.startswith("PASS") for line in verdict(cells)) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
