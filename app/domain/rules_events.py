@@ -43,15 +43,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from app.domain.dates import Resolved, anchor_day, format_day, resolve_relative, rewrite_dates
+from app.domain.dates import Resolved, anchor_day, format_day, resolve_relative
 from app.domain.extract import Extraction
-from app.domain.passport import EntityType, Observation, OpenLoop
+from app.domain.passport import EntityType, OpenLoop
 from app.domain.rules_facts import (
     add_entity,
     display_name,
     is_asserted,
     is_person,
-    is_question,
+    provenance,
     sentence_ts,
     statement,
 )
@@ -59,7 +59,6 @@ from app.domain.rules_facts import (
 if TYPE_CHECKING:
     from app.domain.rules import _Sentence, _View
 
-OBSERVATION_MAX_CHARS = 280
 LOOP_MAX_CHARS = 240
 
 # --- pronouns -------------------------------------------------------------------------------
@@ -242,13 +241,6 @@ def _finish(text: str, limit: int) -> str:
     return (text[:1].upper() + text[1:] + ".") if text else text
 
 
-def _participants(view: _View, speaker: str, text: str) -> list[str]:
-    named = [
-        p for p in view.participants if p != speaker and re.search(rf"\b{re.escape(p)}\b", text)
-    ]
-    return [speaker, *named]
-
-
 # --- exact values ---------------------------------------------------------------------------
 
 
@@ -368,25 +360,6 @@ def _value_kind(kind: str, value: str) -> EntityType | None:
     return "tool" if kind == "path" else "other"
 
 
-_MASK = "\ue000"
-
-
-def _masked(text: str, values: list[_Value]) -> str:
-    parts: list[str] = []
-    cursor = 0
-    for index, value in enumerate(values):
-        parts.append(text[cursor : value.start] + _MASK + chr(0xE100 + index) + _MASK)
-        cursor = value.end
-    parts.append(text[cursor:])
-    return "".join(parts)
-
-
-def _unmasked(text: str, values: list[_Value]) -> str:
-    for index, value in enumerate(values):
-        text = text.replace(_MASK + chr(0xE100 + index) + _MASK, value.text)
-    return text
-
-
 def value_family(view: _View, out: Extraction) -> None:
     """Exact values as entities named by the value (their observations come in order below)."""
     if view.segment.kind == "row":
@@ -396,284 +369,11 @@ def value_family(view: _View, out: Extraction) -> None:
             add_entity(out, value.text, value.kind)
 
 
-def _value_observation(
-    view: _View, sentence: _Sentence, values: list[_Value]
-) -> Observation | None:
-    text = _value_text(view, sentence, values)
-    if text is None:
-        return None
-    return Observation(
-        text=text,
-        when=None,
-        ts=sentence_ts(sentence),
-        source=view.segment.id,
-        participants=_participants(view, sentence.speaker, text),
-    )
-
-
-def _value_text(view: _View, sentence: _Sentence, values: list[_Value]) -> str | None:
-    name = display_name(sentence.speaker)
-    original = sentence.text.strip()
-    masked = _masked(original, values)
-    words = re.findall(r"[^\W\d_]{2,}", re.sub(_MASK + "." + _MASK, " ", masked))
-    if len(words) < 2:
-        listed = ", ".join(v.text for v in values)
-        text = f"{name} mentioned {listed}."
-    elif is_question(original):
-        text = f'{name} asked: "{original}"'
-    else:
-        if sentence.ts is not None:
-            masked, _ = rewrite_dates(masked, sentence.ts)
-        rewritten = third_person(masked, name, other_speaker(view, sentence.speaker))
-        if rewritten is None:
-            text = f'{name} said: "{original}"'
-        else:
-            text = _unmasked(_finish_keep(rewritten), values)
-    text = text[:1].upper() + text[1:]
-    # Never hand back a value that is not character for character what was said.
-    if not all(v.text in text for v in values):
-        return None
-    return text
-
-
-def _finish_keep(text: str) -> str:
-    """Like ``_finish`` but never cut: a value must survive whole."""
-    text = " ".join(text.split())
-    text = re.sub(r"[\s!?…~]+$", "", text)
-    return text if text.endswith(".") else text + "."
-
-
-# --- observations ---------------------------------------------------------------------------
-
-_SUBJECT = re.compile(
-    r"(?<![\w'])(?:(?P<pronoun>(?i:i|we))|(?P<contracted>(?i:i've|we've|i'm|we're))|"
-    r"(?P<owner>(?i:my|our))\s+(?P<np>(?:(?i:best|little|big|older|younger|new|old)\s+)?"
-    r"[a-z]+(?:\s+[A-Z][a-z]+)?))(?![\w'])"
-)
-_WEAK_VERBS = _words(
-    "thought meant knew guessed wondered figured said told asked hoped wanted needed forgot "
-    "supposed was were had did"
-)
-# Ongoing activities worth keeping ("I'm taking a class"), not moods or plans. "I'm moving to
-# Austin" is a plan: the open-loop family has it.
-_WEAK_ING = _words(
-    "going doing feeling thinking hoping planning wondering trying looking kidding saying "
-    "talking asking getting gonna moving relocating leaving starting flying heading"
-)
-_DATE_WORD = re.compile(r"\w+")
-# "My sister's wedding was last weekend": "was" and a date is an event.
-_WAS_WHEN = _words("at in on invited born yesterday last this earlier today")
-
-
-def _event_end(text: str, match: re.Match[str]) -> int | None:
-    """Where the verb after the subject at ``match`` ends, if it says something happened."""
-    tokens = list(_DATE_WORD.finditer(text, match.end()))[:6]
-    while tokens and (tokens[0].group(0).lower() in _ADVERBS or tokens[0].group(0).endswith("ly")):
-        tokens = tokens[1:]
-    if not tokens:
-        return None
-    verb = tokens[0].group(0).lower()
-    contracted = (match.group("contracted") or "").lower()
-    rest = tokens if contracted else tokens[1:]
-    while rest and rest[0].group(0).lower() in _ADVERBS:
-        rest = rest[1:]
-    following = rest[0].group(0).lower() if rest else ""
-    if contracted in ("i've", "we've") or verb in ("have", "has"):
-        happened = (following in _PARTICIPLES or following.endswith("ed")) and (
-            following not in _WEAK_VERBS or following in ("been", "had")
-        )
-        return rest[0].end() if happened else None
-    if contracted in ("i'm", "we're") or verb in ("am", "are"):
-        ongoing = following.endswith("ing") and following not in _WEAK_ING
-        return rest[0].end() if ongoing else None
-    if verb in ("was", "were"):
-        # "I was at the beach" is an event; "I was thinking" and "I was so tired" are not.
-        return tokens[0].end() if following in _WAS_WHEN else None
-    if verb in _WEAK_VERBS:
-        return None
-    if verb == "discussed" or (verb in ("talked", "chatted", "spoke") and following == "about"):
-        return None  # what people talked about is the episode's summary, not an event
-    past = verb in PAST_WORDS or (verb.endswith("ed") and len(verb) > 3 and verb != "need")
-    return tokens[0].end() if past else None
-
-
-# Where everyone goes every day: "I went to bed" is no event worth keeping.
-_TRIVIAL = _words("bed sleep home work toilet bathroom shower nap")
-
-
-def _content_count(view: _View, text: str) -> int:
-    words = re.findall(r"[a-z][\w'-]*", text.lower())
-    return sum(1 for w in words if w in view.word_counts and w not in _TRIVIAL)
-
-
-# Chat often drops the "I": "ran the Lakeshore 5K a week ago!", "sat the GRE last night".
-_BARE_START = re.compile(
-    r"^(?P<lead>(?:(?i:just|finally|recently|actually|also|so|and)\s+)*)(?P<verb>[A-Za-z]+)"
-    r"(?=\s+(?P<next>[A-Za-z']+))"
-)
-# Past participles that read as moods or states at the start of a line: "Tired of waiting".
-_STATE_WORDS = _words(
-    "tired excited worried bored scared stressed exhausted interested pleased amazed surprised "
-    "annoyed obsessed stuck used supposed blessed thrilled stoked relieved shocked confused "
-    "impressed inspired overwhelmed disappointed frustrated delighted convinced determined "
-    "prepared married engaged based located sorted done gone hooked spoiled spoilt glued "
-    "swamped slammed booked packed crushed wrecked"
-)
-# "Mom broke her hip": a bare kinship word is the speaker's own relative.
-_KIN_START = re.compile(r"^(?P<kin>mom|mum|dad|mama|papa|grandma|grandpa|granny|nana)\b(?!')", re.I)
-# "Just back from Lisbon!": a return with neither subject nor verb.
-_BACK_START = re.compile(r"^(?P<lead>(?:just|finally)\s+)?(?=back\s+(?:home\s+)?from\b)", re.I)
-
-
-def _with_subject(text: str) -> str:
-    """``text`` with the subject chat left out put back: "Ran a 5K" -> "I ran a 5K"."""
-    kin = _KIN_START.match(text)
-    if kin is not None:
-        return f"my {kin.group('kin').lower()}{text[kin.end() :]}"
-    back = _BACK_START.match(text)
-    if back is not None:
-        return f"I {(back.group('lead') or '').lower()}got {text[back.end() :]}"
-    bare = _BARE_START.match(text)
-    if bare is None:
-        return text
-    verb, following = bare.group("verb").lower(), bare.group("next").lower()
-    past = verb in PAST_WORDS or (
-        verb.endswith("ed") and len(verb) > 3 and verb not in _NOT_PAST_ED
-    )
-    # "Jared came over": a capitalised word before a verb is a name, not a dropped "I".
-    name_first = verb not in PAST_WORDS and (
-        following in PAST_WORDS or following.endswith("ed") or following == "is"
-    )
-    if not past or verb in _WEAK_VERBS or verb in _STATE_WORDS or name_first:
-        return text
-    return "I " + text[:1].lower() + text[1:]
-
-
-def observation_family(view: _View, out: Extraction) -> None:
-    """What happened, in the third person with dates, and every sentence with an exact value."""
-    if view.segment.kind == "row":
-        return
-    seen = {o.text for o in out.observations}
-    for index, sentence in enumerate(view.sentences):
-        values = find_values(sentence.text)
-        said = _said_part(view, sentence)
-        if values:
-            observation = _value_observation(view, sentence, values)
-        elif said is not None:
-            observation = _event_observation(view, sentence, said, view.sentences[:index])
-        elif sentence.small_talk and _dated(sentence) and is_person(view, sentence.speaker):
-            # "we went a week ago" is all stopwords, yet an event when the turn says what.
-            observation = _event_observation(
-                view, sentence, sentence.text, view.sentences[:index], lead_only=True
-            )
-        else:
-            continue
-        if observation is not None and observation.text not in seen:
-            seen.add(observation.text)
-            out.observations.append(observation)
-
-
-def _dated(sentence: _Sentence) -> bool:
-    return sentence.ts is not None and bool(resolve_relative(sentence.text, sentence.ts))
-
-
 def _said_part(view: _View, sentence: _Sentence) -> str | None:
     """What a person states in a sentence (no question, no small talk), or None."""
     if sentence.small_talk or not is_person(view, sentence.speaker):
         return None
     return statement(sentence.text)
-
-
-def _event_observation(
-    view: _View,
-    sentence: _Sentence,
-    said: str,
-    earlier: list[_Sentence],
-    *,
-    lead_only: bool = False,
-) -> Observation | None:
-    if is_question(said):
-        return None
-    text = _with_subject(said)
-    what = _event_content(view, sentence, text)
-    if what is None or (lead_only and what > 0):
-        return None
-    lead = _lead(view, sentence, earlier) if what == 0 else ""
-    if what == 0 and not lead:
-        return None
-    return _observation(view, sentence, text, lead)
-
-
-def _event_content(view: _View, sentence: _Sentence, text: str) -> int | None:
-    """How many content words follow the event's verb (dates aside), or None for no event."""
-    for match in _SUBJECT.finditer(text):
-        end = _event_end(text, match)
-        if end is None:
-            continue
-        if not is_asserted(text, match.start()):
-            return None
-        rest = text[end:]
-        if sentence.ts is not None:
-            # "We went three days ago": the date is no object, so "three" is no content.
-            for resolved in reversed(resolve_relative(rest, sentence.ts)):
-                a, b = resolved.span
-                rest = rest[:a] + " " + rest[b:]
-        return _content_count(view, rest)
-    return None
-
-
-_LEAD_MAX_CHARS = 200
-
-
-def _lead(view: _View, sentence: _Sentence, earlier: list[_Sentence]) -> str:
-    """What the event refers back to: the sentences before it in the same turn, or ""."""
-    lead: list[str] = []
-    for previous in reversed(earlier[-2:]):
-        if previous.turn != sentence.turn:
-            break
-        said = _said_part(view, previous)
-        if said is None or not said.strip():
-            break
-        lead.insert(0, _closed(said))
-    text = " ".join(lead)
-    if len(text) > _LEAD_MAX_CHARS or _content_count(view, text) == 0:
-        return ""
-    return text
-
-
-def _closed(text: str) -> str:
-    text = text.strip()
-    return text if text[-1:] in ".!?…" else text + "."
-
-
-# "Big news: I moved ..." - a short lead-in before a colon is not part of the event.
-_LEAD_IN = re.compile(r"^(?:[A-Za-z']+\s+){0,2}[A-Za-z']+\s*:\s+(?=\S)")
-
-
-def _observation(view: _View, sentence: _Sentence, text: str, lead: str = "") -> Observation | None:
-    text = _LEAD_IN.sub("", text)
-    found: list[Resolved] = []
-    if sentence.ts is not None:
-        today = anchor_day(sentence.ts)
-        text, found = rewrite_dates(text, sentence.ts)
-        if any(r.date > today for r in found):
-            return None  # a plan, not an event: the open-loop family has it
-        if lead:
-            lead, earlier = rewrite_dates(lead, sentence.ts)
-            found += earlier
-    name = display_name(sentence.speaker)
-    other = other_speaker(view, sentence.speaker)
-    rewritten = third_person(f"{lead} {text}".strip(), name, other)
-    if rewritten is None:
-        return None
-    final = _finish(rewritten, OBSERVATION_MAX_CHARS)
-    return Observation(
-        text=final,
-        when=found[0].iso if found else None,
-        ts=sentence_ts(sentence),
-        source=view.segment.id,
-        participants=_participants(view, sentence.speaker, final),
-    )
 
 
 # --- open loops -----------------------------------------------------------------------------
@@ -860,9 +560,8 @@ def open_loop_family(view: _View, out: Extraction) -> None:
         item = _loop_item(view, sentence, said, before) if said is not None else None
         if item is not None and item not in seen:
             seen.add(item)
-            out.open_loops.append(
-                OpenLoop(item=item, ts=sentence_ts(sentence), source=view.segment.id)
-            )
+            loop = {"item": item, "ts": sentence_ts(sentence), "source": view.segment.id}
+            out.open_loops.append(OpenLoop.model_validate({**loop, **provenance(view, sentence)}))
 
 
 def _loop_item(

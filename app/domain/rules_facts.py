@@ -183,6 +183,18 @@ def sentence_ts(sentence: _Sentence) -> str | None:
     return iso_utc(sentence.ts)
 
 
+def turn_id_of(view: _View, turn: int) -> str | None:
+    """The client's id of the segment's ``turn``-th turn, if it has one."""
+    turns = view.segment.turns
+    return turns[turn].id if 0 <= turn < len(turns) else None
+
+
+def provenance(view: _View, sentence: _Sentence) -> dict[str, list[str]]:
+    """``{"turn_ids": [id]}`` of the turn a sentence is from, or nothing when it has no id."""
+    turn_id = turn_id_of(view, sentence.turn)
+    return {"turn_ids": [turn_id]} if turn_id else {}
+
+
 def add_belief(out: Extraction, section: str, belief: Belief) -> None:
     """Append a belief; the same key and value said twice is kept once, at the higher confidence."""
     beliefs: list[Belief] = getattr(out, section)
@@ -1991,12 +2003,15 @@ def _emit(view: _View, out: Extraction, sentence: _Sentence, hit: _Hit, section:
         return
     if hit.local == "name":
         _name_alias(view, out, hit)
-    belief = Belief(
-        key=belief_key(view, hit.person, hit.local),
-        value=hit.value,
-        ts=sentence_ts(sentence),
-        confidence=hit.confidence,
-        source=view.segment.id,
+    belief = Belief.model_validate(
+        {
+            "key": belief_key(view, hit.person, hit.local),
+            "value": hit.value,
+            "ts": sentence_ts(sentence),
+            "confidence": hit.confidence,
+            "source": view.segment.id,
+            **provenance(view, sentence),
+        }
     )
     add_belief(out, section, belief)
 
