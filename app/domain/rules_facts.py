@@ -1524,7 +1524,7 @@ _DEGREE = (
 _FIELD = r"(?P<field>[A-Za-z][\w-]*(?:\s+(?:and\s+)?[A-Za-z][\w-]*){0,3}?)"
 _NOT_FIELDS_TEXT = """
     new first second whole four-year online college university uni undergrad grad the a my
-    part-time full-time"""
+    part-time full-time undergraduate graduate bachelor bachelors masters degree too"""
 _NOT_FIELDS = frozenset(_NOT_FIELDS_TEXT.split())
 
 
@@ -1575,6 +1575,7 @@ def _graduated_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Itera
 
 # Objects that say nothing about a person: "I don't have time", "I don't do that".
 _NEG_JUNK_TEXT = """
+    personal specific particular other same good favorite anyone experience experiences
     time idea clue chance choice energy patience money plans words anything much it that this
     them him her you your one enough any those these sense problem issue issues reason way luck
     room space option mood heart nothing everything something all stuff another more"""
@@ -1585,15 +1586,31 @@ _NEVER_VERBS |= {"rode": "ridden", "flew": "flown", "drove": "driven", "did": "d
 
 
 def _negative_topic(raw: str) -> str | None:
-    words = raw.lower().split()
-    if not words or words[0] in _NEG_JUNK:
+    words = raw.split()
+    lowered = [w.lower() for w in words]
+    if not words or lowered[0] in _NEG_JUNK or lowered[0] in _NOT_LAST:
+        return None
+    # "never finished the game", "don't eat their classics": the thing is the chat's, not named.
+    deictic = any(a == "the" and b[:1].islower() for a, b in zip(lowered, words[1:], strict=False))
+    if deictic or any(w in _NOT_IN_VALUE for w in lowered):
         return None
     return topic_key(raw)
+
+
+# "I don't have work today": a state of the day, not of the person.
+_FOR_NOW = re.compile(
+    r"^[^,.;:!?]*?\b(?:today|tonight|tomorrow|right\s+now|at\s+the\s+moment|this\s+week|yet)\b",
+    re.IGNORECASE,
+)
 
 
 def _dont_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
     verb = m.group("verb").lower()
     confidence = 0.7 if m.groupdict().get("we") else 0.8
+    if _FOR_NOW.match(m.string[m.end() :]) or _FOR_NOW.match(m.group("obj") or ""):
+        return
+    if not _ends_clause_at(m.string, m.end()):
+        return
     if m.group("obj"):
         topic = _negative_topic(m.group("obj"))
         if topic is not None:
@@ -1603,6 +1620,8 @@ def _dont_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_
 
 
 def _never_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    if not _ends_clause_at(m.string, m.end()):
+        return  # "never tried making pasta like that before"
     verb = " ".join(m.group("verb").lower().split())
     verb = _NEVER_VERBS.get(verb, verb)
     obj = re.sub(r"^how\s+(?=to\s)", "", " ".join(m.group("obj").lower().split()))
@@ -1832,7 +1851,8 @@ def _casual_rules() -> tuple[_Triggered, ...]:
         ),
         (
             gate("lessons classes class course workshop"),
-            rf"(?:{_ME}(?i:take|took|taking|started|joined|booked|signed\s+up\s+for|enrolled\s+in)"
+            # "I took a pilates class" is one class; taking or joining them is a hobby.
+            rf"(?:{_ME}(?i:take|taking|started|joined|booked|signed\s+up\s+for|enrolled\s+in)"
             rf"|{_IM}{_ADV}\s+(?i:taking|doing))\s+(?:(?i:a|an|some|the)\s+)?"
             rf"(?P<hobby>(?i:{_HOBBY}))\s+{_LESSONS}",
             _hobby_hits,
@@ -1928,7 +1948,8 @@ def _casual_rules() -> tuple[_Triggered, ...]:
         (
             r"(?:n't|dont|do not|no longer|never)\s+(?:\w+\s+)?(?:eat|drink|own|have|smoke|drive|"
             r"watch|wear|use|speak|play|celebrate|cook|vape|gamble)\b",
-            rf"{_ME}(?i:don't|dont|do\s+not|no\s+longer|never)\s+"
+            # An explicit subject: a line opening with "Don't smoke" gives advice.
+            rf"{_SUBJ}{_ADV}\s+(?i:don't|dont|do\s+not|no\s+longer|never)\s+"
             r"(?:(?i:really|even|usually|actually|ever|generally)\s+)?"
             r"(?P<verb>(?i:eat|drink|own|have|smoke|drive|watch|wear|use|speak|play|celebrate|"
             rf"cook|vape|gamble))(?:\s+(?:(?i:a|an|any|the|much|many)\s+)?{_OBJ})?{_END}",
@@ -1991,15 +2012,113 @@ def _fire(
     """Emit what each rule the text fires finds at its asserted (not negated) matches."""
     for pattern, rule in rules.fired(text.lower()):
         for match in pattern.finditer(text):
-            if is_asserted(text, match.start()):
+            if is_asserted(text, match.start()) and not _gerund_subject(match.group(0)):
                 for hit in rule(view, sentence, match):
-                    _emit(view, out, sentence, hit, section)
+                    _emit(view, out, sentence, hit, section, text)
 
 
-def _emit(view: _View, out: Extraction, sentence: _Sentence, hit: _Hit, section: str) -> None:
+# A line that opens with a gerund ("Learning Spanish is a great choice", "Doing yoga outside can
+# be peaceful") has the activity as its subject: it is no dropped "I", and often about "you".
+_GERUND_START = re.compile(r"^(?:[a-z]+ly\s+|just\s+|also\s+|so\s+|and\s+)*[a-z]+ing\b", re.I)
+_FIRST_PERSON = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|we|we're|we've|my|our)(?![\w'])", re.I)
+
+
+def _gerund_subject(matched: str) -> bool:
+    return _GERUND_START.match(matched) is not None and _FIRST_PERSON.search(matched) is None
+
+
+# --- what a claim's value may be ----------------------------------------------------------------
+
+# A value is a short phrase naming a thing: a pronoun, filler or a verb of its own makes it a piece
+# of a clause ("nyquil it knocks me out", "anime and stuff", "called Blue Rider"), which an agent
+# would read as a fact about nothing.
+_NOT_IN_VALUE_TEXT = """
+    i me my mine myself you your yours yourself he him his she her hers it its itself we us our
+    ours they them their theirs this that these those here there something anything everything
+    nothing someone anyone everyone somebody anybody one ones stuff things thing lot lots kinda
+    sorta really especially also too more most much very so just even maybe probably actually
+    basically literally honestly definitely always etc lol haha lmao omg tbh is are was were be
+    been being am do does did have has had can could will would should shall may might must
+    called named think guess idk yes yeah no nope ok okay better than such like lately recently
+    today tonight tomorrow yesterday now any some every all each both other another various
+    different general variety kinds kind sort type types"""
+_NOT_IN_VALUE = frozenset(_NOT_IN_VALUE_TEXT.split())
+# A value that ends on one of these was cut mid-phrase: "fantasy series like", "north of".
+_NOT_LAST_TEXT = "a an the of to for with in on at by from like and or but as about into"
+_NOT_LAST = frozenset(_NOT_LAST_TEXT.split())
+_ARTICLES = frozenset({"a", "an", "the"})
+# What may follow a preference's object in its clause: the clause ends, or a time, place or
+# reason is added. Anything else ("iced drinks more", "primary colors I think") qualifies it.
+_MAY_FOLLOW_TEXT = """
+    and but so because cause cuz since when whenever while though although if or as too now
+    lately recently these nowadays anymore either anyway lol haha lmao xd today tonight tomorrow
+    yesterday right in on at with for from by during every all over around whenever back here
+    there which who where especially a most before ever again"""
+_MAY_FOLLOW = frozenset(_MAY_FOLLOW_TEXT.split())
+_VALUE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_MAX_VALUE_WORDS = 6
+_STRETCHED = re.compile(r"([^\W\d])\1\1", re.IGNORECASE)
+
+
+def claim_value(view: _View, value: str) -> str | None:
+    """``value`` as a short phrase naming a thing, a trailing vocative dropped; None if not one."""
+    value = _clean_value(value)
+    names = {w.lower() for p in view.participants for w in _VALUE_WORD.findall(p)}
+    words = _VALUE_WORD.findall(value)
+    while len(words) > 1 and words[-1].lower() in names:  # "business finance Kevin!"
+        value = value[: value.lower().rfind(words[-1].lower())].rstrip(" ,")
+        words = words[:-1]
+    lowered = [w.lower().replace("’", "'") for w in words]
+    if not lowered or len(lowered) > _MAX_VALUE_WORDS or lowered[-1] in _NOT_LAST:
+        return None
+    if _STRETCHED.search(value):  # "toooo", "himmm": chat emphasis, not a name
+        return None
+    if any(w in _NOT_IN_VALUE or (w.endswith("'s") and w != lowered[-1]) for w in lowered[1:]):
+        return None
+    if lowered[0] in _NOT_IN_VALUE or (lowered[0] in _NOT_LAST and lowered[0] not in _ARTICLES):
+        return None
+    return value
+
+
+def ends_its_clause(text: str, value: str) -> bool:
+    """Whether nothing that qualifies ``value`` follows it in ``text`` ("X more", "X I think")."""
+    at = text.lower().find(value.lower())
+    if at < 0:
+        return True  # a normalised value (a number, a canonical name) was not cut from the text
+    return _ends_clause_at(text, at + len(value))
+
+
+def _ends_clause_at(text: str, end: int) -> bool:
+    rest = re.split(r"[,.;:!?()\"“”—–~]| - ", text[end:], maxsplit=1)[0]
+    following = [w.lower() for w in _VALUE_WORD.findall(rest)]
+    if following[:2] in (["too", "much"], ["too", "many"]):
+        return False
+    return not following or following[0] in _MAY_FOLLOW
+
+
+def _key_words_ok(local: str) -> bool:
+    """A key that carries its object ("does_not_eat_their_classics") obeys the value's rules."""
+    words = local.split("_")
+    return not any(w in _NOT_IN_VALUE for w in words[1:])
+
+
+def _emit(
+    view: _View,
+    out: Extraction,
+    sentence: _Sentence,
+    hit: _Hit,
+    section: str,
+    text: str | None = None,
+) -> None:
+    if isinstance(hit.value, str):
+        value = claim_value(view, hit.value)
+        said = text if text is not None else sentence.text
+        if value is None or (section == "prefs" and not ends_its_clause(said, value)):
+            return
+        hit = _Hit(hit.person, hit.local, value, hit.confidence, hit.entity)
     if hit.entity is not None and isinstance(hit.value, str):
         add_entity(out, hit.value, hit.entity)
-    if not hit.local:
+    if not hit.local or not _key_words_ok(hit.local.split(".")[-1]):
         return
     if hit.local == "name":
         _name_alias(view, out, hit)
@@ -2147,9 +2266,13 @@ def topic_key(phrase: str) -> str | None:
     return topic or None
 
 
-def _pref_value(raw: str) -> str | None:
+def _pref_value(raw: str, *, pointed: bool = False) -> str | None:
     value = _clean_value(raw)
-    value = re.sub(r"^(?:my|our)\s+", "", value, flags=re.I)
+    # "I enjoyed our chat", "I like the following", "I love the vibes": the thing is the
+    # conversation's, pointed at rather than named (a favourite may be "the lava cake").
+    if not pointed and re.match(r"(?:our|the)\s+[a-z]", value):
+        return None
+    value = re.sub(r"^my\s+", "", value, flags=re.I)
     words = value.lower().split()
     if not words or words[0] in _NOT_TOPICS or {"you", "your", "yours"} & set(words):
         return None
@@ -2171,7 +2294,7 @@ def _pref_hits(view: _View, sentence: _Sentence, m: re.Match[str], polarity: str
 
 
 def _favorite_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
-    value = _pref_value(m.group("obj"))
+    value = _pref_value(m.group("obj"), pointed=True)
     if value is None:
         return
     thing = topic_key(m.group("thing") or "")
