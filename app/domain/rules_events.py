@@ -394,7 +394,6 @@ _LOOP_TABLE: tuple[tuple[str, str], ...] = (
     (rf"(?:{_I}|{_WE})(?i:'ve|\s+have)\s+(?i:got)\s+(?i:to)\b", "needs to"),
     (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:gotta|must)\b", "needs to"),
     (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:going\s+to|gonna)\b", "is going to"),
-    (rf"(?<![\w'])(?i:i'll|we'll)\b|(?:{_I}|{_WE})\s+(?i:will)\b", "will"),
     (r"(?<![\w'])(?i:remind\s+me\s+to)\b", "asked to be reminded to"),
     (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:should)\b", "should"),
     (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:plan|intend)\s+(?i:to)\b", "plans to"),
@@ -404,18 +403,15 @@ _LOOP_TABLE: tuple[tuple[str, str], ...] = (
         rf"(?={_GERUND})",
         "plans to {g}",
     ),
-    (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:want|wanna)(?:\s+(?i:to))?\b", "wants to"),
+    (rf"(?:{_I}|{_WE}){_ADV}\s+(?:(?i:want)\s+(?i:to)|(?i:wanna))\b", "wants to"),
     (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:hope)\s+(?i:to)\b", "hopes to"),
     (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:hoping)\s+(?i:to)\b", "hopes to"),
     (
         rf"(?:{_I}|{_WE})\s+(?i:promise)(?:\s+(?i:to|(?:that\s+)?i'll|(?:that\s+)?i\s+will))\b",
         "promised to",
     ),
-    (rf"(?:{_I}|{_WE})\s+(?i:can't|cannot)\s+(?i:wait)\s+(?i:to)\b", "can't wait to"),
     (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:about)\s+(?i:to)\b", "is about to"),
-    (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:looking\s+forward\s+to)\b", "is looking forward to"),
     (r"(?<![\w'])(?i:my|our)\s+(?i:goal|plan)\s+(?i:is)\s+(?i:to)\b", "aims to"),
-    (r"(?<![\w'])(?i:let's|let\s+us)\b", "proposed to"),
 )
 _LOOP_PATTERNS = tuple((re.compile(p), phrase) for p, phrase in _LOOP_TABLE)
 _PROGRESSIVE = re.compile(rf"(?:{_IM}|{_WERE}){_ADV}\s+{_GERUND}")
@@ -464,6 +460,51 @@ _NOT_TASKS = re.compile(
     re.IGNORECASE,
 )
 _GENERIC = _words("try check keep think look make get going sure thing stuff things")
+# A task is a verb and its object, said plainly. "I'll keep that in mind", "I'm gonna go eat
+# something" or "I need to drive her" name nothing an agent could follow up on; a second clause
+# ("... so that I can visit them") or a hedge makes it a thought, not a task.
+_NOT_IN_TASK = _words(
+    "it that this these those them they there her him she he you your yours one something "
+    "anything someone somebody stuff things what how when whenever if so because cause cuz but "
+    "though although then now maybe hopefully idk lol haha lmao i i'm im i've i'd me "
+    "tho unless until while where which who why however themselves himself herself yourself "
+    "can can't cannot don't dont doesn't didn't isn't is are was were will would won't could "
+    "should they're it's that's there's we're you're he's she's"
+)
+# Trailing words that only hedge the time: kept out of the task, not a reason to drop it.
+_TAIL_HEDGES = re.compile(
+    r"(?:\s+(?:too|as\s+well|soon|eventually|in\s+general|later|though|tho|sooner\s+rather\s+"
+    r"than\s+later|right\s+now|for\s+sure|asap))+$",
+    re.IGNORECASE,
+)
+_HEDGES = re.compile(
+    r"^(?:(?:definitely|probably|really|just|actually|also|soon|finally|seriously|totally|"
+    r"literally|honestly|still)\s+)+",
+    re.IGNORECASE,
+)
+_TASK_WORD = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
+_TASK_MAX_WORDS = 10
+
+
+def _task(complement: str) -> str | None:
+    """The task said, without hedging adverbs, if it is a plain verb and object; else None."""
+    task = _TAIL_HEDGES.sub("", _HEDGES.sub("", complement)).strip(" ,")
+    words = [w.lower() for w in _TASK_WORD.findall(task)]
+    if len(words) < 2 or len(words) > _TASK_MAX_WORDS or words[-1] in _NOT_LAST_WORDS:
+        return None
+    if words[0] in _NOT_LAST_WORDS or any(w in _NOT_IN_TASK for w in words):
+        return None  # "going to in Miami": the verb's object is missing
+    if _STRETCHED.search(task):
+        return None
+    return task
+
+
+_STRETCHED = re.compile(r"([^\W\d])\1\1", re.IGNORECASE)
+
+
+_NOT_LAST_WORDS = _words(
+    "a an the of to for with in on at by from like and or but as about into my our some more any"
+)
 # Base forms of gerunds whose spelling rules are not regular enough to guess.
 _BASE_VERBS = {
     "going": "go",
@@ -594,8 +635,8 @@ def _loop_item(
         start = match.start("gerund") if phrase == "is" else match.end()
         end_match = _LOOP_END.search(text, start)
         end = end_match.start() if end_match else len(text)
-    complement = _without_dates(text, start, end, dates).strip(" ,")
-    if not complement or _NOT_TASKS.match(complement):
+    complement = _task(_without_dates(text, start, end, dates).strip(" ,"))
+    if complement is None or _NOT_TASKS.match(complement):
         return None
     words = {w for w in re.findall(r"[a-z][\w'-]*", complement.lower())}
     if not any(w in view.word_counts and w not in _GENERIC for w in words):
