@@ -299,7 +299,10 @@ def _proper_phrases(text: str) -> list[str]:
     """Runs of two or more capitalised words ("Hope Street", "New York City").
 
     Words must be separated by one space, so "Paris. London" is no phrase. A leading common word
-    ("The", "Last") is dropped, "I" ends a run, and runs of only month and day names are skipped.
+    ("The", "Last"), interjection ("Happy") or adverb ("Usually") is dropped, a possessive ends the
+    name ("Taylor Swift's dress") or starts it ("Seattle's Pike Place Market"), and "I" ends a run.
+    Skipped: runs of only month, day or holiday names, shouted lines, headings ("Stay Hydrated:"),
+    and runs cut by a number, before it ("1 Tbsp Honey") or after it ("John Wick Chapter 4").
     """
     phrases: list[str] = []
     run: list[str] = []
@@ -309,7 +312,7 @@ def _proper_phrases(text: str) -> list[str]:
         word = match.group(0)
         capital = word[0].isupper() and word != "I" and not word.startswith("I'")
         if run and not (capital and text[prev_end : match.start()] == " "):
-            phrases.extend(_clean_phrase(run, _at_start(text, run_start)))
+            phrases.extend(_clean_phrase(run, text, run_start, prev_end))
             run = []
         if capital:
             if not run:
@@ -317,21 +320,52 @@ def _proper_phrases(text: str) -> list[str]:
             run.append(word)
         prev_end = match.end()
     if run:
-        phrases.extend(_clean_phrase(run, _at_start(text, run_start)))
+        phrases.extend(_clean_phrase(run, text, run_start, prev_end))
     return phrases
 
 
 def _at_start(text: str, offset: int) -> bool:
-    return text[:offset].strip(" \"'([") == ""
+    return text[:offset].strip(" \"'([•*-") == ""
 
 
-def _clean_phrase(words: list[str], sentence_initial: bool) -> list[str]:
+# Words that open a capitalised run without being part of a name.
+_NOT_NAME_START_TEXT = """
+    happy merry dear woohoo yay yo alright thats apparently usually specifically absolutely
+    famous authentic modern mostly"""
+_NOT_NAME_START = frozenset(_NOT_NAME_START_TEXT.split())
+_HOLIDAY_TEXT = """
+    new year years eve day christmas xmas easter halloween thanksgiving valentine valentines
+    boxing good friday st patrick patricks hanukkah diwali eid ramadan"""
+_HOLIDAY_WORDS = frozenset(_HOLIDAY_TEXT.split())
+_NUMBER_NEAR = re.compile(r"\d")
+
+
+def _clean_phrase(words: list[str], text: str, start: int, end: int) -> list[str]:
+    before, after = text[:start].rstrip(), text[end:]
+    if _NUMBER_NEAR.match(after.lstrip(" .#")[:1]) or _NUMBER_NEAR.search(before[-1:]):
+        return []  # a measure ("2 Tbsp Honey") or a name cut short ("Olaplex No. 3")
+    if _at_start(text, start) and (after.lstrip().startswith(":") or not after.strip()):
+        return []  # a heading or a list item: "Trim Regularly: ...", "Travel Insurance"
+    if all(w.isupper() for w in words):
+        return []  # shouting, or initials run together: "PAT DRY", "PB N J"
+    for index, word in enumerate(words):
+        if word.lower().endswith(("'s", "’s")):
+            # The owner is another name when more follows: keep what is owned.
+            last = index == len(words) - 1
+            words = [*words[:-1], word[:-2]] if last else words[index + 1 :]
+            break
     # A leading function word ("The", "Last", "My") is not part of the name, except the few
     # adjectives names often start with ("New York", "Great Barrier Reef").
-    while words and words[0].lower() in STOPWORDS and words[0].lower() not in _NAME_STARTERS:
+    while words and (
+        (words[0].lower() in STOPWORDS and words[0].lower() not in _NAME_STARTERS)
+        or words[0].lower() in _NOT_NAME_START
+        or words[0].lower().endswith(("ly", "ing"))
+    ):
         words = words[1:]
-    if sentence_initial and words and words[0].lower() in _CALENDAR_WORDS:
+    if _at_start(text, start) and words and words[0].lower() in _CALENDAR_WORDS:
         words = words[1:]
     if len(words) < 2 or all(w.lower() in _CALENDAR_WORDS for w in words):
+        return []
+    if all(w.lower() in _HOLIDAY_WORDS for w in words):
         return []
     return [" ".join(words)]
