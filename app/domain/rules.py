@@ -338,6 +338,8 @@ _HOLIDAY_TEXT = """
     boxing good friday st patrick patricks hanukkah diwali eid ramadan"""
 _HOLIDAY_WORDS = frozenset(_HOLIDAY_TEXT.split())
 _NUMBER_NEAR = re.compile(r"\d")
+_TITLE_GOES_ON = re.compile(r"\s+(?:of|the|of\s+the|over\s+the|on\s+the)\s+[A-Z]")
+_LIKE_SUFFIXES = ("-like", "-esque", "-style", "-ish")
 
 
 def _clean_phrase(words: list[str], text: str, start: int, end: int) -> list[str]:
@@ -348,6 +350,8 @@ def _clean_phrase(words: list[str], text: str, start: int, end: int) -> list[str
         return []  # a heading or a list item: "Trim Regularly: ...", "Travel Insurance"
     if all(w.isupper() for w in words):
         return []  # shouting, or initials run together: "PAT DRY", "PB N J"
+    if _TITLE_GOES_ON.match(after) or any(w.lower().endswith(_LIKE_SUFFIXES) for w in words):
+        return []  # part of a longer title ("Lost City of the Incas"), or "Death Star-like"
     for index, word in enumerate(words):
         if word.lower().endswith(("'s", "’s")):
             # The owner is another name when more follows: keep what is owned.

@@ -469,7 +469,7 @@ _NOT_IN_TASK = _words(
     "though although then now maybe hopefully idk lol haha lmao i i'm im i've i'd me "
     "tho unless until while where which who why however themselves himself herself yourself "
     "can can't cannot don't dont doesn't didn't isn't is are was were will would won't could "
-    "should they're it's that's there's we're you're he's she's"
+    "should they're it's that's there's we're you're he's she's just"
 )
 # Trailing words that only hedge the time: kept out of the task, not a reason to drop it.
 _TAIL_HEDGES = re.compile(
@@ -690,11 +690,13 @@ def _booked(text: str, dates: list[Resolved]) -> tuple[re.Match[str], str] | Non
 
 
 def _without_dates(text: str, start: int, end: int, dates: list[Resolved]) -> str:
+    """The task without the dates at its ends; one inside it stays ("take this weekend off")."""
     parts: list[str] = []
     cursor = start
     for resolved in dates:
         a, b = resolved.span
-        if a >= start and b <= end:
+        at_an_end = not text[start:a].strip(" ,") or not text[b:end].strip(" ,.!?")
+        if a >= start and b <= end and at_an_end:
             parts.append(text[cursor:a])
             cursor = b
     parts.append(text[cursor:end])

@@ -243,7 +243,11 @@ _HYPOTHETICAL = re.compile(
     r"should|hope|hopefully|someday|dream|dreaming|fantasi[sz]e)\b|'d\b",
     re.IGNORECASE,
 )
-_NEGATION = re.compile(r"\b(?:not|never|no\s+longer|nobody|nothing)\b|n't\b", re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(?:not|never|no\s+longer|nobody|nothing|isnt|dont|doesnt|didnt|cant|wont|arent|wasnt|"
+    r"werent)\b|n't\b",
+    re.IGNORECASE,
+)
 _REPORTED = re.compile(
     r"\b(?P<who>[\w']+)\s+(?:said|says|told|tells|thinks|thought|mentioned|claims|claimed|"
     r"believes|heard|asked|wrote|texted)\b",
@@ -314,10 +318,12 @@ _NOT_NAME_TEXT = """
     everyone everybody someone somebody anyone nobody today tomorrow yesterday tonight
     monday tuesday wednesday thursday friday saturday sunday"""
 _NOT_NAMES = frozenset(_NOT_NAME_TEXT.split()) | frozenset(m.lower() for m in MONTHS)
+_TRAILING_SYMBOLS = re.compile(r"[^\w\s.,;:!?()\"'’“”\[\]-]+[\s\W]*$")
 
 
 def _clean_value(value: str) -> str:
-    value = " ".join(value.split())
+    # Emoji and other symbols after a value are the mood it was said in: "Rottweilers ❤️".
+    value = " ".join(_TRAILING_SYMBOLS.sub("", value).split())
     return value.strip(" \t\"'“”‘’,.;:!?()[]-–—").removesuffix("'s").strip()
 
 
@@ -2041,7 +2047,8 @@ _NOT_IN_VALUE_TEXT = """
     been being am do does did have has had can could will would should shall may might must
     called named think guess idk yes yeah no nope ok okay better than such like lately recently
     today tonight tomorrow yesterday now any some every all each both other another various
-    different general variety kinds kind sort type types"""
+    different general variety kinds kind sort type types though tho theyre youre thats whats
+    dont cant wont isnt im ive"""
 _NOT_IN_VALUE = frozenset(_NOT_IN_VALUE_TEXT.split())
 # A value that ends on one of these was cut mid-phrase: "fantasy series like", "north of".
 _NOT_LAST_TEXT = "a an the of to for with in on at by from like and or but as about into"
@@ -2057,6 +2064,11 @@ _MAY_FOLLOW_TEXT = """
 _MAY_FOLLOW = frozenset(_MAY_FOLLOW_TEXT.split())
 _VALUE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _MAX_VALUE_WORDS = 6
+_NO_OBJECT_TEXT = """
+    using making doing having getting going trying taking giving putting seeing finding keeping
+    buying"""
+_NO_OBJECT = frozenset(_NO_OBJECT_TEXT.split())
+_ADVERB = re.compile(r"[a-z]{3,}ly")
 _STRETCHED = re.compile(r"([^\W\d])\1\1", re.IGNORECASE)
 
 
@@ -2073,6 +2085,10 @@ def claim_value(view: _View, value: str) -> str | None:
         return None
     if _STRETCHED.search(value):  # "toooo", "himmm": chat emphasis, not a name
         return None
+    if lowered == [lowered[0]] and lowered[0] in _NO_OBJECT:
+        return None  # "I love using as much pepper as I can": the object was not kept
+    if len(lowered) > 1 and _ADVERB.fullmatch(lowered[-1]):
+        return None  # "playing occasionally": how, not what
     if any(w in _NOT_IN_VALUE or (w.endswith("'s") and w != lowered[-1]) for w in lowered[1:]):
         return None
     if lowered[0] in _NOT_IN_VALUE or (lowered[0] in _NOT_LAST and lowered[0] not in _ARTICLES):

@@ -114,12 +114,14 @@ def _first_turn(data: dict[str, object]) -> str:
 
 def _entity_message(names: Sequence[str], messages: Sequence[Message]) -> str:
     """The first message that names the entity (or, for a speaker, that they wrote)."""
-    wanted = [f" {normalise(n)} " for n in names if normalise(n)]
+    wanted = [normalise(n) for n in names if normalise(n)]
+    # A name may have been said with a possessive ("Taylor Swift's" normalises to "swifts").
+    said = [re.compile(rf" {re.escape(w)}s? ") for w in wanted]
     for m in messages:
-        if normalise(m.speaker) in {w.strip() for w in wanted}:
+        if normalise(m.speaker) in wanted:
             return m.id
         text = f" {normalise(m.text)} "
-        if any(w in text for w in wanted):
+        if any(p.search(text) for p in said):
             return m.id
     return ""
 
@@ -338,9 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     report, chosen = measure(done, labels, args.seed, args.per_kind)
     _print(report)
     if args.pending:
-        print(
-            f"{write_pending(chosen, labels, done, args.pending)} unlabelled items in {args.pending}"
-        )
+        pending = write_pending(chosen, labels, done, args.pending)
+        print(f"{pending} unlabelled items in {args.pending}")
     if args.json:
         args.json.write_text(json.dumps(asdict(report), indent=2) + "\n", encoding="utf-8")
     judged = report.precision["all"]
