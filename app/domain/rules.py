@@ -325,7 +325,8 @@ def _proper_phrases(text: str) -> list[str]:
 
 
 def _at_start(text: str, offset: int) -> bool:
-    return text[:offset].strip(" \"'([•*-") == ""
+    # Numbering, bullets and invisible marks before a run still leave it at the line's start.
+    return _LINE_LEAD.fullmatch(text[:offset]) is not None
 
 
 # Words that open a capitalised run without being part of a name.
@@ -338,14 +339,21 @@ _HOLIDAY_TEXT = """
     boxing good friday st patrick patricks hanukkah diwali eid ramadan"""
 _HOLIDAY_WORDS = frozenset(_HOLIDAY_TEXT.split())
 _NUMBER_NEAR = re.compile(r"\d")
+_LINE_LEAD = re.compile(r"[\W\d_]*")
+# "60 g Plain Yogurt", "2 Tbsp Honey": a quantity and its unit before the run.
+_MEASURE_BEFORE = re.compile(r"\d\s*[A-Za-z]{0,4}\.?$")
+# "Where the Crawdads Sing", "Temple of Olympian Zeus": the run ends a longer title.
+_TITLE_BEFORE = re.compile(r"(?:^|\s)[A-Z][\w']*\s+(?:of|the|of\s+the)$")
 _TITLE_GOES_ON = re.compile(r"\s+(?:of|the|of\s+the|over\s+the|on\s+the)\s+[A-Z]")
 _LIKE_SUFFIXES = ("-like", "-esque", "-style", "-ish")
 
 
 def _clean_phrase(words: list[str], text: str, start: int, end: int) -> list[str]:
     before, after = text[:start].rstrip(), text[end:]
-    if _NUMBER_NEAR.match(after.lstrip(" .#")[:1]) or _NUMBER_NEAR.search(before[-1:]):
+    if _NUMBER_NEAR.match(after.lstrip(" .#")[:1]) or _MEASURE_BEFORE.search(before):
         return []  # a measure ("2 Tbsp Honey") or a name cut short ("Olaplex No. 3")
+    if _TITLE_BEFORE.search(before):
+        return []
     if _at_start(text, start) and (after.lstrip().startswith(":") or not after.strip()):
         return []  # a heading or a list item: "Trim Regularly: ...", "Travel Insurance"
     if all(w.isupper() for w in words):

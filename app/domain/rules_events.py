@@ -48,6 +48,7 @@ from app.domain.extract import Extraction
 from app.domain.passport import EntityType, OpenLoop
 from app.domain.rules_facts import (
     add_entity,
+    clause_start,
     display_name,
     is_asserted,
     is_person,
@@ -469,8 +470,13 @@ _NOT_IN_TASK = _words(
     "though although then now maybe hopefully idk lol haha lmao i i'm im i've i'd me "
     "tho unless until while where which who why however themselves himself herself yourself "
     "can can't cannot don't dont doesn't didn't isn't is are was were will would won't could "
-    "should they're it's that's there's we're you're he's she's just"
+    "should they're it's that's there's we're you're he's she's just their theirs together "
+    "myself ourselves kinda sorta someday sometime"
 )
+# A task is something done: "be awake", "be famous" are states, "do in the future" is nothing.
+_NOT_TASK_VERBS = _words("be do")
+# "when I really need to sleep": a condition, not a plan.
+_CONDITION = re.compile(r"\b(?:when|whenever|if|unless|until|once)\b", re.IGNORECASE)
 # Trailing words that only hedge the time: kept out of the task, not a reason to drop it.
 _TAIL_HEDGES = re.compile(
     r"(?:\s+(?:too|as\s+well|soon|eventually|in\s+general|later|though|tho|sooner\s+rather\s+"
@@ -492,7 +498,7 @@ def _task(complement: str) -> str | None:
     words = [w.lower() for w in _TASK_WORD.findall(task)]
     if len(words) < 2 or len(words) > _TASK_MAX_WORDS or words[-1] in _NOT_LAST_WORDS:
         return None
-    if words[0] in _NOT_LAST_WORDS or any(w in _NOT_IN_TASK for w in words):
+    if words[0] in _NOT_LAST_WORDS | _NOT_TASK_VERBS or any(w in _NOT_IN_TASK for w in words):
         return None  # "going to in Miami": the verb's object is missing
     if _STRETCHED.search(task):
         return None
@@ -626,6 +632,8 @@ def _loop_item(
         return None
     match, phrase = found
     if not is_asserted(text, match.start()):
+        return None
+    if _CONDITION.search(text[clause_start(text, match.start()) : match.start()]):
         return None
     if phrase == _HAS_OWN:
         # "My interview is on Thursday" -> "Jon has Jon's interview".

@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import hashlib
 import json
-import random
 import re
 import sys
 from collections import Counter
@@ -146,7 +145,7 @@ def items_of(done: Extracted) -> list[Item]:
 
 
 def sample(items: Sequence[Item], seed: int = SEED, per_kind: int = PER_KIND) -> list[Item]:
-    """``per_kind`` items of each kind drawn by ``seed``; a short kind's rest goes to the others."""
+    """``per_kind`` items of each kind ranked by ``seed``; a short kind's rest goes to others."""
     by_kind = {k: sorted((i for i in items if i.kind == k), key=lambda i: i.ref) for k in KINDS}
     quota = {k: min(per_kind, len(v)) for k, v in by_kind.items()}
     spare = per_kind * len(KINDS) - sum(quota.values())
@@ -158,11 +157,17 @@ def sample(items: Sequence[Item], seed: int = SEED, per_kind: int = PER_KIND) ->
             if spare > 0 and quota[k] < len(by_kind[k]):
                 quota[k] += 1
                 spare -= 1
-    rng = random.Random(seed)
     chosen: list[Item] = []
     for k in KINDS:
-        chosen += rng.sample(by_kind[k], quota[k])
+        ranked = sorted(by_kind[k], key=lambda i: _rank(seed, i))
+        chosen += ranked[: quota[k]]
     return chosen
+
+
+def _rank(seed: int, item: Item) -> str:
+    # Each item's place is fixed by the seed and its own reference, so a change of extractor
+    # that keeps an item keeps its place: its label stays in use.
+    return hashlib.sha256(f"{seed}|{item.ref}".encode()).hexdigest()
 
 
 def read_labels(path: Path = LABELS) -> dict[str, bool]:
