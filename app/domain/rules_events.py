@@ -473,8 +473,11 @@ _NOT_IN_TASK = _words(
     "should they're it's that's there's we're you're he's she's just their theirs together "
     "myself ourselves kinda sorta someday sometime"
 )
+# Inside a task, these start another clause or offer a choice rather than name one thing.
+_MID_CLAUSE = re.compile(r"\s(?:as\s+well|too|or)\s", re.IGNORECASE)
 # A task is something done: "be awake", "be famous" are states, "do in the future" is nothing.
 _NOT_TASK_VERBS = _words("be do")
+_BUT_AFTER = re.compile(r"[^.;!?]*?(?:,\s*|\s+)but\b", re.IGNORECASE)
 # "when I really need to sleep": a condition, not a plan.
 _CONDITION = re.compile(r"\b(?:when|whenever|if|unless|until|once)\b", re.IGNORECASE)
 # Trailing words that only hedge the time: kept out of the task, not a reason to drop it.
@@ -495,6 +498,8 @@ _TASK_MAX_WORDS = 10
 def _task(complement: str) -> str | None:
     """The task said, without hedging adverbs, if it is a plain verb and object; else None."""
     task = _TAIL_HEDGES.sub("", _HEDGES.sub("", complement)).strip(" ,")
+    if _MID_CLAUSE.search(task):
+        return None  # "give it a try as well sounds amazing", "get or make better habits"
     words = [w.lower() for w in _TASK_WORD.findall(task)]
     if len(words) < 2 or len(words) > _TASK_MAX_WORDS or words[-1] in _NOT_LAST_WORDS:
         return None
@@ -635,6 +640,8 @@ def _loop_item(
         return None
     if _CONDITION.search(text[clause_start(text, match.start()) : match.start()]):
         return None
+    if phrase in ("wants to", "hopes to") and _BUT_AFTER.match(text[match.end() :]):
+        return None  # "I wanna go outside but at the same time I don't": a wish taken back
     if phrase == _HAS_OWN:
         # "My interview is on Thursday" -> "Jon has Jon's interview".
         start, end = match.span("thing")
