@@ -495,15 +495,19 @@ _TASK_WORD = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
 _TASK_MAX_WORDS = 10
 
 
-def _task(complement: str) -> str | None:
-    """The task said, without hedging adverbs, if it is a plain verb and object; else None."""
+def _task(complement: str, *, noun: bool = False) -> str | None:
+    """The task said, without hedging adverbs, if it is a plain verb and object; else None.
+
+    ``noun``: the complement is the thing booked ("my eye test"), not a verb and its object.
+    """
     task = _TAIL_HEDGES.sub("", _HEDGES.sub("", complement)).strip(" ,")
     if _MID_CLAUSE.search(task):
         return None  # "give it a try as well sounds amazing", "get or make better habits"
     words = [w.lower() for w in _TASK_WORD.findall(task)]
-    if len(words) < 2 or len(words) > _TASK_MAX_WORDS or words[-1] in _NOT_LAST_WORDS:
+    if len(words) < 2 - noun or len(words) > _TASK_MAX_WORDS or words[-1] in _NOT_LAST_WORDS:
         return None
-    if words[0] in _NOT_LAST_WORDS | _NOT_TASK_VERBS or any(w in _NOT_IN_TASK for w in words):
+    no_verb = words[0] in (_PREPOSITIONS if noun else _NOT_LAST_WORDS | _NOT_TASK_VERBS)
+    if no_verb or any(w in _NOT_IN_TASK for w in words):
         return None  # "going to in Miami": the verb's object is missing
     if _STRETCHED.search(task):
         return None
@@ -513,6 +517,7 @@ def _task(complement: str) -> str | None:
 _STRETCHED = re.compile(r"([^\W\d])\1\1", re.IGNORECASE)
 
 
+_PREPOSITIONS = _words("of to for with in on at by from like and or but as about into")
 _NOT_LAST_WORDS = _words(
     "a an the of to for with in on at by from like and or but as about into my our some more any"
 )
@@ -642,6 +647,8 @@ def _loop_item(
         return None
     if phrase in ("wants to", "hopes to") and _BUT_AFTER.match(text[match.end() :]):
         return None  # "I wanna go outside but at the same time I don't": a wish taken back
+    # What is booked ("a dentist appointment") or where one goes ("the pride parade") is a noun.
+    noun = phrase in ("has", _HAS_OWN, "is going to")
     if phrase == _HAS_OWN:
         # "My interview is on Thursday" -> "Jon has Jon's interview".
         start, end = match.span("thing")
@@ -650,7 +657,7 @@ def _loop_item(
         start = match.start("gerund") if phrase == "is" else match.end()
         end_match = _LOOP_END.search(text, start)
         end = end_match.start() if end_match else len(text)
-    complement = _task(_without_dates(text, start, end, dates).strip(" ,"))
+    complement = _task(_without_dates(text, start, end, dates).strip(" ,"), noun=noun)
     if complement is None or _NOT_TASKS.match(complement):
         return None
     words = {w for w in re.findall(r"[a-z][\w'-]*", complement.lower())}

@@ -2018,19 +2018,28 @@ def _fire(
     """Emit what each rule the text fires finds at its asserted (not negated) matches."""
     for pattern, rule in rules.fired(text.lower()):
         for match in pattern.finditer(text):
-            if is_asserted(text, match.start()) and not _gerund_subject(match.group(0)):
+            if is_asserted(text, match.start()) and not _gerund_subject(text, match):
                 for hit in rule(view, sentence, match):
-                    _emit(view, out, sentence, hit, section, text)
+                    _emit(view, out, sentence, hit, section, (text, match.end()))
 
 
-# A line that opens with a gerund ("Learning Spanish is a great choice", "Doing yoga outside can
-# be peaceful") has the activity as its subject: it is no dropped "I", and often about "you".
+# A line that opens with a gerund and goes on with a verb of its own ("Learning Spanish is a
+# great choice", "Doing yoga outside can be peaceful") has the activity as its subject: it is no
+# dropped "I" ("working at Acme now"), and is often about "you".
 _GERUND_START = re.compile(r"^(?:[a-z]+ly\s+|just\s+|also\s+|so\s+|and\s+)*[a-z]+ing\b", re.I)
 _FIRST_PERSON = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|we|we're|we've|my|our)(?![\w'])", re.I)
+_ITS_OWN_VERB = re.compile(
+    r"^[^,.;:!?]*?\b(?:is|was|are|were|can|could|must|might|may|will|would|should|sounds|seems|"
+    r"looks|has|had|makes|takes|helps|gives)\b",
+    re.IGNORECASE,
+)
 
 
-def _gerund_subject(matched: str) -> bool:
-    return _GERUND_START.match(matched) is not None and _FIRST_PERSON.search(matched) is None
+def _gerund_subject(text: str, match: re.Match[str]) -> bool:
+    start = _GERUND_START.match(match.group(0))
+    if start is None or _FIRST_PERSON.search(match.group(0)) is not None:
+        return False
+    return _ITS_OWN_VERB.match(text[match.start() + start.end() :]) is not None
 
 
 # --- what a claim's value may be ----------------------------------------------------------------
@@ -2060,7 +2069,7 @@ _MAY_FOLLOW_TEXT = """
     and but so because cause cuz since when whenever while though although if or as too now
     lately recently these nowadays anymore either anyway lol haha lmao xd today tonight tomorrow
     yesterday right in on at with for from by during every all over around whenever back here
-    there which who where especially a most before ever again"""
+    there which who where especially a most before ever again this last every after until"""
 _MAY_FOLLOW = frozenset(_MAY_FOLLOW_TEXT.split())
 _VALUE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _MAX_VALUE_WORDS = 6
@@ -2089,33 +2098,22 @@ def claim_value(view: _View, value: str) -> str | None:
         return None  # "I love using as much pepper as I can": the object was not kept
     if len(lowered) > 1 and _ADVERB.fullmatch(lowered[-1]):
         return None  # "playing occasionally": how, not what
-    if any(w in _NOT_IN_VALUE or (w.endswith("'s") and w != lowered[-1]) for w in lowered[1:]):
+    # A capitalised word is a name ("May", "Will"), whatever its lower case means.
+    common = [w if words[i].islower() or words[i] == "I" else "" for i, w in enumerate(lowered)]
+    if any(w in _NOT_IN_VALUE or (w.endswith("'s") and w != lowered[-1]) for w in common[1:]):
         return None
-    if lowered[0] in _NOT_IN_VALUE or (lowered[0] in _NOT_LAST and lowered[0] not in _ARTICLES):
+    if common[0] in _NOT_IN_VALUE or (lowered[0] in _NOT_LAST and lowered[0] not in _ARTICLES):
         return None
     return value
 
 
-def ends_its_clause(text: str, value: str) -> bool:
-    """Whether nothing that qualifies ``value`` follows it in ``text`` ("X more", "X I think")."""
-    at = text.lower().find(value.lower())
-    if at < 0:
-        return True  # a normalised value (a number, a canonical name) was not cut from the text
-    return _ends_clause_at(text, at + len(value))
-
-
 def _ends_clause_at(text: str, end: int) -> bool:
+    """Whether nothing that qualifies what ends at ``end`` follows it ("X more", "X I think")."""
     rest = re.split(r"[,.;:!?()\"“”—–~]| - ", text[end:], maxsplit=1)[0]
     following = [w.lower() for w in _VALUE_WORD.findall(rest)]
     if following[:2] in (["too", "much"], ["too", "many"]):
         return False
     return not following or following[0] in _MAY_FOLLOW
-
-
-def _key_words_ok(local: str) -> bool:
-    """A key that carries its object ("does_not_eat_their_classics") obeys the value's rules."""
-    words = local.split("_")
-    return not any(w in _NOT_IN_VALUE for w in words[1:])
 
 
 def _emit(
@@ -2124,17 +2122,20 @@ def _emit(
     sentence: _Sentence,
     hit: _Hit,
     section: str,
-    text: str | None = None,
+    said: tuple[str, int] | None = None,
 ) -> None:
-    if isinstance(hit.value, str):
+    """Add what a rule found; ``said`` is the text and where its match ended, if it had one."""
+    if isinstance(hit.value, str) and hit.value.lower() in sentence.text.lower():
+        # Only what was cut from the chat is judged; a template value ("married") is a claim.
         value = claim_value(view, hit.value)
-        said = text if text is not None else sentence.text
-        if value is None or (section == "prefs" and not ends_its_clause(said, value)):
+        # A preference's object must end its clause: "I like iced drinks more" qualifies it.
+        cut = section == "prefs" and said is not None and not _ends_clause_at(*said)
+        if value is None or cut:
             return
         hit = _Hit(hit.person, hit.local, value, hit.confidence, hit.entity)
     if hit.entity is not None and isinstance(hit.value, str):
         add_entity(out, hit.value, hit.entity)
-    if not hit.local or not _key_words_ok(hit.local.split(".")[-1]):
+    if not hit.local:
         return
     if hit.local == "name":
         _name_alias(view, out, hit)

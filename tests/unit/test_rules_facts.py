@@ -845,7 +845,7 @@ def test_more_ways_to_say_a_preference(text: str, key: str) -> None:
     ("text", "key", "value"),
     [
         ("I live for summer. everything just feels better", "likes_summer", "summer"),
-        ("nothing beats a cold beer after a long hike", "likes_cold_beer", None),
+        ("nothing beats a cold beer after a hike", "likes_cold_beer", None),
         ("nothing relaxes me like yoga", "likes_yoga", "yoga"),
         ("honestly there's nothing like a good thunderstorm", "likes_good_thunderstorm", None),
         ("I can't get enough of jazz", "likes_jazz", "jazz"),
