@@ -2137,11 +2137,14 @@ def _emit(
         add_entity(out, hit.value, hit.entity)
     if not hit.local:
         return
+    key = belief_key(view, hit.person, hit.local)
+    if section == "prefs" and _hobby_twin(key) in {*view.known_keys, *(b.key for b in out.facts)}:
+        return  # "likes pottery" beside "hobby: pottery" says the same thing twice
     if hit.local == "name":
         _name_alias(view, out, hit)
     belief = Belief.model_validate(
         {
-            "key": belief_key(view, hit.person, hit.local),
+            "key": key,
             "value": hit.value,
             "ts": sentence_ts(sentence),
             "confidence": hit.confidence,
@@ -2150,6 +2153,12 @@ def _emit(
         }
     )
     add_belief(out, section, belief)
+
+
+def _hobby_twin(key: str) -> str:
+    """``hobby_x`` for ``likes_x`` (namespace kept); "" for any other key."""
+    head, dot, local = key.rpartition(".")
+    return f"{head}{dot}hobby_{local[6:]}" if local.startswith("likes_") else ""
 
 
 def _name_alias(view: _View, out: Extraction, hit: _Hit) -> None:
