@@ -1952,12 +1952,13 @@ def _casual_rules() -> tuple[_Triggered, ...]:
         ),
         # negative facts: habits, things never done, skills lacking, habits quit
         (
-            r"(?:n't|dont|do not|no longer|never)\s+(?:\w+\s+)?(?:eat|drink|own|have|smoke|drive|"
+            r"(?:n't|dont|do not|no longer|never)\s+(?:\w+\s+)?(?:eat|drink|own|smoke|drive|"
             r"watch|wear|use|speak|play|celebrate|cook|vape|gamble)\b",
-            # An explicit subject: a line opening with "Don't smoke" gives advice.
+            # An explicit subject: a line opening with "Don't smoke" gives advice. "Have" is left
+            # out: "I don't have work today", "... any of the three", "... to worry" are no facts.
             rf"{_SUBJ}{_ADV}\s+(?i:don't|dont|do\s+not|no\s+longer|never)\s+"
             r"(?:(?i:really|even|usually|actually|ever|generally)\s+)?"
-            r"(?P<verb>(?i:eat|drink|own|have|smoke|drive|watch|wear|use|speak|play|celebrate|"
+            r"(?P<verb>(?i:eat|drink|own|smoke|drive|watch|wear|use|speak|play|celebrate|"
             rf"cook|vape|gamble))(?:\s+(?:(?i:a|an|any|the|much|many)\s+)?{_OBJ})?{_END}",
             _dont_hits,
         ),
@@ -1975,7 +1976,8 @@ def _casual_rules() -> tuple[_Triggered, ...]:
         (
             gate("never"),
             rf"{_ME}(?i:never)\s+(?:(?i:actually|really|even|once|properly)\s+)?"
-            r"(?P<verb>(?i:learned|learnt|been|tried|seen|saw|visited|owned|had|read|watched|"
+            # "Had" is left out: "never had a cat before (and now I have one)", "never had to".
+            r"(?P<verb>(?i:learned|learnt|been|tried|seen|saw|visited|owned|read|watched|"
             r"played|met|ridden|rode|driven|drove|eaten|ate|finished|went|flown|flew|climbed|"
             r"skied|travell?ed|got\s+around\s+to|gotten\s+around\s+to|done|did|won|lived|"
             r"studied))\s+"
