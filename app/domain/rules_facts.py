@@ -2411,7 +2411,9 @@ def _pref_rules() -> tuple[_Triggered, ...]:
             rf"{_IM}{_ADV}\s+(?P<neg>(?i:not|never\s+been)\s+)?(?:(?i:really|much\s+of|more\s+of|"
             r"definitely|totally|such|a\s+big|big|huge)\s+)*(?i:a|an)\s+(?:(?i:big|huge|total|"
             r"real)\s+)?(?P<obj>[a-z]+(?:\s+[a-z]+)?)\s+(?i:person)\b",
-            lambda v, s, m: _pref_hits(v, s, m, "dislikes" if m.group("neg") else "likes"),
+            # "Not a morning person" is a dislike; "a chill person", "a mixed up person" describe
+            # the person, not a taste, so only the negated form is kept.
+            lambda v, s, m: _pref_hits(v, s, m, "dislikes") if m.group("neg") else iter(()),
         ),
         (
             r"live",
@@ -2473,7 +2475,9 @@ def _pref_rules() -> tuple[_Triggered, ...]:
         ),
         (
             r"fav",
-            r"(?:^|[,;:]\s*)(?P<obj>[^,.;:!?()\"]{1,50}?)\s+(?i:is|are|'s)\s+(?i:my)\s+"
+            # At the start only: after a comma the subject is an aside ("Ojo Caliente, north of
+            # Santa Fe is my favorite").
+            r"^(?P<obj>[^,.;:!?()\"]{1,50}?)\s+(?i:is|are|'s)\s+(?i:my)\s+"
             rf"(?:(?i:all[- ]time|absolute|very)\s+)?{_FAVORITE}"
             r"(?:\s+(?P<thing>[a-zA-Z][\w-]*(?:\s+[a-zA-Z][\w-]*)?))?(?=\s*[,.;:!?]|\s*$)",
             _favorite_hits,
