@@ -21,7 +21,7 @@ def pref(key: str, value: Any, **kw: Any) -> str:
 @pytest.mark.parametrize(
     ("key", "value", "sentence"),
     [
-        ("melanie.likes_hiking", "hiking in the mountains", "Melanie likes hiking in the mountains"),
+        ("melanie.likes_hiking", "hiking in the hills", "Melanie likes hiking in the hills"),
         ("melanie.dislikes_olives", "olives", "Melanie does not like olives"),
         ("melanie.favorite_color", "teal", "Melanie's favorite color is teal"),
         ("melanie.hobby_pottery", True, "Melanie's hobbies include pottery"),
