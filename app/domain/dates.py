@@ -669,8 +669,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], re.Pattern[str], Handler], ...] = tuple(
             r"thanksgiving",
             r"\b(?:(?P<prep>on|in|at|during|over|since|until|till|by|from|before|after|around|for)\s+)?"
             r"(?:(?P<rel>last|next|this\s+past|this)\s+)?(?P<holiday>christmas\s+eve|"
-            r"christmas(?:\s+day)?|xmas|boxing\s+day|new\s+years?'?s?\s+(?:eve|day)|halloween|"
-            r"valentine'?s(?:\s+day)?|st\.?\s+patrick'?s\s+day|easter(?:\s+(?:sunday|monday))?|"
+            r"christmas(?:\s+day)?|xmas|boxing\s+day|new\s+years?['’]?s?\s+(?:eve|day)|halloween|"
+            r"valentine['’]?s(?:\s+day)?|st\.?\s+patrick['’]?s\s+day|easter(?:\s+(?:sunday|monday))?|"
             r"good\s+friday|thanksgiving)\b",
             _holiday,
         ),
