@@ -1820,7 +1820,7 @@ def _casual_rules() -> tuple[_Triggered, ...]:
         (
             gate(_INSTRUMENT_TEXT),
             rf"(?:{_ME}|{_IM}{_ADV}\s+)(?i:play|plays|playing|been\s+playing|learning|learn|"
-            r"been\s+learning|"
+            r"been\s+learning|(?:started|began|begun)\s+(?:learning|playing|to\s+learn)|"
             r"learned|learnt|took\s+up|taken\s+up|picked\s+up|practi[cs]e|practi[cs]ing)\s+"
             r"(?:(?i:to\s+play|how\s+to\s+play)\s+)?(?:(?i:the|a\s+bit\s+of|some|a\s+little|"
             r"a\s+lot\s+of|my|our|bass|lead|rhythm|electric|acoustic|classical|jazz)\s+)*"

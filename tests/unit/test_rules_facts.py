@@ -646,6 +646,7 @@ def test_pet_counts_and_groups() -> None:
     ("text", "key"),
     [
         ("I play the cello", "plays_cello"),
+        ("I started learning the piano this spring.", "plays_piano"),
         ("I've been learning to play the violin", "plays_violin"),
         ("I'm taking piano lessons", "plays_piano"),
         ("I picked up my guitar again", "plays_guitar"),
