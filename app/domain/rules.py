@@ -1,13 +1,18 @@
 """The offline rule extractor: deterministic, no model, no clock.
 
-One segment in, one episode out, plus the entities it can name with confidence. Every extracted
-string is copied from the input (or is a fixed template word), so the rules never invent facts.
+One segment in; out come the claims the rules can state cleanly about named people (facts,
+preferences, open loops, each with the ``turn_ids`` of the turn it came from) and the entities
+they can name. No observation and no episode: the verbatim turn log keeps what happened, with its
+dates resolved, and a rule rewrite of a turn would only lose its subject and cost budget twice.
+Every extracted string is copied from the input (or is a fixed template word).
 
 The work is split into pattern families: each is a plain function that reads a ``_View`` of the
 segment and fills part of an ``Extraction``. This module keeps the registry (``FAMILIES``), the
-view, entities and the episode; facts and preferences live in ``rules_facts``, observations, exact
-values and open loops in ``rules_events``, and date arithmetic in ``dates``. A new family is one
-function listed in ``FAMILIES``.
+view and entities; facts and preferences live in ``rules_facts``, exact values and open loops in
+``rules_events``, and date arithmetic in ``dates``. A new family is one function listed in
+``FAMILIES``. A family that raises is run again turn by turn, then sentence by sentence, so it
+costs only what it would have added for the sentence it fails on; the failure is recorded in
+``Extraction.failures`` and everything else is kept.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
-"""Event families of the rule extractor: observations, exact values and open loops.
+"""Event families of the rule extractor: exact values and open loops.
 
-- ``observation_family``: first-person statements of what happened ("I went to a LGBTQ support
-  group yesterday") become third-person observations with absolute dates ("Caroline went to a
-  LGBTQ support group on 7 May 2023."). Only statements whose verb says something happened (past
-  tense, present perfect, or an ongoing "I'm taking a pottery class") are kept; small talk,
-  questions, negations, hypotheticals and plans (a future date) are not. Chat's dropped subjects
-  count as the speaker's: "ran the Lakeshore 5K a week ago!" -> "Maya ran the Lakeshore 5K on 22
-  March 2023 (a week before 29 March 2023)."; "Mom broke her hip" is the speaker's mom's event;
-  "my sister got married last weekend" stays the sister's. When the event names no object of its
-  own ("we went three days ago"), the sentences before it in the same turn (at most two, at most
-  200 characters) say what, and the observation keeps them: "That's six hours on the Blue Lake
-  trail. Maya went on 26 March 2023."
 - exact values are kept character for character - UUIDs, URLs, e-mail addresses, file paths,
   connection strings, IP addresses, version numbers, order and ticket ids ("ORD-12345", "#4521",
   "JIRA-77"): ``value_family`` makes each an entity named by the value ("tool" for addresses and
-  paths, "other" for ids and versions), and ``observation_family`` keeps its sentence with the
-  words around it ("Jon's order number is ORD-88412."), whoever said it, in order with the events.
-- ``open_loop_family``: plans, intentions, promises and to-dos ("I need to", "I'm going to",
-  "I'll", "remind me to", "we should", "I plan to", "I'm thinking about ...ing") in the third person
+  paths, "other" for ids and versions); the turn that said it stays in the turn log.
+- ``open_loop_family``: plans, intentions and to-dos ("I need to", "I'm going to", "remind me
+  to", "we should", "I plan to", "I'm thinking about ...ing") in the third person
   with the day they were said and any date they name: "Melanie plans to go camping (said 8 May
   2023; next month = June 2023)". A move or a start is a plan without a date ("we're moving to
   Austin!", "starting at Kestrel Labs in two weeks", subject left out), and so is anything booked
@@ -27,12 +15,16 @@
   on Friday". A planned move or job is only a loop: the fact comes once it has happened (see
   ``rules_facts``).
 
+  A loop is kept only when it names something to do, with its object, said plainly: no pronoun
+  object ("I need to drive her"), no second clause, choice or hedge ("give it a try as well
+  sounds amazing", "get or make better habits"), no state ("be awake"), no condition ("when I
+  really need to sleep"), no wish taken back ("I wanna go outside but ..."). Promises with "I'll",
+  "let's", "can't wait to" and "looking forward to" are pleasantries in chat and give none.
+
 Pronouns are rewritten conservatively: I/we -> the speaker's name (with the verb agreeing: "I
-am" -> "Caroline is"), me/us -> the name, my/our/mine -> "Caroline's"; you/your -> the other
-speaker when exactly two people talk; otherwise the sentence is skipped (a sentence with an exact
-value is quoted as said instead). Plans and events are taken from people only; machine speakers
-(assistant, bot) contribute exact values. Database rows give none of these: they are structured
-already and the episode quotes them.
+am" -> "Caroline is"), me/us -> the name, my/our/mine -> "Caroline's"; otherwise the sentence is
+skipped. Plans are taken from people only; machine speakers (assistant, bot) contribute exact
+values. Database rows give none of these: they are structured already.
 """
 
 from __future__ import annotations

@@ -85,6 +85,14 @@ Chat often drops its subject: "moved to Austin last month!", "allergic to cats, 
 "never been to Iceland" at the start of a line are the speaker's own. Home facts settled into
 ("first week in X", "life in X") are skipped on a line about a trip or a holiday.
 
+A fact or preference is written only when it is a claim about a named person: a value cut from
+the chat must be a short phrase naming a thing (``claim_value``: at most six words, no pronoun,
+filler, verb of its own, chat contraction, trailing adverb, vocative or emoji, not cut off on a
+preposition), a preference's object must end its clause ("I like iced drinks more" qualifies it),
+and a line that opens with a gerund followed by a verb of its own ("Learning Spanish is a great
+choice") is about the activity, not the speaker. What the rules cannot state cleanly stays in the
+turn log, where the context still finds it.
+
 Preferences go to ``prefs``, everything else to ``facts``. A key the passport already knows is
 reused when it names the same thing (``favourite_colour`` for ``favorite_color``, ``city`` for
 ``location``): dedupe tier 0.
