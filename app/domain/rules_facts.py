@@ -69,7 +69,7 @@ the key says it all ("- does not eat pork"):
 | cannot_<skill> | "I can't swim", "I can't ride a bike" | skills |
 | quit_<habit> | "I quit smoking", "I gave up caffeine" | habits |
 
-The habits are eat, drink, own, have, smoke, drive, watch, wear, use, speak, play, celebrate and
+The habits are eat, drink, own, smoke, drive, watch, wear, use, speak, play, celebrate and
 cook; skills and quit habits are short lists below. The third column names the verb family.
 
 A negative fact stays when a positive one follows ("I don't have a car", later "I got a car"):
