@@ -551,22 +551,20 @@ def _thanksgiving(year: int) -> date:
     return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
 
 
+# Keyed by ``holiday_name``: every spelling the pattern below accepts ("new year day", "New
+# Years's Eve", "valentines", "St. Patricks Day") comes to one of these.
 _FIXED_HOLIDAYS = {
     "christmas eve": (12, 24),
     "christmas": (12, 25),
     "christmas day": (12, 25),
     "xmas": (12, 25),
     "boxing day": (12, 26),
-    "new year's eve": (12, 31),
-    "new years eve": (12, 31),
-    "new year's day": (1, 1),
-    "new years day": (1, 1),
+    "new year eve": (12, 31),
+    "new year day": (1, 1),
     "halloween": (10, 31),
-    "valentine's day": (2, 14),
-    "valentines day": (2, 14),
-    "valentine's": (2, 14),
-    "st patrick's day": (3, 17),
-    "st. patrick's day": (3, 17),
+    "valentine day": (2, 14),
+    "valentine": (2, 14),
+    "st patrick day": (3, 17),
 }
 _MOVABLE_HOLIDAYS: dict[str, Callable[[int], date]] = {
     "easter": _easter,
@@ -577,8 +575,14 @@ _MOVABLE_HOLIDAYS: dict[str, Callable[[int], date]] = {
 }
 
 
+def holiday_name(said: str) -> str:
+    """A holiday as said, in the one spelling the holiday tables use: "new year day"."""
+    words = re.sub(r"['’.]", "", said.lower()).split()
+    return " ".join(re.sub(r"^(year|valentine|patrick)s+$", r"\1", w) for w in words)
+
+
 def _holiday(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
-    name = " ".join(m.group("holiday").lower().replace("’", "'").split())
+    name = holiday_name(m.group("holiday"))
     rel = " ".join((m.group("rel") or "").lower().split())
     if not (rel or m.group("prep") or " " in name):
         return None  # "I love Christmas" names no day; "Good Friday" always does
@@ -665,8 +669,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], re.Pattern[str], Handler], ...] = tuple(
             r"thanksgiving",
             r"\b(?:(?P<prep>on|in|at|during|over|since|until|till|by|from|before|after|around|for)\s+)?"
             r"(?:(?P<rel>last|next|this\s+past|this)\s+)?(?P<holiday>christmas\s+eve|"
-            r"christmas(?:\s+day)?|xmas|boxing\s+day|new\s+years?'?s?\s+(?:eve|day)|halloween|"
-            r"valentine'?s(?:\s+day)?|st\.?\s+patrick'?s\s+day|easter(?:\s+(?:sunday|monday))?|"
+            r"christmas(?:\s+day)?|xmas|boxing\s+day|new\s+years?['’]?s?\s+(?:eve|day)|halloween|"
+            r"valentine['’]?s(?:\s+day)?|st\.?\s+patrick['’]?s\s+day|easter(?:\s+(?:sunday|monday))?|"
             r"good\s+friday|thanksgiving)\b",
             _holiday,
         ),

@@ -348,6 +348,29 @@ def polarity_conflict(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], bo
     return reasons, rest_a == rest_b
 
 
+# Preference keys open with how the person stands to the thing. These say the same stance: a
+# hobby is a thing one likes. A stance of the other sign (dislike) is a polarity conflict.
+_STANCES = {"like": "+", "love": "+", "enjoy": "+", "hobby": "+", "dislike": "-", "hate": "-"}
+# "likes_hiking" and "likes_hiking_mountains": the longer may add this many words.
+TASTE_MAX_EXTRA = 2
+
+
+def same_taste(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Two preference keys (folded tokens) of one stance whose topics agree word for word as far
+    as the shorter goes, the longer adding at most ``TASTE_MAX_EXTRA`` words.
+
+    ``like_pottery``/``hobby_pottery`` and ``like_hiking``/``like_hiking_mountain`` are one taste;
+    ``like_tea``/``like_green_tea`` are two (the topic's head differs).
+    """
+    if len(a) < 2 or len(b) < 2 or NEGATIONS.intersection(a) or NEGATIONS.intersection(b):
+        return False
+    stance = _STANCES.get(a[0])
+    if stance is None or stance != _STANCES.get(b[0]):
+        return False
+    short, long = sorted((tuple(a[1:]), tuple(b[1:])), key=len)
+    return long[: len(short)] == short and len(long) - len(short) <= TASTE_MAX_EXTRA
+
+
 @dataclass(frozen=True)
 class _Prepared:
     """What tier 2 needs of one key, computed once per key string."""
@@ -406,6 +429,8 @@ def _compare(a: _Prepared, b: _Prepared, known: str) -> _Comparison | None:
         return _Comparison(known, "new", score, detail)
     if a.tokens and a.sorted_joined == b.sorted_joined:
         return _Comparison(known, "merge", score, "same tokens after spelling/plural/order folding")
+    if same_taste(a.tokens, b.tokens):
+        return _Comparison(known, "merge", score, "the same taste, one said more narrowly")
     if same_letters:
         return _Comparison(known, "merge", score, "same words, split differently")
     if jw >= MERGE_MIN_JW and overlap >= MERGE_MIN_OVERLAP:

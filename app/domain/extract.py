@@ -31,6 +31,9 @@ class Extraction:
     observations: list[Observation] = field(default_factory=list)
     episode: Episode | None = None
     calls: int = 0  # model calls made (0 for the rule extractor)
+    # Rules that raised: {"rule", "turn_id", "error"}; what they would have added is missing,
+    # everything else is kept. Not an item: items_dict leaves it out.
+    failures: list[dict[str, str]] = field(default_factory=list)
     input_tokens: int = 0
     output_tokens: int = 0
 

@@ -1,41 +1,40 @@
 """The offline rule extractor: deterministic, no model, no clock.
 
-One segment in, one episode out, plus the entities it can name with confidence. Every extracted
-string is copied from the input (or is a fixed template word), so the rules never invent facts.
+One segment in; out come the claims the rules can state cleanly about named people (facts,
+preferences, open loops, each with the ``turn_ids`` of the turn it came from) and the entities
+they can name. No observation and no episode: the verbatim turn log keeps what happened, with its
+dates resolved, and a rule rewrite of a turn would only lose its subject and cost budget twice.
+Every extracted string is copied from the input (or is a fixed template word).
 
 The work is split into pattern families: each is a plain function that reads a ``_View`` of the
 segment and fills part of an ``Extraction``. This module keeps the registry (``FAMILIES``), the
-view, entities and the episode; facts and preferences live in ``rules_facts``, observations, exact
-values and open loops in ``rules_events``, and date arithmetic in ``dates``. A new family is one
-function listed in ``FAMILIES``.
+view and entities; facts and preferences live in ``rules_facts``, exact values and open loops in
+``rules_events``, and date arithmetic in ``dates``. A new family is one function listed in
+``FAMILIES``. A family that raises is run again turn by turn, then sentence by sentence, so it
+costs only what it would have added for the sentence it fails on; the failure is recorded in
+``Extraction.failures`` and everything else is kept.
 """
 
 from __future__ import annotations
 
-import math
+import copy
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from app.domain.dates import (
     MONTHS,
     WEEKDAYS,
-    anchor_day,
-    annotate_dates,
-    format_day,
-    iso_utc,
     segment_time,
 )
 from app.domain.extract import Extraction, ExtractionInput
-from app.domain.passport import Entity, EntityType, Episode
-from app.domain.rules_events import observation_family, open_loop_family, value_family
-from app.domain.rules_facts import alias_family, fact_family, pref_family
+from app.domain.passport import Entity, EntityType
+from app.domain.rules_events import open_loop_family, value_family
+from app.domain.rules_facts import alias_family, fact_family, pref_family, turn_id_of
 from app.domain.turns import Segment
 
-SUMMARY_MAX_CHARS = 300
-MAX_KEYWORDS = 8
 ENTITY_NAME_MAX_CHARS = 120
 GENERIC_SPEAKERS = frozenset({"user", "assistant", "system", "bot", "ai", "human", "tool"})
 
@@ -78,20 +77,6 @@ _WORD_RE = re.compile(r"[^\W\d_]\w*(?:['-]\w+)*|\d+(?:[.,:/-]\d+)*")
 _SENTENCE_SPLIT_RE = re.compile(
     r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bvs\.)(?<!\be\.g\.)"
     r"(?<!\bi\.e\.)(?<=[.!?…])\s+|\n+"
-)
-_DATE_OR_NUMBER_RE = re.compile(
-    r"\d|\b(?:yesterday|today|tomorrow|tonight|last|next|ago)\b|\b(?:"
-    + "|".join(_CALENDAR_WORDS)
-    + r")\b",
-    re.IGNORECASE,
-)
-# First-person statements of change: the events a memory should keep ("I moved", "we got").
-_CHANGE_RE = re.compile(
-    r"\b(?:i|we|i've|we've|i'm|we're|i just|we just|i finally|we finally)\s+(?:\w+\s+)?"
-    r"(?:moved|started|starting|got|lost|quit|joined|left|bought|sold|married|divorced|"
-    r"graduated|finished|adopted|began|changed|switched|signed|launched|hired|fired|retired|"
-    r"broke|won|passed|failed|became|applied|accepted|enrolled|decided|visited|went)\b",
-    re.IGNORECASE,
 )
 # Greetings and small talk carry no memory: they are stripped before sentences are scored.
 # Greetings go whatever follows; words like "great" or "no" only when punctuation follows, so
@@ -151,12 +136,53 @@ class RuleExtractor:
 
 
 def extract_rules(request: ExtractionInput) -> Extraction:
-    """The synchronous body of ``RuleExtractor.extract``."""
+    """The synchronous body of ``RuleExtractor.extract``; a rule that raises is recorded."""
     view = _build_view(request)
     out = Extraction()
     for family in FAMILIES:
-        family(view, out)
+        _guarded(family, view, out)
     return out
+
+
+def _guarded(family: PatternFamily, view: _View, out: Extraction) -> None:
+    """Run ``family`` on the whole view; if it raises, turn by turn, then sentence by sentence.
+
+    A rule that fails on one sentence then costs only what it would have added for that
+    sentence: the other sentences, and every other family, still give what they give.
+    """
+    trial = copy.deepcopy(out)
+    try:
+        family(view, trial)
+    except Exception as error:
+        parts = _parts(view)
+        if len(parts) <= 1:
+            out.failures.append(_failure(family, view, error))
+            return
+        for part in parts:
+            _guarded(family, replace(view, sentences=part), out)
+        return
+    for name in ("facts", "prefs", "entities", "open_loops", "failures"):
+        setattr(out, name, getattr(trial, name))
+
+
+def _parts(view: _View) -> list[list[_Sentence]]:
+    """The view's sentences by turn, or one by one when they are all of one turn."""
+    turns: dict[int, list[_Sentence]] = {}
+    for sentence in view.sentences:
+        turns.setdefault(sentence.turn, []).append(sentence)
+    if len(turns) > 1:
+        return list(turns.values())
+    return [[s] for s in view.sentences]
+
+
+def _failure(family: PatternFamily, view: _View, error: Exception) -> dict[str, str]:
+    turns = {s.turn for s in view.sentences}
+    turn_id = turn_id_of(view, turns.pop()) if len(turns) == 1 else None
+    return {
+        "rule": family.__name__,
+        "turn_id": turn_id or "",
+        "error": f"{type(error).__name__}: {error}",
+    }
 
 
 # --- the view -------------------------------------------------------------------------------
@@ -231,22 +257,6 @@ def _is_keyword(word: str, names: set[str]) -> bool:
 # --- the families ---------------------------------------------------------------------------
 
 
-def episode_family(view: _View, out: Extraction) -> None:
-    """One episode per segment: when, who, a short extractive summary, keywords, salience."""
-    keywords = [w for w, _ in sorted(view.word_counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-    keywords = keywords[:MAX_KEYWORDS]
-    segment_id = view.segment.id
-    out.episode = Episode(
-        id=segment_id,
-        ts=iso_utc(view.when),
-        summary=_summary(view, keywords),
-        salience=_salience(view),
-        source=segment_id,
-        participants=list(view.participants),
-        keywords=keywords,
-    )
-
-
 def entity_family(view: _View, out: Extraction) -> None:
     """Named speakers as people, and capitalised multi-word names as ``other``; conservative."""
     seen = {e.name.lower() for e in out.entities}
@@ -268,178 +278,15 @@ def entity_family(view: _View, out: Extraction) -> None:
 
 
 # Order matters: entity_family names speakers and phrases first, so later families only type
-# them (place, organization) and add aliases; the episode comes last.
+# them (place, organization) and add aliases.
 FAMILIES: tuple[PatternFamily, ...] = (
     entity_family,
     fact_family,
     pref_family,
     alias_family,
     value_family,
-    observation_family,
     open_loop_family,
-    episode_family,
 )
-
-
-# --- summary --------------------------------------------------------------------------------
-
-
-def _display(name: str) -> str:
-    return f"the {name.lower()}" if name.lower() in GENERIC_SPEAKERS else name
-
-
-def _quote_name(name: str) -> str:
-    return name.capitalize() if name.lower() in GENERIC_SPEAKERS else name
-
-
-def _join(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _summary(view: _View, keywords: list[str]) -> str:
-    kind = view.segment.kind
-    content = [s for s in view.sentences if not s.small_talk]
-    if kind == "row":
-        # "key: value" rows have no prose to draw topics from: the quoted rows speak for themselves.
-        rows, tables = len(view.segment.turns), view.participants
-        lead = (
-            f"{rows} {'row' if rows == 1 else 'rows'} from "
-            f"{'table' if len(tables) == 1 else 'tables'} {_join(tables)}."
-        )
-    else:
-        who = _join([_display(p) for p in view.participants]) or "someone"
-        topics = _topics(content, keywords, view.word_counts)
-        if topics:
-            verb = "wrote about" if kind == "text" else "talked about"
-            lead = f"{who} {verb} {_join(topics)}."
-        elif content:
-            lead = f"{who} said:"
-        elif view.sentences:
-            lead = f"{who} only made small talk."
-        else:
-            lead = "nothing was said."
-    if view.when is not None:
-        lead = f"On {format_day(anchor_day(view.when))}, {lead}"
-    lead = lead[:1].upper() + lead[1:]
-    if len(lead) > SUMMARY_MAX_CHARS:
-        return _truncate(lead, SUMMARY_MAX_CHARS)
-    return _add_quotes(lead, content, set(keywords))
-
-
-def _add_quotes(lead: str, content: list[_Sentence], keywords: set[str]) -> str:
-    """Append the best few sentences, in the order they were said, while they fit."""
-    ranked = sorted(range(len(content)), key=lambda i: (-_sentence_score(content[i], keywords), i))
-    quotes = {i: f" {_quote_name(content[i].speaker)}: {_quoted(content[i])}" for i in ranked[:3]}
-    chosen: list[int] = []
-    used = len(lead)
-    for i in ranked[:3]:
-        if used + len(quotes[i]) <= SUMMARY_MAX_CHARS:
-            chosen.append(i)
-            used += len(quotes[i])
-        elif not chosen:
-            # The best sentence is too long: keep its opening rather than nothing.
-            prefix = f" {_quote_name(content[i].speaker)}: "
-            room = SUMMARY_MAX_CHARS - used - len(prefix)
-            if room < 20:
-                return lead
-            return lead + prefix + _truncate(_quoted(content[i]), room)
-    return lead + "".join(quotes[i] for i in sorted(chosen))
-
-
-def _sentence_score(sentence: _Sentence, keywords: set[str]) -> float:
-    """Keyword density, names, numbers and dates, and first-person change statements."""
-    words = sentence.words
-    if not words:
-        return 0.0
-    score = sum(1 for w in words if w in keywords) / math.sqrt(len(words))
-    score += 0.5 * min(len(_proper_names(sentence.text)), 3)
-    score += 0.5 * min(len(_DATE_OR_NUMBER_RE.findall(sentence.text)), 2)
-    score += 1.0 if _CHANGE_RE.search(sentence.text) else 0.0
-    return score
-
-
-def _topics(
-    content: list[_Sentence], keywords: list[str], counts: Counter[str], limit: int = 2
-) -> list[str]:
-    """Up to ``limit`` runs of adjacent keywords ("charity race"), best first, as written."""
-    wanted = set(keywords)
-    proper = {n.lower() for s in content for n in _proper_names(s.text)}
-    found: dict[str, tuple[int, int, str]] = {}  # lowercased run -> (score, order, surface)
-    for sentence in content:
-        tokens = _WORD_RE.findall(sentence.text)
-        run: list[str] = []
-        for index, token in enumerate([*tokens, ""]):
-            word = token.lower().removesuffix("'s")
-            if token and word in wanted and len(run) < 4:
-                # A sentence-initial capital is not part of the name: "Support group" -> lower.
-                is_common = index == 0 and word not in proper and not token.isupper()
-                run.append(token.lower() if is_common else token)
-                continue
-            # A lone past-tense verb ("moved") is an event, not a topic; the quotes carry it.
-            if run and not (len(run) == 1 and run[0].islower() and run[0].endswith("ed")):
-                key = " ".join(run).lower()
-                score = sum(counts[w.lower().removesuffix("'s")] for w in run)
-                found.setdefault(key, (score, len(found), " ".join(run)))
-            run = [token] if token and word in wanted else []
-    chosen: list[str] = []
-    used: set[str] = set()
-    for key, (_, _, surface) in sorted(found.items(), key=lambda kv: (-kv[1][0], kv[1][1])):
-        words = set(key.split())
-        if not words & used:
-            chosen.append(surface)
-            used |= words
-            if len(chosen) == limit:
-                break
-    return chosen
-
-
-def _quoted(sentence: _Sentence) -> str:
-    # A relative date means nothing to a later reader: "yesterday (7 May 2023)".
-    text = sentence.text if sentence.ts is None else annotate_dates(sentence.text, sentence.ts)
-    return _closed(text)
-
-
-def _closed(text: str) -> str:
-    # Quotes run on one line, so each needs an end mark to read apart from the next speaker.
-    return text if text[-1:] in ".!?…" else text + "."
-
-
-def _truncate(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    if " " in cut:
-        cut = cut.rsplit(" ", 1)[0]
-    return cut.rstrip(" ,;:") + "…"
-
-
-# --- salience -------------------------------------------------------------------------------
-
-
-def _salience(view: _View) -> float:
-    """Salience in [0, 1], the rounded sum of capped signals.
-
-    base 0.1; length up to 0.25 (150 words); names up to 0.2 (three distinct proper names);
-    numbers and dates up to 0.15 (two mentions); first-person changes ("I moved", "we got")
-    up to 0.3 (two statements). A small-talk-only segment stays at the base.
-    """
-    content = [s for s in view.sentences if not s.small_talk]
-    if not content:
-        return 0.1
-    n_words = sum(len(s.words) for s in content)
-    names = {n.lower() for s in content for n in _proper_names(s.text)}
-    dates = sum(len(_DATE_OR_NUMBER_RE.findall(s.text)) for s in content)
-    changes = sum(1 for s in content if _CHANGE_RE.search(s.text))
-    score = (
-        0.1
-        + 0.25 * min(n_words / 150, 1.0)
-        + 0.2 * min(len(names) / 3, 1.0)
-        + 0.15 * min(dates / 2, 1.0)
-        + 0.3 * min(changes / 2, 1.0)
-    )
-    return round(min(max(score, 0.0), 1.0), 2)
 
 
 # --- names ----------------------------------------------------------------------------------
@@ -453,23 +300,14 @@ def _looks_like_person(name: str) -> bool:
     )
 
 
-def _proper_names(text: str) -> list[str]:
-    """Capitalised words after the first one, except "I" and month or day names."""
-    return [
-        w
-        for w in _WORD_RE.findall(text)[1:]
-        if w[0].isupper()
-        and w != "I"
-        and not w.startswith("I'")
-        and w.lower() not in _CALENDAR_WORDS
-    ]
-
-
 def _proper_phrases(text: str) -> list[str]:
     """Runs of two or more capitalised words ("Hope Street", "New York City").
 
     Words must be separated by one space, so "Paris. London" is no phrase. A leading common word
-    ("The", "Last") is dropped, "I" ends a run, and runs of only month and day names are skipped.
+    ("The", "Last"), interjection ("Happy") or adverb ("Usually") is dropped, a possessive ends the
+    name ("Taylor Swift's dress") or starts it ("Seattle's Pike Place Market"), and "I" ends a run.
+    Skipped: runs of only month, day or holiday names, shouted lines, headings ("Stay Hydrated:"),
+    and runs cut by a number, before it ("1 Tbsp Honey") or after it ("John Wick Chapter 4").
     """
     phrases: list[str] = []
     run: list[str] = []
@@ -479,7 +317,7 @@ def _proper_phrases(text: str) -> list[str]:
         word = match.group(0)
         capital = word[0].isupper() and word != "I" and not word.startswith("I'")
         if run and not (capital and text[prev_end : match.start()] == " "):
-            phrases.extend(_clean_phrase(run, _at_start(text, run_start)))
+            phrases.extend(_clean_phrase(run, text, run_start, prev_end))
             run = []
         if capital:
             if not run:
@@ -487,21 +325,64 @@ def _proper_phrases(text: str) -> list[str]:
             run.append(word)
         prev_end = match.end()
     if run:
-        phrases.extend(_clean_phrase(run, _at_start(text, run_start)))
+        phrases.extend(_clean_phrase(run, text, run_start, prev_end))
     return phrases
 
 
 def _at_start(text: str, offset: int) -> bool:
-    return text[:offset].strip(" \"'([") == ""
+    # Numbering, bullets and invisible marks before a run still leave it at the line's start.
+    return _LINE_LEAD.fullmatch(text[:offset]) is not None
 
 
-def _clean_phrase(words: list[str], sentence_initial: bool) -> list[str]:
+# Words that open a capitalised run without being part of a name.
+_NOT_NAME_START_TEXT = """
+    happy merry dear woohoo yay yo alright thats apparently usually specifically absolutely
+    famous authentic modern mostly"""
+_NOT_NAME_START = frozenset(_NOT_NAME_START_TEXT.split())
+_HOLIDAY_TEXT = """
+    new year years eve day christmas xmas easter halloween thanksgiving valentine valentines
+    boxing good friday st patrick patricks hanukkah diwali eid ramadan"""
+_HOLIDAY_WORDS = frozenset(_HOLIDAY_TEXT.split())
+_NUMBER_NEAR = re.compile(r"\d")
+_LINE_LEAD = re.compile(r"[\W\d_]*")
+# "60 g Plain Yogurt", "2 Tbsp Honey": a quantity and its unit before the run.
+_MEASURE_BEFORE = re.compile(r"\d\s*[A-Za-z]{0,4}\.?$")
+# "Where the Crawdads Sing", "Temple of Olympian Zeus": the run ends a longer title.
+_TITLE_BEFORE = re.compile(r"(?:^|\s)[A-Z][\w']*\s+(?:of|the|of\s+the)$")
+_TITLE_GOES_ON = re.compile(r"\s+(?:of|the|of\s+the|over\s+the|on\s+the)\s+[A-Z]")
+_LIKE_SUFFIXES = ("-like", "-esque", "-style", "-ish")
+
+
+def _clean_phrase(words: list[str], text: str, start: int, end: int) -> list[str]:
+    before, after = text[:start].rstrip(), text[end:]
+    if _NUMBER_NEAR.match(after.lstrip(" .#")[:1]) or _MEASURE_BEFORE.search(before):
+        return []  # a measure ("2 Tbsp Honey") or a name cut short ("Olaplex No. 3")
+    if _TITLE_BEFORE.search(before):
+        return []
+    if _at_start(text, start) and (after.lstrip().startswith(":") or not after.strip()):
+        return []  # a heading or a list item: "Trim Regularly: ...", "Travel Insurance"
+    if all(w.isupper() for w in words):
+        return []  # shouting, or initials run together: "PAT DRY", "PB N J"
+    if _TITLE_GOES_ON.match(after) or any(w.lower().endswith(_LIKE_SUFFIXES) for w in words):
+        return []  # part of a longer title ("Lost City of the Incas"), or "Death Star-like"
+    for index, word in enumerate(words):
+        if word.lower().endswith(("'s", "’s")):
+            # The owner is another name when more follows: keep what is owned.
+            last = index == len(words) - 1
+            words = [*words[:-1], word[:-2]] if last else words[index + 1 :]
+            break
     # A leading function word ("The", "Last", "My") is not part of the name, except the few
     # adjectives names often start with ("New York", "Great Barrier Reef").
-    while words and words[0].lower() in STOPWORDS and words[0].lower() not in _NAME_STARTERS:
+    while words and (
+        (words[0].lower() in STOPWORDS and words[0].lower() not in _NAME_STARTERS)
+        or words[0].lower() in _NOT_NAME_START
+        or words[0].lower().endswith(("ly", "ing"))
+    ):
         words = words[1:]
-    if sentence_initial and words and words[0].lower() in _CALENDAR_WORDS:
+    if _at_start(text, start) and words and words[0].lower() in _CALENDAR_WORDS:
         words = words[1:]
     if len(words) < 2 or all(w.lower() in _CALENDAR_WORDS for w in words):
+        return []
+    if all(w.lower() in _HOLIDAY_WORDS for w in words):
         return []
     return [" ".join(words)]

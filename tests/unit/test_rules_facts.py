@@ -646,6 +646,7 @@ def test_pet_counts_and_groups() -> None:
     ("text", "key"),
     [
         ("I play the cello", "plays_cello"),
+        ("I started learning the piano this spring.", "plays_piano"),
         ("I've been learning to play the violin", "plays_violin"),
         ("I'm taking piano lessons", "plays_piano"),
         ("I picked up my guitar again", "plays_guitar"),
@@ -834,7 +835,6 @@ def test_dedupe_keeps_negative_keys_apart(negative: str, positive: str) -> None:
     [
         ("I never liked olives", "dislikes_olives"),
         ("I'm not really a coffee person", "dislikes_coffee"),
-        ("I'm a morning person", "likes_morning"),
     ],
 )
 def test_more_ways_to_say_a_preference(text: str, key: str) -> None:
@@ -842,10 +842,61 @@ def test_more_ways_to_say_a_preference(text: str, key: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        # Fragments of clauses, not things: what the issue saw in real chat.
+        "I love nyquil it knocks me out",
+        "I'm not really into anime and stuff",
+        "I like primary colors I think",
+        "I like iced drinks more but it's cold out",
+        "We love to dig into the fashion looks from the event",
+        "I really like fantasy series like Game of Thrones",
+        "I like the following:",
+        "I've truly enjoyed our chat",
+        "I love pistachios theyre green",
+        "I love using as much pepper as I can",
+        "Ojo Caliente, north of Santa Fe is my favorite",
+        "I'm a chill person",
+        "chemisty isnt my favorite subject but it certainly is important",
+        # The activity is the subject, and it is the other person's.
+        "Learning Spanish is a fantastic choice!",
+        "Doing yoga outside can be incredibly peaceful.",
+    ],
+)
+def test_fragments_are_no_preferences(text: str) -> None:
+    assert prefs(text) == {}
+    assert not [k for k in facts(text) if k.startswith(("hobby_", "learning_", "plays_"))]
+
+
+def test_a_value_keeps_the_thing_and_loses_the_chat_around_it() -> None:
+    # The name of the other speaker, said to them, is not part of the value.
+    chat = extract(("Jon", "I'm majoring in business finance Kevin!"), ("Kevin", "Cool!"))
+    assert {b.key: b.value for b in chat.facts} == {"field_of_study": "business finance"}
+    assert prefs("Ohh I love Rottweilers ❤️")["likes_rottweilers"] == "Rottweilers"
+    said = "Personally I love warm weather and the beach, so I would go for that!"
+    assert prefs(said) == {"likes_warm_weather": "warm weather and the beach"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't have work today",
+        "I dont have any of the three lmao",
+        "I've never had a cat before and now I have one",
+        "I never finished the game",
+        "I don't really eat a lot of their classics",
+        "Don't smoke",
+    ],
+)
+def test_no_negative_fact_about_nothing(text: str) -> None:
+    assert facts(text) == {}
+
+
+@pytest.mark.parametrize(
     ("text", "key", "value"),
     [
         ("I live for summer. everything just feels better", "likes_summer", "summer"),
-        ("nothing beats a cold beer after a long hike", "likes_cold_beer", None),
+        ("nothing beats a cold beer after a hike", "likes_cold_beer", None),
         ("nothing relaxes me like yoga", "likes_yoga", "yoga"),
         ("honestly there's nothing like a good thunderstorm", "likes_good_thunderstorm", None),
         ("I can't get enough of jazz", "likes_jazz", "jazz"),

@@ -306,3 +306,19 @@ def test_holidays_are_days(text: str, human: str, phrase: str) -> None:
 )
 def test_a_holiday_named_in_passing_is_no_date(text: str) -> None:
     assert resolve_relative(text, MONDAY) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "day"),
+    [
+        ("so maybe I'll bother her new year day!", "1 January 2024"),
+        ("see you New Years's Eve", "31 December 2023"),
+        ("on valentines", "14 February 2024"),
+        ("last St. Patricks Day", "17 March 2023"),
+        ("next Valentine’s Day", "14 February 2024"),
+    ],
+)
+def test_every_spelling_of_a_holiday_resolves(said: str, day: str) -> None:
+    # "new year day" once raised KeyError and failed a whole segment of a real chat.
+    found = resolve_relative(said, datetime(2023, 12, 20, 12, 0, tzinfo=UTC))
+    assert [r.human for r in found] == [day]
