@@ -1,7 +1,8 @@
 """The beliefs a context shows: a small core always, the rest by relevance to the question.
 
 Beliefs (facts, preferences, open loops, and the entities a question names) come from the head.
-Each is rendered as a sentence an agent reads as one ("Melanie likes hiking"), scored by the
+Each is rendered as a sentence an agent reads as one ("Melanie likes hiking": see
+``app.domain.sentences``; the passport's subject is ``meta.subject``), scored by the
 question words it shares (each weighted by how rare the word is in the user's log), and chosen
 within a share of the budget, so beliefs never crowd out the evidence. What is left out is
 counted. Pure: no I/O, no clock.
@@ -9,22 +10,18 @@ counted. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.domain.passport import Belief, Contradiction, Entity, OpenLoop, Passport
+from app.domain.passport import Belief, Contradiction, Passport
+from app.domain.sentences import belief_text, entity_text, loop_text
 from app.domain.text import tokenize
 
 Section = Literal["facts", "prefs", "open_loops", "entities"]
 # Facts shown whatever the question: the newest ones, who the user is.
 CORE_FACTS = 3
-MAX_VALUE_CHARS = 200
-_OWNER_RE = re.compile(r"[^\W\d][\w-]*")
-_SPACE_RE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,61 +55,7 @@ class BeliefLine:
         return out
 
 
-def _clip(text: str, limit: int = MAX_VALUE_CHARS) -> str:
-    text = _SPACE_RE.sub(" ", text).strip()
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def value_text(value: Any) -> str:
-    """A belief's value as words."""
-    if value is None or value is True:
-        return ""
-    if value is False:
-        return "no"
-    if isinstance(value, str):
-        return _clip(value)
-    if isinstance(value, list):
-        return _clip(", ".join(value_text(v) or "yes" for v in value))
-    if isinstance(value, dict):
-        return _clip(json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
-    return _clip(str(value))
-
-
-def key_label(key: str) -> str:
-    """A key as words: ``caroline.favorite_color`` reads "Caroline's favorite color"."""
-    owner, dot, rest = key.partition(".")
-    if dot and rest and _OWNER_RE.fullmatch(owner):
-        who = " ".join(w.capitalize() for w in owner.replace("_", " ").split())
-        return f"{who}'s {key_label(rest)}"
-    return _clip(key.replace("_", " ").replace(".", " "))
-
-
-def belief_sentence(section: str, belief: Belief, changes: Sequence[Contradiction] = ()) -> str:
-    """A belief as a sentence: "Caroline's location is Denver (before: Boston)"."""
-    label = key_label(belief.key)
-    value = value_text(belief.value)
-    if section == "prefs":
-        text = f"{label}: {value}" if value else label
-    else:
-        text = f"{label} is {value}" if value else label
-    before = [value_text(c.old) for c in changes if value_text(c.old)]
-    if before:
-        text += f" (before: {before[-1]})"
-    return text
-
-
-def loop_sentence(loop: OpenLoop) -> str:
-    """An open loop as a sentence."""
-    return _clip(loop.item)
-
-
-def entity_sentence(entity: Entity) -> str:
-    """An entity as a sentence: its name, kind and other names."""
-    also = f", also called {', '.join(entity.aliases)}" if entity.aliases else ""
-    return f"{entity.name} ({entity.type}{also})"
-
-
-Render = Callable[[str, Belief, Sequence[Contradiction]], str]
+Render = Callable[..., str]
 
 
 def _turn_ids(item: Any) -> tuple[str, ...]:
@@ -133,21 +76,23 @@ class BeliefIndex:
         self.lines = list(lines)
 
     @classmethod
-    def of(cls, head: Passport, render: Render = belief_sentence) -> BeliefIndex:
+    def of(cls, head: Passport, render: Render = belief_text) -> BeliefIndex:
         """Every fact, preference, open loop and entity of a head, as lines."""
         changes: dict[str, list[Contradiction]] = {}
         for c in head.contradictions:
             changes.setdefault(c.key, []).append(c)
+        subject = head.meta.get("subject")
+        subject = subject if isinstance(subject, str) and subject.strip() else None
         lines: list[BeliefLine] = []
         for section in ("facts", "prefs"):
             beliefs: list[Belief] = getattr(head, section)
             for order, b in enumerate(_newest_first(beliefs)):
-                text = render(section, b, changes.get(b.key, ()))
+                text = render(section, b, changes.get(b.key, ()), subject=subject)
                 lines.append(_line(section, b.key, b.value, text, b, order))
         for order, loop in enumerate(_newest_first(head.open_loops)):
-            lines.append(_line("open_loops", None, None, loop_sentence(loop), loop, order))
+            lines.append(_line("open_loops", None, None, loop_text(loop), loop, order))
         for order, e in enumerate(head.entities):
-            text = entity_sentence(e)
+            text = entity_text(e)
             words = tokenize(" ".join([e.name, *e.aliases]))
             lines.append(
                 BeliefLine("entities", None, None, text, None, None, (), frozenset(words), order)

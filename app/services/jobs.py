@@ -36,6 +36,8 @@ from app.settings import Settings
 log = logging.getLogger(__name__)
 
 DEFER_NOTE = "deferred: tenant budget"
+# A job's result lists at most this many rule failures (each names its rule, turn and error).
+MAX_RULE_FAILURES = 50
 
 
 @dataclass
@@ -349,12 +351,17 @@ def merge_all(done: Sequence[tuple[Work, Extraction]], turns: Sequence[LogRow] =
     """The turns said, then each extraction merged in segment order under its segment's source."""
     sources = [source_of(work.segment, work.reference_ts) for work, _ in done]
 
+    subject = next((work.subject for work, _ in done if work.subject), None)
+
     def apply(passport: Passport, now: str, draft: LogDraft) -> MergeReport:
         report = MergeReport(changed=False, counts={}, decisions=[])
         added = draft.add_turns(turns)
         if added:
             report.bump("turns_added", added)
             report.changed = True
+        if subject and not passport.meta.get("subject"):
+            # Who the passport is about: beliefs without a person's name are this person's.
+            passport.meta["subject"] = subject
         for source, (_, extraction) in zip(sources, done, strict=True):
             step = merge_extraction(passport, extraction, source, now=now)
             report.changed |= step.changed
@@ -413,6 +420,10 @@ async def conclude(
         error = f"every segment failed ({len(failures)}; first: {failures[0]['error']})"
     elif failures:
         error = failure_text(failures, total)
+    # A rule that raised cost only what it would have added for that sentence: recorded, and
+    # the job is still done.
+    rules = [f for _, extraction in extracted.done for f in extraction.failures]
+    result = {**(result or {}), "rules_failed": rules[:MAX_RULE_FAILURES]} if rules else result
     return await finish(
         uows,
         tenant_id,

@@ -28,7 +28,6 @@ from typing import Any
 
 from rank_bm25 import BM25Okapi
 
-from app.domain.beliefs import key_label
 from app.domain.context import MemoryIndex, build_context
 from app.domain.dates import MONTHS
 from app.domain.extract import Extraction, ExtractionInput
@@ -265,8 +264,8 @@ class Results:
 
 def passport_lines(p: Passport) -> list[str]:
     """Everything the passport says, one line per item, to ask whether an answer is in it at all."""
-    lines = [f"{key_label(b.key)}: {b.value}" for b in (*p.facts, *p.prefs)]
-    lines += [f"{key_label(c.key)}: {c.old} -> {c.new}" for c in p.contradictions]
+    lines = [f"{b.key.replace('_', ' ')}: {b.value}" for b in (*p.facts, *p.prefs)]
+    lines += [f"{c.key.replace('_', ' ')}: {c.old} -> {c.new}" for c in p.contradictions]
     lines += [f"{o.when or ''}: {o.text}" for o in p.observations]
     lines += [f"{(e.ts or '')[:10]}: {e.summary}" for e in p.episodes]
     lines += [f"{(t.ts or '')[:10]}: {t.text}" for t in p.turns]

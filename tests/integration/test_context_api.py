@@ -190,11 +190,6 @@ async def test_context_of_unknown_or_foreign_user_is_404(client, mel):
     assert (await client.get("/users/nobody/context", headers=mel.headers)).status_code == 404
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the rules write no observation of the race; the context finds it in the verbatim "
-    "turns once the turn log lands (the lead's storage and context change)",
-)
 async def test_ingested_chat_answers_a_question(client, worker):
     t = await make_tenant(client, "reader")
     body = {
@@ -213,3 +208,10 @@ async def test_ingested_chat_answers_a_question(client, worker):
     assert done.json()["status"] == "done"
     resp = await client.get("/users/m/context", params={"q": "charity race"}, headers=t.headers)
     assert "charity race" in resp.text
+    # The turn said on Monday 8 May, with its "Saturday" resolved beside the words.
+    assert "[8 May 2023] Melanie: I ran a charity race for mental health on Saturday" in resp.text
+    assert "(6 May 2023)" in resp.text
+    doc = await client.get(
+        "/users/m/context", params={"q": "charity race", "format": "json"}, headers=t.headers
+    )
+    assert ["2"] in [m["turn_ids"] for m in doc.json()["memories"]]
