@@ -148,12 +148,17 @@ class MemoryIndex:
         return self.evidence.approx_bytes() + self.beliefs.approx_bytes()
 
     def word_weights(self, tokens: Iterable[str]) -> dict[str, float]:
-        """Each query word's weight for matching beliefs: rarer in the log, heavier."""
+        """Each query word's weight for matching beliefs: rarer in the log, heavier.
+
+        A speaker's name weighs nothing: nearly every belief names its person, so a question
+        that names someone would otherwise match them all.
+        """
         n = max(self.evidence.n_passages, 1)
+        names = self.evidence.speaker_words()
         out = {}
         for token in set(tokens):
             df = self.evidence.document_frequency(token)
-            out[token] = float(idf(n, df))
+            out[token] = 0.0 if token in names else float(idf(n, df))
         return out
 
 

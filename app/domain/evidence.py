@@ -447,6 +447,10 @@ class EvidenceIndex:
             out[docs] += weights
         return out
 
+    def speaker_words(self) -> frozenset[str]:
+        """Every word of every speaker's name."""
+        return frozenset(t for toks in self._speaker_tokens for t in toks)
+
     def vocabulary(self) -> list[str]:
         """Every term indexed."""
         return list(self._postings)
