@@ -65,6 +65,13 @@ class Settings(BaseSettings):
     )
     sweep_interval_seconds: int = Field(default=30, description="How often the sweeper runs.")
     worker_max_jobs: int = Field(default=8, description="Concurrent jobs per worker process.")
+    worker_poll_seconds: float = Field(
+        default=0.02,
+        gt=0,
+        le=5,
+        description="How often an idle worker looks for new jobs in Redis: the wait before a "
+        "queued job starts; each look is one cheap Redis call.",
+    )
     job_max_attempts: int = Field(
         default=5, description="A job that crashed this many times is marked failed."
     )

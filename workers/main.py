@@ -162,7 +162,7 @@ def build_worker(
         keep_result=0,
         health_check_interval=10,
         # arq's default 0.5 s between queue polls was most of a lone job's latency.
-        poll_delay=0.05,
+        poll_delay=settings.worker_poll_seconds,
         handle_signals=True,
         job_completion_wait=STOP_WAIT_SECONDS,
     )

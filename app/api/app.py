@@ -17,6 +17,7 @@ from app.api.request_id import RequestContext
 from app.api.routes import admin, context, health, ingest, usage, users
 from app.db.engine import create_engine, read_session_factory, session_factory
 from app.db.queue import enqueuer, open_pool
+from app.db.signals import JobSignals
 from app.db.uow import uow_factory
 from app.services.cache import KeyCache, ResultLRU
 from app.services.context import IndexCache
@@ -44,9 +45,13 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.enqueue = enqueuer(redis, settings.queue_name)
         # What every use case runs in: the app's sessions, jobs enqueued after commit.
         app.state.uows = uow_factory(app.state.sessions, app.state.enqueue)
+        # ?wait wakes when a worker commits the job's end, instead of polling for it.
+        app.state.job_signals = JobSignals(settings.require_database_url())
+        await app.state.job_signals.start()
         try:
             yield
         finally:
+            await app.state.job_signals.stop()
             await redis.aclose()
             await engine.dispose()
 

@@ -13,6 +13,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.security.base import SecurityBase
 
 from app.api.schemas.jobs import JobOut, job_out
+from app.db.signals import JobSignals
 from app.db.uow import UowFactory
 from app.services import ingest, tenants
 from app.services.errors import Forbidden, Unauthorized
@@ -122,12 +123,13 @@ class Queue:
     settings: Settings
     response: Response
     wait: float
+    signals: JobSignals | None = None
 
     async def reply(self, job: JobView) -> JobOut:
         """The job as queued, or as it ended within ?wait: 202, or 200 once it ended; Location."""
         if self.wait > 0:
             seconds = min(self.wait, self.settings.ingest_wait_max_seconds)
-            job = await ingest.wait_for_job(job, self.uows, self.tenant, seconds)
+            job = await ingest.wait_for_job(job, self.uows, self.tenant, seconds, self.signals)
         out = job_out(job)
         self.response.headers["Location"] = out.status_url
         if job.finished:
@@ -136,10 +138,16 @@ class Queue:
 
 
 async def get_queue(
-    tenant: TenantDep, uows: UowsDep, settings: SettingsDep, response: Response, wait: Wait = 0
+    tenant: TenantDep,
+    uows: UowsDep,
+    settings: SettingsDep,
+    request: Request,
+    response: Response,
+    wait: Wait = 0,
 ) -> Queue:
     """The tenant's queue as a route that accepts a job sees it, with the ?wait it was given."""
-    return Queue(tenant, uows, settings, response, wait)
+    signals = getattr(request.app.state, "job_signals", None)
+    return Queue(tenant, uows, settings, response, wait, signals)
 
 
 QueueDep = Annotated[Queue, Depends(get_queue)]

@@ -22,6 +22,7 @@ from app.db.models import (
     Tenant,
     TenantUsage,
 )
+from app.db.signals import CHANNEL as JOB_DONE_CHANNEL
 from app.domain.log import LogRow, StoredRow
 
 USAGE_FIELDS = ("jobs", "calls", "input_tokens", "output_tokens", "cache_hits")
@@ -131,6 +132,10 @@ class SystemRepository:
     async def revoke_key(self, key_id: uuid.UUID, now: datetime) -> None:
         """Mark a key revoked."""
         await self.session.execute(update(ApiKey).where(ApiKey.id == key_id).values(revoked_at=now))
+
+    async def signal_job_done(self, job_id: uuid.UUID) -> None:
+        """Tell waiting requests that this job ended (delivered when the transaction commits)."""
+        await self.session.execute(select(func.pg_notify(JOB_DONE_CHANNEL, str(job_id))))
 
     async def requeue_stale_jobs(
         self, older_than: datetime, now: datetime, limit: int = 500

@@ -75,9 +75,23 @@ class BeliefIndex:
     def __init__(self, lines: Iterable[BeliefLine]) -> None:
         self.lines = list(lines)
 
+    def words(self) -> dict[str, frozenset[str]]:
+        """Each line's words by its text: what a newer head's lines of the same text reuse."""
+        return {line.text: line.tokens for line in self.lines}
+
     @classmethod
-    def of(cls, head: Passport, render: Render = belief_text) -> BeliefIndex:
-        """Every fact, preference, open loop and entity of a head, as lines."""
+    def of(
+        cls,
+        head: Passport,
+        render: Render = belief_text,
+        known: Mapping[str, frozenset[str]] | None = None,
+    ) -> BeliefIndex:
+        """Every fact, preference, open loop and entity of a head, as lines.
+
+        ``known`` holds the words of lines made before (``words()`` of the previous head's
+        index): a write changes a few beliefs, so the rest are not tokenised again.
+        """
+        known = known or {}
         changes: dict[str, list[Contradiction]] = {}
         for c in head.contradictions:
             changes.setdefault(c.key, []).append(c)
@@ -88,15 +102,15 @@ class BeliefIndex:
             beliefs: list[Belief] = getattr(head, section)
             for order, b in enumerate(_newest_first(beliefs)):
                 text = render(section, b, changes.get(b.key, ()), subject=subject)
-                lines.append(_line(section, b.key, b.value, text, b, order))
+                lines.append(_line(section, b.key, b.value, text, b, order, known))
         for order, loop in enumerate(_newest_first(head.open_loops)):
-            lines.append(_line("open_loops", None, None, loop_text(loop), loop, order))
+            lines.append(_line("open_loops", None, None, loop_text(loop), loop, order, known))
         for order, e in enumerate(head.entities):
             text = entity_text(e)
-            words = tokenize(" ".join([e.name, *e.aliases]))
-            lines.append(
-                BeliefLine("entities", None, None, text, None, None, (), frozenset(words), order)
-            )
+            words = known.get(text)
+            if words is None:
+                words = frozenset(tokenize(" ".join([e.name, *e.aliases])))
+            lines.append(BeliefLine("entities", None, None, text, None, None, (), words, order))
         return cls(lines)
 
     def approx_bytes(self) -> int:
@@ -135,8 +149,15 @@ class BeliefIndex:
 
 
 def _line(
-    section: Section, key: str | None, value: Any, text: str, item: Any, order: int
+    section: Section,
+    key: str | None,
+    value: Any,
+    text: str,
+    item: Any,
+    order: int,
+    known: Mapping[str, frozenset[str]],
 ) -> BeliefLine:
+    words = known.get(text)
     return BeliefLine(
         section=section,
         key=key,
@@ -145,6 +166,6 @@ def _line(
         ts=getattr(item, "ts", None),
         source=getattr(item, "source", None),
         turn_ids=_turn_ids(item),
-        tokens=frozenset(tokenize(text)),
+        tokens=words if words is not None else frozenset(tokenize(text)),
         order=order,
     )

@@ -135,9 +135,9 @@ class MemoryIndex:
         return cls.of(Passport.from_dict(head), records)
 
     def with_head(self, head: Passport) -> None:
-        """Take a newer head (its beliefs are indexed again: they are few)."""
+        """Take a newer head: its beliefs are rendered again, their words reused where unchanged."""
         self.head = head
-        self.beliefs = BeliefIndex.of(head)
+        self.beliefs = BeliefIndex.of(head, known=self.beliefs.words())
 
     def extend(self, records: Iterable[TurnRecord]) -> int:
         """Add log records that came after the newest held; how many were added."""

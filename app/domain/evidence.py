@@ -27,6 +27,7 @@ from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
@@ -198,6 +199,7 @@ def turn_dates(text: str, ts: datetime | None) -> tuple[SaidDate, ...]:
     return tuple(SaidDate(r.expression, r.iso) for r in found if r.relative)
 
 
+@lru_cache(maxsize=4096)
 def day_label(iso: str) -> str:
     """``7 May 2023`` for ``2023-05-07``, ``May 2023`` for ``2023-05``; anything else as is."""
     try:
@@ -310,6 +312,7 @@ class EvidenceIndex:
         self._speaker_of = array("l")  # per passage: its speaker's number
         self._session_of = array("l")  # per passage: its session's number (-1: not a turn)
         self._epochs = array("d")  # per record: its time in epoch seconds (NaN: none)
+        self._said = array("q")  # per record: a key of who said what, to show a repeat once
         self._is_turn = array("b")  # per record: a turn (not an observation or episode)
         self._sessions: dict[str | None, int] = {}
         self._speakers: dict[str, int] = {}
@@ -340,6 +343,10 @@ class EvidenceIndex:
     def turn_of(self, doc: int) -> int:
         """The place in ``records`` of passage ``doc``'s record."""
         return self._turn_of[doc]
+
+    def said_key(self, record: int) -> int:
+        """Equal for records that say the same words (and, rarely, for others: compare them)."""
+        return self._said[record]
 
     def is_turn(self, record: int) -> bool:
         """Whether the record at ``record`` is a verbatim turn."""
@@ -378,6 +385,7 @@ class EvidenceIndex:
         speaker = f"{record.speaker}: " if record.speaker else ""
         self.prefixes.append(f"[{day}] {speaker}" if day else speaker)
         self._epochs.append(_epoch(record.ts))
+        self._said.append(hash(_said(record)))
         is_turn = record.kind == "turn"
         self._is_turn.append(is_turn)
         speaker_tokens = tokenize(record.speaker)
@@ -612,6 +620,15 @@ class _Selection:
         clip = role == "neighbour" and (turn in self.clipped or turn not in self.chosen)
         if shown == before and clip == (turn in self.clipped):
             return turn in self.chosen
+        if not clip and turn not in self.chosen:
+            # A line holds at least its prefix and its passages' words (annotations only add):
+            # what cannot fit is skipped before it is rendered.
+            text_of = self.index.records[turn].text
+            least = len(self.index.prefixes[turn]) + sum(
+                len(text_of[slice(*self.index.span(d))].strip()) for d in shown
+            )
+            if least > self.room:
+                return False
         text, _, _ = self.line(turn, shown, clip)
         old = self.lines.get(turn)
         cost = len(text) - (len(old) if old is not None else -1)  # a new line adds its newline
@@ -667,8 +684,13 @@ def _note(count: int, order: Order) -> str:
     return f"(+{count} {what} memories not shown)"
 
 
-def _dedupe_key(record: TurnRecord) -> tuple[str, str]:
+def _said(record: TurnRecord) -> tuple[str, str]:
     return (record.speaker, _SPACE_RE.sub(" ", record.text.strip().casefold()))
+
+
+def _same_words(a: TurnRecord, b: TurnRecord) -> bool:
+    """Whether two records say the same thing (their keys matched; a collision is not a twin)."""
+    return _said(a) == _said(b)
 
 
 def assemble(
@@ -824,7 +846,7 @@ def _by_relevance(
     # Room for the note at its longest, so whatever is chosen, the note still fits.
     room = budget + 1 - (len(_note(matching, "relevance")) + 1)
     selection = _Selection(index, room, neighbour_chars)
-    seen: dict[tuple[str, str], int] = {}  # a turn said again word for word is shown once
+    seen: dict[int, int] = {}  # a turn said again word for word is shown once
     twins = 0
     hit_turns: set[int] = set()
     # (-priority, order, passage, turn, is a hit); order keeps rank order among equals.
@@ -836,8 +858,9 @@ def _by_relevance(
     order = len(queue)
     while queue and selection.room >= MIN_LINE:
         priority, _, doc, turn, hit = heapq.heappop(queue)
-        key = _dedupe_key(index.records[turn])
-        if seen.get(key, turn) != turn:
+        key = index.said_key(turn)
+        twin = seen.get(key, turn)
+        if twin != turn and _same_words(index.records[twin], index.records[turn]):
             if hit and turn not in hit_turns:
                 twins += 1  # its twin is shown
                 hit_turns.add(turn)

@@ -231,6 +231,17 @@ class Passport(_Item):
         return canonical_bytes(self.to_dict())
 
 
+def known_keys_of(doc: dict[str, Any]) -> list[str]:
+    """``Passport.known_keys`` of a stored head, read without parsing the whole document."""
+    keys = []
+    for section in ("facts", "prefs"):
+        items = doc.get(section)
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, dict) and isinstance(item.get("key"), str):
+                keys.append(item["key"])
+    return keys
+
+
 def _migrate_1_to_2(doc: dict[str, Any]) -> dict[str, Any]:
     """1.x had no episodes or observations; some writers kept beliefs as a key->value map."""
     out = dict(doc)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import uuid
@@ -11,12 +12,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.db.models import IngestJob
+from app.db.signals import JobSignals
 from app.db.uow import Enqueue, Uow, UowFactory
 from app.domain.ids import sha256_hex
 from app.domain.ingest_input import IngestPayload
 from app.domain.jsoncheck import json_problem, storable
 from app.domain.log import segment_hash, turn_rows
-from app.domain.passport import Passport
+from app.domain.passport import known_keys_of
 from app.domain.segment import Plan, plan_segments
 from app.domain.turns import Segment
 from app.services import compact, jobs, passports, reprocess, versions
@@ -151,15 +153,36 @@ async def list_jobs(
 
 
 async def wait_for_job(
-    job: JobView, uows: UowFactory, tenant_id: uuid.UUID, seconds: float
+    job: JobView,
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    seconds: float,
+    signals: JobSignals | None = None,
 ) -> JobView:
-    """Poll the job row until it is done or failed, or the wait ends; return its last state."""
-    deadline = asyncio.get_running_loop().time() + seconds
+    """Wait until the job is done or failed, or the wait ends; return its last state.
+
+    The job row is read again whenever a worker signals that the job ended, and on a short
+    back-off in any case, so a signal that never comes costs time, not the answer.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
     delay = 0.02
-    while not job.finished and asyncio.get_running_loop().time() < deadline:
-        await asyncio.sleep(delay)
+    while not job.finished and loop.time() < deadline:
+        woken = signals.expect(job.id) if signals is not None else None
+        try:
+            job = await get_job(uows, tenant_id, job.id)
+            if job.finished:
+                break
+            pause = min(delay, max(deadline - loop.time(), 0))
+            if woken is None:
+                await asyncio.sleep(pause)
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(woken), pause)
+        finally:
+            if signals is not None and woken is not None:
+                signals.discard(job.id, woken)
         delay = min(delay * 2, 0.1)
-        job = await get_job(uows, tenant_id, job.id)
     return job
 
 
@@ -218,7 +241,7 @@ async def _run_ingest(claimed: jobs.Claimed) -> Outcome:
         Work(s, payload.subject, job.created_at) for h, s in merged_hashes.items() if h not in seen
     ]
     skipped = len(segments) - len(works)
-    known = Passport.from_dict(row.doc).known_keys()
+    known = known_keys_of(row.doc)
     extracted = await jobs.extract(
         uows, tenant_id, job, works, known, settings, pipeline, done_before=skipped
     )

@@ -1,0 +1,91 @@
+"""Job completion signals: Postgres LISTEN/NOTIFY wakes a request waiting on ``?wait``.
+
+A worker that ends a job calls ``pg_notify`` in the transaction that writes the job's end, so the
+signal goes out only when that end is committed. Each API process keeps one listening connection
+and wakes the requests waiting for that job; they read the job row again, which stays the only
+source of truth. Without the listener (the connection dropped, the database restarted) a wait
+falls back to reading the row on a short back-off, so a lost signal costs time, never a result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from typing import Any
+
+import asyncpg
+from sqlalchemy.engine import make_url
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "tessera_job_done"
+# After the listening connection is lost, a wait tries to open it again at most this often.
+RECONNECT_SECONDS = 5.0
+
+
+def listen_dsn(database_url: str) -> str:
+    """The libpq-style DSN asyncpg takes, from the SQLAlchemy URL the app is configured with."""
+    return make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+class JobSignals:
+    """Futures of requests waiting for jobs, resolved when a worker commits a job's end."""
+
+    def __init__(self, database_url: str) -> None:
+        self._dsn = listen_dsn(database_url)
+        self._waiting: dict[str, list[asyncio.Future[None]]] = {}
+        self._conn: Any = None
+        self._tried = -RECONNECT_SECONDS
+
+    @property
+    def listening(self) -> bool:
+        """Whether signals are being received now."""
+        return self._conn is not None and not self._conn.is_closed()
+
+    async def start(self) -> None:
+        """Open the listening connection; on failure the waits fall back to reading the row."""
+        self._tried = time.monotonic()
+        try:
+            conn = await asyncpg.connect(self._dsn)
+            await conn.add_listener(CHANNEL, self._notified)
+            conn.add_termination_listener(self._lost)
+        except (OSError, asyncpg.PostgresError) as exc:
+            log.warning("job signals are off (waits read the job row instead): %s", exc)
+            return
+        self._conn = conn
+
+    async def stop(self) -> None:
+        """Close the listening connection."""
+        conn, self._conn = self._conn, None
+        if conn is not None and not conn.is_closed():
+            await conn.close()
+
+    def expect(self, job_id: uuid.UUID) -> asyncio.Future[None]:
+        """A future resolved when the job's end is committed (register before reading the row)."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(str(job_id), []).append(future)
+        if not self.listening and time.monotonic() - self._tried >= RECONNECT_SECONDS:
+            self._tried = time.monotonic()
+            asyncio.get_running_loop().create_task(self.start())
+        return future
+
+    def discard(self, job_id: uuid.UUID, future: asyncio.Future[None]) -> None:
+        """Stop expecting: the waiter has what it needs or gave up."""
+        futures = self._waiting.get(str(job_id))
+        if futures is not None:
+            if future in futures:
+                futures.remove(future)
+            if not futures:
+                del self._waiting[str(job_id)]
+        future.cancel()
+
+    def _notified(self, conn: Any, pid: int, channel: str, payload: str) -> None:
+        for future in self._waiting.pop(payload, ()):
+            if not future.done():
+                future.set_result(None)
+
+    def _lost(self, conn: Any) -> None:
+        log.warning("the job signal connection was lost; waits read the job row until it is back")
+        self._conn = None
