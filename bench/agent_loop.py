@@ -124,11 +124,20 @@ async def grow(user: InMemoryUser, sessions: list[dict[str, Any]]) -> None:
         await user.ingest(IngestPayload.model_validate(body), received, extractor.extract)
 
 
+def _connect(database_url: str) -> psycopg.Connection[Any]:
+    return psycopg.connect(sync_url(database_url).replace("+psycopg", "", 1), autocommit=True)
+
+
 def _wal(database_url: str) -> int:
     """Where Postgres's write-ahead log stands, in bytes."""
-    with psycopg.connect(sync_url(database_url).replace("+psycopg", "", 1)) as conn:
+    with _connect(database_url) as conn:
         row = conn.execute("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn").fetchone()
     return int(row[0]) if row else 0
+
+
+def _analyze(database_url: str) -> None:
+    with _connect(database_url) as conn:
+        conn.execute("ANALYZE")
 
 
 def measure(
@@ -206,6 +215,9 @@ def run(sizes: list[int], loops: int) -> list[Cell]:
             )
             resp.raise_for_status()
             import_s = time.perf_counter() - t0
+            # Planner statistics as autovacuum would leave them shortly after a bulk import:
+            # the loop measures the steady state, not the minute after a large load.
+            _analyze(stack.database_url)
             log(f"imported {len(body) / 1e6:.1f} MB in {import_s:.1f} s; looping")
             figures = measure(stack, headers, size, loops, rng, start=size * 1000)
             cells.append(
