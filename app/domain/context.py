@@ -282,7 +282,7 @@ def search(
             continue
         seen.add(turn)
         start, end = ev.span(doc)
-        record = ev.records[turn]
+        record = ev.record(turn)
         hits.append(Hit(record, record.text[start:end].strip(), float(scores[doc]), len(hits) + 1))
         if len(hits) == limit:
             break

@@ -293,38 +293,97 @@ def _one_edit(a: str, b: str) -> bool:
 # --- the index ------------------------------------------------------------------------------
 
 
+_KINDS: tuple[RecordKind, ...] = ("turn", "observation", "episode")
+# Postings are packed little-endian 32-bit integers: a bytearray holds no Python objects, so a
+# vocabulary of any size adds nothing for the garbage collector to walk.
+_INT = np.dtype("<i4")
+
+
 class EvidenceIndex:
     """BM25 over a user's log by passage, grown in log order by ``extend``.
 
-    Per-passage and per-turn columns are typed arrays (``array``), so a log of hundreds of
-    thousands of turns costs bytes per entry, not Python objects, and numpy reads them in place.
+    The index is columns, not objects: per record and per passage, typed arrays and lists of
+    strings; per term, two packed byte arrays. A log of hundreds of thousands of turns then costs
+    bytes per entry, numpy reads the columns in place, and the garbage collector has a few dozen
+    containers to walk instead of one object per turn. ``record(i)`` makes a record on demand.
     """
 
     def __init__(self, records: Iterable[TurnRecord] = (), *, k1: float = K1, b: float = B) -> None:
         self.k1 = k1
         self.b = b
-        self.records: list[TurnRecord] = []
         self.prefixes: list[str] = []  # per record: "[7 May 2023] Speaker: "
+        self._ids: list[str] = []  # per record: the log row's id
+        self._turn_ids: list[str | None] = []  # per record: the client's id of a turn
+        self._texts: list[str] = []
+        self._stamps: list[str | None] = []  # per record: its time as given (ISO 8601)
+        self._origins: list[str | None] = []  # per record: the source (segment) it came from
+        self._positions = array("q")  # per record: its place in the log
+        self._kinds = array("b")  # per record: its kind, as an index of _KINDS
+        self._speaker_codes = array("l")  # per record: its speaker's number
+        self._session_codes = array("l")  # per record: its session's number
+        self._dates: dict[int, tuple[tuple[str, str], ...]] = {}  # record -> (said, day) pairs
+        self._behind: dict[int, tuple[str, ...]] = {}  # observation/episode -> its turns' ids
         self._starts = array("l")  # per passage: its character span in its record
         self._ends = array("l")
-        self._turn_of = array("l")  # per passage: its record's place in ``records``
+        self._turn_of = array("l")  # per passage: its record's place
         self._first_passage = array("l")  # per record: its first passage (they are contiguous)
         self._speaker_of = array("l")  # per passage: its speaker's number
         self._session_of = array("l")  # per passage: its session's number (-1: not a turn)
+        self._joined = bytearray()  # per passage but the first: 1 if it continues the one before
         self._epochs = array("d")  # per record: its time in epoch seconds (NaN: none)
         self._said = array("q")  # per record: a key of who said what, to show a repeat once
-        self._is_turn = array("b")  # per record: a turn (not an observation or episode)
         self._sessions: dict[str | None, int] = {}
+        self._session_names: list[str | None] = []
         self._speakers: dict[str, int] = {}
+        self._speaker_names: list[str] = []
         self._speaker_tokens: list[frozenset[str]] = []
-        self._postings: dict[str, tuple[array[int], array[int]]] = {}  # term -> (passages, tf)
+        self._postings: dict[str, tuple[bytearray, bytearray]] = {}  # term -> (passages, tf)
         self._lengths = array("l")
         self._total_length = 0
         self._text_chars = 0
+        self._posting_bytes = 0
         self.extend(records)
 
     def __len__(self) -> int:
-        return len(self.records)
+        return len(self._ids)
+
+    @property
+    def records(self) -> list[TurnRecord]:
+        """Every record, made anew (for tests and small indexes: reads use ``record``)."""
+        return [self.record(i) for i in range(len(self))]
+
+    def record(self, i: int) -> TurnRecord:
+        """The record at place ``i``."""
+        dates = self.dates(i)
+        return TurnRecord(
+            id=self._ids[i],
+            turn_id=self._turn_ids[i],
+            speaker=self._speaker_names[self._speaker_codes[i]],
+            text=self._texts[i],
+            ts=self._stamps[i],
+            session=self._session_names[self._session_codes[i]],
+            dates=dates,
+            position=self._positions[i],
+            kind=_KINDS[self._kinds[i]],
+            sources=self._behind.get(i, ()),
+            source=self._origins[i],
+        )
+
+    def dates(self, i: int) -> tuple[SaidDate, ...]:
+        """The relative dates the record at place ``i`` said, resolved."""
+        return tuple(SaidDate(said, day) for said, day in self._dates.get(i, ()))
+
+    def speaker_code(self, i: int) -> int:
+        """The number of the speaker of the record at place ``i``."""
+        return self._speaker_codes[i]
+
+    def text(self, i: int) -> str:
+        """The text of the record at place ``i``."""
+        return self._texts[i]
+
+    def session(self, i: int) -> str | None:
+        """The session of the record at place ``i``."""
+        return self._session_names[self._session_codes[i]]
 
     @property
     def n_passages(self) -> int:
@@ -334,14 +393,14 @@ class EvidenceIndex:
     @property
     def last_position(self) -> int | None:
         """The log position of the newest record held, None when empty."""
-        return self.records[-1].position if self.records else None
+        return self._positions[-1] if self._positions else None
 
     def span(self, doc: int) -> tuple[int, int]:
         """The character span of passage ``doc`` in its record's text."""
         return self._starts[doc], self._ends[doc]
 
     def turn_of(self, doc: int) -> int:
-        """The place in ``records`` of passage ``doc``'s record."""
+        """The place of passage ``doc``'s record."""
         return self._turn_of[doc]
 
     def said_key(self, record: int) -> int:
@@ -350,7 +409,7 @@ class EvidenceIndex:
 
     def is_turn(self, record: int) -> bool:
         """Whether the record at ``record`` is a verbatim turn."""
-        return bool(self._is_turn[record])
+        return self._kinds[record] == 0
 
     def extend(self, records: Iterable[TurnRecord]) -> int:
         """Add the records that come after the newest one held; returns how many were added."""
@@ -366,19 +425,29 @@ class EvidenceIndex:
 
     def approx_bytes(self) -> int:
         """A rough size of what the index holds, for a cache bounded in bytes."""
-        per_record = 240  # the record object, its prefix string and their references
-        per_passage = 8 * 6
-        postings = sum(len(d) * 16 + 100 for d, _ in self._postings.values())
+        per_record = 8 * 12 + 60  # column entries, the prefix string
+        per_passage = 8 * 7
+        postings = self._posting_bytes + 120 * len(self._postings)
         return (
-            len(self.records) * per_record
-            + self._text_chars
+            len(self) * per_record
+            + 2 * self._text_chars
             + len(self._starts) * per_passage
             + postings
         )
 
     def _add(self, record: TurnRecord) -> None:
-        turn = len(self.records)
-        self.records.append(record)
+        turn = len(self._ids)
+        self._ids.append(record.id)
+        self._turn_ids.append(record.turn_id)
+        self._texts.append(record.text)
+        self._stamps.append(record.ts)
+        self._origins.append(record.source)
+        self._positions.append(record.position)
+        self._kinds.append(_KINDS.index(record.kind))
+        if record.dates:
+            self._dates[turn] = tuple((d.said, d.day) for d in record.dates)
+        if record.sources:
+            self._behind[turn] = record.sources
         self._first_passage.append(len(self._starts))
         self._text_chars += len(record.text)
         day = _ts_day(record.ts)
@@ -387,15 +456,23 @@ class EvidenceIndex:
         self._epochs.append(_epoch(record.ts))
         self._said.append(hash(_said(record)))
         is_turn = record.kind == "turn"
-        self._is_turn.append(is_turn)
         speaker_tokens = tokenize(record.speaker)
         code = self._speakers.get(record.speaker)
         if code is None:
             code = self._speakers[record.speaker] = len(self._speaker_tokens)
             self._speaker_tokens.append(frozenset(speaker_tokens))
-        session = self._sessions.setdefault(record.session, len(self._sessions)) if is_turn else -1
+            self._speaker_names.append(record.speaker)
+        self._speaker_codes.append(code)
+        named = self._sessions.get(record.session)
+        if named is None:
+            named = self._sessions[record.session] = len(self._session_names)
+            self._session_names.append(record.session)
+        self._session_codes.append(named)
+        session = named if is_turn else -1
         for start, end in passages(record.text):
             doc = len(self._starts)
+            if doc:
+                self._joined.append(session >= 0 and self._session_of[-1] == session)
             self._session_of.append(session)
             self._starts.append(start)
             self._ends.append(end)
@@ -410,15 +487,16 @@ class EvidenceIndex:
             for token, tf in counts.items():
                 posting = self._postings.get(token)
                 if posting is None:
-                    posting = self._postings[token] = (array("l"), array("l"))
-                posting[0].append(doc)
-                posting[1].append(tf)
+                    posting = self._postings[token] = (bytearray(), bytearray())
+                posting[0].extend(doc.to_bytes(4, "little"))
+                posting[1].extend(min(tf, 2**31 - 1).to_bytes(4, "little"))
+                self._posting_bytes += 8
             self._lengths.append(len(tokens))
             self._total_length += len(tokens)
 
     def passages_of(self, turn: int) -> range:
         """The passage numbers of the record at ``turn`` in ``records``."""
-        end = self._first_passage[turn + 1] if turn + 1 < len(self.records) else len(self._starts)
+        end = self._first_passage[turn + 1] if turn + 1 < len(self) else len(self._starts)
         return range(self._first_passage[turn], end)
 
     def _column(self, values: array[Any], dtype: Any) -> npt.NDArray[Any]:
@@ -426,8 +504,7 @@ class EvidenceIndex:
 
     def same_session_as_next(self) -> npt.NDArray[np.bool_]:
         """Per passage but the last: whether the next passage is a turn of the same session."""
-        codes = self._column(self._session_of, np.int64)
-        return np.asarray((codes[1:] == codes[:-1]) & (codes[1:] >= 0), dtype=np.bool_)
+        return np.frombuffer(self._joined, dtype=np.bool_) if self._joined else np.zeros(0, bool)
 
     def record_epochs(self) -> FloatArray:
         """Per record: its time in epoch seconds, NaN when it has none."""
@@ -449,8 +526,8 @@ class EvidenceIndex:
             posting = self._postings.get(token)
             if posting is None:
                 continue
-            docs = self._column(posting[0], np.int64)
-            tf = self._column(posting[1], np.int64).astype(np.float64)
+            docs = np.frombuffer(posting[0], dtype=_INT)
+            tf = np.frombuffer(posting[1], dtype=_INT).astype(np.float64)
             weights = term_weights(idf(n, len(docs)), tf, lengths[docs], avgdl, self.k1, self.b)
             out[docs] += weights
         return out
@@ -466,7 +543,7 @@ class EvidenceIndex:
     def document_frequency(self, token: str) -> int:
         """How many passages hold ``token``."""
         posting = self._postings.get(token)
-        return len(posting[0]) if posting is not None else 0
+        return len(posting[0]) // 4 if posting is not None else 0
 
     def speakers_named(self, query_tokens: Iterable[str]) -> set[int]:
         """The speakers (by number) whose whole name the query holds, in any case or one typo."""
@@ -588,18 +665,17 @@ class _Selection:
     def line(self, turn: int, shown: set[int], clip: bool) -> tuple[str, str, bool]:
         """(the line, its text after the prefix, whether it is cut) for those passages."""
         index = self.index
-        record = index.records[turn]
+        text = index.text(turn)
         runs: list[list[int]] = []
         for doc in sorted(shown):
             if runs and runs[-1][-1] == doc - 1:
                 runs[-1].append(doc)
             else:
                 runs.append([doc])
-        pieces = [
-            record.text[index.span(run[0])[0] : index.span(run[-1])[1]].strip() for run in runs
-        ]
+        pieces = [text[index.span(run[0])[0] : index.span(run[-1])[1]].strip() for run in runs]
         own = index.passages_of(turn)
-        body = f" {ELLIPSIS} ".join(_annotate(p, record.dates) for p in pieces)
+        dates = index.dates(turn)
+        body = f" {ELLIPSIS} ".join(_annotate(p, dates) for p in pieces)
         cut = len(shown) < len(own)
         if cut and runs[0][0] != own.start:
             body = f"{ELLIPSIS} {body}"
@@ -623,7 +699,7 @@ class _Selection:
         if not clip and turn not in self.chosen:
             # A line holds at least its prefix and its passages' words (annotations only add):
             # what cannot fit is skipped before it is rendered.
-            text_of = self.index.records[turn].text
+            text_of = self.index.text(turn)
             least = len(self.index.prefixes[turn]) + sum(
                 len(text_of[slice(*self.index.span(d))].strip()) for d in shown
             )
@@ -667,12 +743,12 @@ def _window(index: EvidenceIndex, turn: int, side: int, n: int) -> list[int]:
     """
     if not index.is_turn(turn):
         return []
-    session = index.records[turn].session
+    session = index.session(turn)
     out: list[int] = []
     other = turn + side
-    while len(out) < n and 0 <= other < len(index.records):
+    while len(out) < n and 0 <= other < len(index):
         if index.is_turn(other):
-            if index.records[other].session != session:
+            if index.session(other) != session:
                 break
             out.append(other)
         other += side
@@ -685,12 +761,18 @@ def _note(count: int, order: Order) -> str:
 
 
 def _said(record: TurnRecord) -> tuple[str, str]:
-    return (record.speaker, _SPACE_RE.sub(" ", record.text.strip().casefold()))
+    return (record.speaker, _norm_words(record.text))
 
 
-def _same_words(a: TurnRecord, b: TurnRecord) -> bool:
+def _same_words(index: EvidenceIndex, a: int, b: int) -> bool:
     """Whether two records say the same thing (their keys matched; a collision is not a twin)."""
-    return _said(a) == _said(b)
+    if index.speaker_code(a) != index.speaker_code(b):
+        return False
+    return _norm_words(index.text(a)) == _norm_words(index.text(b))
+
+
+def _norm_words(text: str) -> str:
+    return _SPACE_RE.sub(" ", text.strip().casefold())
 
 
 def assemble(
@@ -734,7 +816,7 @@ def assemble(
     epochs = index.record_epochs()
     # Time order; a record without a time keeps its place in the log.
     for turn in sorted(selection.chosen, key=lambda t: (_sort_time(float(epochs[t])), t)):
-        record = index.records[turn]
+        record = index.record(turn)
         line, body, cut = selection.render(turn)
         lines.append(line)
         items.append(
@@ -812,17 +894,22 @@ def best_first(hits: npt.NDArray[np.intp], scores: FloatArray, budget: int) -> l
 
 def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp]) -> int:
     """How many records the hit passages belong to."""
-    seen = np.zeros(len(index.records), dtype=np.bool_)
+    seen = np.zeros(len(index), dtype=np.bool_)
     seen[index.passage_turns()[hits]] = True
     return int(seen.sum())
 
 
 def _with_run(index: EvidenceIndex, scores: FloatArray) -> FloatArray:
     """Each passage's score plus RUN_SHARE of the passages beside it in the same session."""
-    same = index.same_session_as_next()
+    same = index.same_session_as_next()  # same[i]: passages i and i + 1 are one session's
+    hits = np.flatnonzero(scores > 0)  # only a scoring passage lends to its neighbours
     out = scores.copy()
-    out[:-1] += RUN_SHARE * np.where(same, scores[1:], 0.0)
-    out[1:] += RUN_SHARE * np.where(same, scores[:-1], 0.0)
+    back = hits[(hits > 0)]
+    back = back[same[back - 1]]
+    np.add.at(out, back - 1, RUN_SHARE * scores[back])
+    ahead = hits[hits < scores.size - 1]
+    ahead = ahead[same[ahead]]
+    np.add.at(out, ahead + 1, RUN_SHARE * scores[ahead])
     return out
 
 
@@ -860,7 +947,7 @@ def _by_relevance(
         priority, _, doc, turn, hit = heapq.heappop(queue)
         key = index.said_key(turn)
         twin = seen.get(key, turn)
-        if twin != turn and _same_words(index.records[twin], index.records[turn]):
+        if twin != turn and _same_words(index, twin, turn):
             if hit and turn not in hit_turns:
                 twins += 1  # its twin is shown
                 hit_turns.add(turn)
@@ -890,9 +977,9 @@ def _by_recency(
     index: EvidenceIndex, budget: int, allowed: npt.NDArray[np.bool_] | None
 ) -> tuple[_Selection, int]:
     """The newest records that fit, whole or by their last passage, until one does not."""
-    total = len(index.records) if allowed is None else int(allowed.sum())
+    total = len(index) if allowed is None else int(allowed.sum())
     selection = _Selection(index, budget + 1 - (len(_note(total, "recency")) + 1), PASSAGE_MAX)
-    for turn in range(len(index.records) - 1, -1, -1):
+    for turn in range(len(index) - 1, -1, -1):
         if allowed is not None and not allowed[turn]:
             continue
         own = index.passages_of(turn)
