@@ -31,7 +31,7 @@ lock:
 		&& $(LOCK_TOOLS)/bin/python -m pip install --quiet '$(PIP_TOOLS)')
 	CUSTOM_COMPILE_COMMAND='make lock' $(LOCK_TOOLS)/bin/pip-compile --quiet $(LOCK_FLAGS) \
 		--generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
-		--extra embedded --extra dev --extra ui -o $(LOCK) pyproject.toml
+		--extra embedded --extra dev -o $(LOCK) pyproject.toml
 
 dev: $(STAMP)
 	$(BIN)/tessera dev
