@@ -18,6 +18,7 @@ from app.api.routes import admin, context, health, ingest, usage, users
 from app.db.engine import create_engine, read_session_factory, session_factory
 from app.db.queue import enqueuer, open_pool
 from app.db.uow import uow_factory
+from app.mcp import endpoint as mcp
 from app.services.cache import KeyCache, ResultLRU
 from app.services.context import IndexCache
 from app.settings import Settings
@@ -45,7 +46,8 @@ def create_app(settings: Settings) -> FastAPI:
         # What every use case runs in: the app's sessions, jobs enqueued after commit.
         app.state.uows = uow_factory(app.state.sessions, app.state.enqueue)
         try:
-            yield
+            async with mcp.serving(app):
+                yield
         finally:
             await redis.aclose()
             await engine.dispose()
@@ -69,6 +71,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(ingest.router)
     app.include_router(usage.router)
     app.include_router(admin.router)
+    mcp.mount(app)
     imports = ("PUT", re.compile(r"/users/[^/]+/passport"), settings.max_import_bytes)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, larger=[imports])
     install_metrics(app)

@@ -30,6 +30,8 @@ from app.domain.passport import Passport, PassportError, sozograph_item, sozogra
 from app.services.errors import NotFound, PreconditionFailed, Unprocessable
 
 T = TypeVar("T")
+# The head's sections: what is believed now, without the log of what was said and happened.
+HEAD = ("facts", "prefs", "entities", "open_loops", "contradictions", "meta")
 # Top-level fields every section selection still returns: what a reader needs to place it.
 ENVELOPE = ("version", "user_key", "updated_at")
 # Items sent per chunk of an export.
@@ -472,12 +474,17 @@ async def delete_user(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> 
 
 
 async def list_users(
-    uows: UowFactory, tenant_id: uuid.UUID, limit: int, cursor: str | None
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    limit: int,
+    cursor: str | None,
+    containing: str | None = None,
 ) -> tuple[list[UserSummary], str | None]:
-    """A page of the tenant's users and the cursor of the next page (None at the end)."""
+    """A page of the tenant's users (whose key holds ``containing``, any case) and the cursor
+    of the next page (None at the end)."""
     # The cursor is the last key of the previous page: any key is a valid place to start after.
     async with uows() as uow:
-        rows = await uow.tenant(tenant_id).list_users(limit + 1, cursor or None)
+        rows = await uow.tenant(tenant_id).list_users(limit + 1, cursor or None, containing)
     items = [UserSummary(*row) for row in rows[:limit]]
     next_cursor = items[-1].user_key if len(rows) > limit else None
     return items, next_cursor
