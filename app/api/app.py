@@ -22,6 +22,7 @@ from app.mcp import endpoint as mcp
 from app.services.cache import KeyCache, ResultLRU
 from app.services.context import IndexCache
 from app.settings import Settings
+from app.ui import routes as ui
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -72,6 +73,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(usage.router)
     app.include_router(admin.router)
     mcp.mount(app)
+    ui.mount(app)
     imports = ("PUT", re.compile(r"/users/[^/]+/passport"), settings.max_import_bytes)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, larger=[imports])
     install_metrics(app)

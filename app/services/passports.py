@@ -294,6 +294,31 @@ async def _stream(
         yield b"}"
 
 
+async def turns_by_id(
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    turn_ids: Collection[str],
+    version: int | None = None,
+) -> dict[str, dict[str, Any]]:
+    """The turns with these client ids in the passport now (or at ``version``), by id."""
+    async with uows() as uow:
+        rows = await uow.tenant(tenant_id).turns_with_ids(user_key, turn_ids, version)
+    return {str(row.item.get("id")): row.item for row in rows}
+
+
+async def turns_of_sources(
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, sources: Collection[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """The live turns of these sources (ingested segments), in log order, by source id."""
+    async with uows() as uow:
+        rows = await uow.tenant(tenant_id).rows_of_sources(user_key, sources, ["turn"])
+    found: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        found.setdefault(str(row.item.get("source")), []).append(row.item)
+    return found
+
+
 async def head_at(repo: TenantRepository, user_key: str, version: int) -> dict[str, Any]:
     """The head as it was at ``version``: the newest snapshot before it and the deltas after."""
     rows = await repo.versions_to_rebuild(user_key, version)
