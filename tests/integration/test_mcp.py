@@ -186,13 +186,13 @@ async def test_a_wrong_or_missing_key_is_the_rest_401(live: Live):
         ({}, "send the key as 'Authorization: Bearer <key>'"),
     ):
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
-        answer = httpx.post(
-            f"{live.url}/mcp",
-            json=body,
-            headers={**headers, "Accept": "application/json, text/event-stream"},
-            timeout=10,
-        )
-        rest = httpx.get(f"{live.url}/users", headers=headers, timeout=10)
+        async with httpx.AsyncClient(base_url=live.url, timeout=10) as http:
+            answer = await http.post(
+                "/mcp",
+                json=body,
+                headers={**headers, "Accept": "application/json, text/event-stream"},
+            )
+            rest = await http.get("/users", headers=headers)
         assert answer.status_code == rest.status_code == 401
         assert answer.headers["content-type"] == "application/problem+json"
         assert answer.headers["www-authenticate"] == "Bearer"
