@@ -23,11 +23,18 @@ import pytest
 
 from tests.integration.live import free_port, service_env, serving
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
-
 ADMIN_TOKEN = "browser-admin-token"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (CHROMIUM and DRIVER),
+        reason="no chromium and chromedriver here: `make test` installs them (apt-get install "
+        "chromium chromium-driver) when it runs as root with apt; install them to run this",
+    ),
+]
 # What works in a container as root without a display, and never reaches the network.
 FLAGS = (
     "--headless",
@@ -63,11 +70,6 @@ SESSIONS = [
 @pytest.fixture(scope="module")
 def seeded(settings, tmp_path_factory) -> Iterator[tuple[str, str]]:  # type: ignore[no-untyped-def]
     """A live server, a tenant's key, and the user 'melanie' with two sessions ingested."""
-    if not (CHROMIUM and DRIVER):
-        pytest.skip(
-            "no chromium and chromedriver here: `make test` installs them (apt-get install "
-            "chromium chromium-driver) when it runs as root with apt; install them to run this"
-        )
     logs = tmp_path_factory.mktemp("browser-live")
     port = free_port()
     env = service_env(settings, logs, "tessera-browser", ADMIN_TOKEN)
