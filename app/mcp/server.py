@@ -59,6 +59,8 @@ User = Annotated[
 Query = Annotated[
     str, Field(max_length=2000, description="What you are about to answer; ranks the memories.")
 ]
+# What the read tools tell a client: they change nothing, and reach only this tenant's memory.
+READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
 @dataclass(frozen=True)
@@ -250,9 +252,6 @@ async def passport_resource(user: str, ctx: Context) -> str:
     except ServiceError as exc:
         refused = ResourceNotFoundError if isinstance(exc, NotFound) else ResourceError
         raise refused(problem_words(exc)) from exc
-
-
-READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
 def build_server(settings: Settings) -> MCPServer:
