@@ -10,7 +10,7 @@ LOCK := requirements.lock
 LOCK_TOOLS := $(VENV)/lock-tools
 PIP_TOOLS := pip-tools==7.6.2
 
-.PHONY: dev test unit lint format typecheck openapi clean bench lock
+.PHONY: dev test unit lint format typecheck openapi clean bench lock browser screenshot
 
 # Third-party packages come only from the lock (so nothing unpinned slips in); the project itself,
 # with the SDK in openapi/client, is installed editable on top without resolving anything.
@@ -31,13 +31,29 @@ lock:
 		&& $(LOCK_TOOLS)/bin/python -m pip install --quiet '$(PIP_TOOLS)')
 	CUSTOM_COMPILE_COMMAND='make lock' $(LOCK_TOOLS)/bin/pip-compile --quiet $(LOCK_FLAGS) \
 		--generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
-		--extra embedded --extra dev --extra ui -o $(LOCK) pyproject.toml
+		--extra embedded --extra dev -o $(LOCK) pyproject.toml
 
 dev: $(STAMP)
 	$(BIN)/tessera dev
 
-test: $(STAMP) lint typecheck
+test: $(STAMP) browser lint typecheck
 	$(BIN)/pytest -q
+
+# The inspector page's browser test drives Debian's chromium through chromedriver. Installed
+# when this runs as root with apt (CI does); anywhere else, or if apt fails, the test is
+# skipped and says why. Never fails the build.
+browser:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	    && ! { command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; }; then \
+	  echo "installing chromium and chromium-driver for the browser test"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      --no-install-recommends chromium chromium-driver; } >/dev/null 2>&1 \
+	    || echo "could not install chromium: the browser test will be skipped"; \
+	fi
+
+# Refresh the README's picture of /ui (docs/img/inspector.png) from the browser test.
+screenshot: $(STAMP) browser
+	TESSERA_TEST_SCREENSHOT=docs/img/inspector.png $(BIN)/pytest -q tests/integration/test_ui_browser.py
 
 unit: $(STAMP)
 	$(BIN)/pytest -q tests/unit

@@ -12,9 +12,10 @@ from structlog.typing import Processor
 
 from app.settings import Settings
 
-# Libraries whose verbose levels would write SQL parameters (passport content) or full request
-# URLs (provider keys in query strings): capped at WARNING whatever TESSERA_LOG_LEVEL says.
-_CAPPED = ("sqlalchemy", "httpx", "httpcore", "asyncpg")
+# Libraries whose verbose levels would write SQL parameters (passport content), full request
+# URLs (provider keys in query strings) or a refused MCP tool call's message (user keys):
+# capped at WARNING whatever TESSERA_LOG_LEVEL says.
+_CAPPED = ("sqlalchemy", "httpx", "httpcore", "asyncpg", "mcp")
 
 
 # What every line gets, whoever wrote it: structlog or the stdlib.

@@ -19,9 +19,11 @@ from app.db.engine import create_engine, read_session_factory, session_factory
 from app.db.queue import enqueuer, open_pool
 from app.db.signals import JobSignals
 from app.db.uow import uow_factory
+from app.mcp import endpoint as mcp
 from app.services.cache import KeyCache, ResultLRU
 from app.services.context import IndexCache
 from app.settings import Settings
+from app.ui import routes as ui
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -49,7 +51,8 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.job_signals = JobSignals(settings.require_database_url())
         await app.state.job_signals.start()
         try:
-            yield
+            async with mcp.serving(app):
+                yield
         finally:
             await app.state.job_signals.stop()
             await redis.aclose()
@@ -74,6 +77,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(ingest.router)
     app.include_router(usage.router)
     app.include_router(admin.router)
+    mcp.mount(app)
+    ui.mount(app)
     imports = ("PUT", re.compile(r"/users/[^/]+/passport"), settings.max_import_bytes)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, larger=[imports])
     install_metrics(app)

@@ -202,6 +202,7 @@ def cmd_dev(settings: Settings, args: argparse.Namespace) -> int:
     host, port = args.host or settings.host, args.port or settings.port
     print(
         f"\nTessera dev: http://{host}:{port}  (docs at /docs)\n"
+        f"  passport inspector: http://{host}:{port}/ui   MCP: http://{host}:{port}/mcp\n"
         f"  dev tenant API key{' (new)' if created else ''}: {key}\n"
         f"  also in {data_dir / 'dev-api-key'}; admin token in {data_dir / 'admin-token'}\n"
         "  Ctrl-C stops everything.\n",

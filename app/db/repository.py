@@ -297,9 +297,12 @@ class TenantRepository:
         return result.first() is not None
 
     async def list_users(
-        self, limit: int, after: str | None
+        self, limit: int, after: str | None, containing: str | None = None
     ) -> Sequence[tuple[str, int, datetime, datetime]]:
-        """Users in key order after a cursor: (user_key, version, created_at, updated_at)."""
+        """Users in key order after a cursor: (user_key, version, created_at, updated_at).
+
+        With ``containing``, only keys that hold it, in any case (the inspector's search).
+        """
         stmt = (
             self._scoped(
                 select(
@@ -315,6 +318,8 @@ class TenantRepository:
         )
         if after is not None:
             stmt = stmt.where(PassportRow.user_key > after)
+        if containing:
+            stmt = stmt.where(PassportRow.user_key.icontains(containing, autoescape=True))
         result = await self.session.execute(stmt)
         return [(row[0], row[1], row[2], row[3]) for row in result.all()]
 
@@ -408,6 +413,32 @@ class TenantRepository:
         result = await self.session.execute(
             self._rows(user_key)
             .where(MemoryRow.version_added > version, self._alive_at(None))
+            .order_by(MemoryRow.id)
+        )
+        return [_stored(r) for r in result.all()]
+
+    async def rows_with_ids(self, user_key: str, ids: Collection[int]) -> list[StoredRow]:
+        """These rows, alive or not, in log order; a forgotten row is simply not there."""
+        if not ids:
+            return []
+        result = await self.session.execute(
+            self._rows(user_key).where(MemoryRow.id.in_(sorted(ids))).order_by(MemoryRow.id)
+        )
+        return [_stored(r) for r in result.all()]
+
+    async def turns_with_ids(
+        self, user_key: str, turn_ids: Collection[str], version: int | None
+    ) -> list[StoredRow]:
+        """The turns with these client ids in the passport at ``version`` (None: now)."""
+        if not turn_ids:
+            return []
+        result = await self.session.execute(
+            self._rows(user_key)
+            .where(
+                MemoryRow.kind == "turn",
+                MemoryRow.turn_id.in_(sorted(turn_ids)),
+                self._alive_at(version),
+            )
             .order_by(MemoryRow.id)
         )
         return [_stored(r) for r in result.all()]

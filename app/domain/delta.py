@@ -85,6 +85,41 @@ def summarize(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[st
     return out
 
 
+def itemize(
+    old: dict[str, Any] | None, new: dict[str, Any] | None, limit: int
+) -> dict[str, dict[str, list[Any]]]:
+    """Per list section, the items ``new`` added (``added``) and dropped (``removed``).
+
+    Items are told apart as ``summarize`` counts them, by canonical identity, so an edited item
+    is one removed and one added. Each list keeps its document order and at most ``limit``
+    items; only sections with changes appear.
+    """
+    old = old or {}
+    new = new or {}
+    out: dict[str, dict[str, list[Any]]] = {}
+    for section in SECTIONS:
+        before, after = old.get(section, []), new.get(section, [])
+        if not isinstance(before, list) or not isinstance(after, list):
+            continue
+        added, removed = _only_in(after, before, limit), _only_in(before, after, limit)
+        if added or removed:
+            out[section] = {"added": added, "removed": removed}
+    return out
+
+
+def _only_in(items: list[Any], other: list[Any], limit: int) -> list[Any]:
+    """The items not matched by one of ``other`` (each match used once), at most ``limit``."""
+    unmatched = Counter(canonical_bytes(item) for item in other)
+    found: list[Any] = []
+    for item in items:
+        key = canonical_bytes(item)
+        if unmatched[key]:
+            unmatched[key] -= 1
+        elif len(found) < limit:
+            found.append(item)
+    return found
+
+
 def summarize_delta(old: dict[str, Any] | None, delta: Any) -> dict[str, Any]:
     """What ``summarize`` reports, read off a delta of ``old`` (no second pass over the items).
 

@@ -30,6 +30,8 @@ from app.domain.passport import Passport, PassportError, sozograph_item, sozogra
 from app.services.errors import NotFound, PreconditionFailed, Unprocessable
 
 T = TypeVar("T")
+# The head's sections: what is believed now, without the log of what was said and happened.
+HEAD = ("facts", "prefs", "entities", "open_loops", "contradictions", "meta")
 # Top-level fields every section selection still returns: what a reader needs to place it.
 ENVELOPE = ("version", "user_key", "updated_at")
 # Items sent per chunk of an export.
@@ -292,6 +294,31 @@ async def _stream(
         yield b"}"
 
 
+async def turns_by_id(
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    turn_ids: Collection[str],
+    version: int | None = None,
+) -> dict[str, dict[str, Any]]:
+    """The turns with these client ids in the passport now (or at ``version``), by id."""
+    async with uows() as uow:
+        rows = await uow.tenant(tenant_id).turns_with_ids(user_key, turn_ids, version)
+    return {str(row.item.get("id")): row.item for row in rows}
+
+
+async def turns_of_sources(
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, sources: Collection[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """The live turns of these sources (ingested segments), in log order, by source id."""
+    async with uows() as uow:
+        rows = await uow.tenant(tenant_id).rows_of_sources(user_key, sources, ["turn"])
+    found: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        found.setdefault(str(row.item.get("source")), []).append(row.item)
+    return found
+
+
 async def head_at(repo: TenantRepository, user_key: str, version: int) -> dict[str, Any]:
     """The head as it was at ``version``: the newest snapshot before it and the deltas after."""
     rows = await repo.versions_to_rebuild(user_key, version)
@@ -472,12 +499,17 @@ async def delete_user(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> 
 
 
 async def list_users(
-    uows: UowFactory, tenant_id: uuid.UUID, limit: int, cursor: str | None
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    limit: int,
+    cursor: str | None,
+    containing: str | None = None,
 ) -> tuple[list[UserSummary], str | None]:
-    """A page of the tenant's users and the cursor of the next page (None at the end)."""
+    """A page of the tenant's users (whose key holds ``containing``, any case) and the cursor
+    of the next page (None at the end)."""
     # The cursor is the last key of the previous page: any key is a valid place to start after.
     async with uows() as uow:
-        rows = await uow.tenant(tenant_id).list_users(limit + 1, cursor or None)
+        rows = await uow.tenant(tenant_id).list_users(limit + 1, cursor or None, containing)
     items = [UserSummary(*row) for row in rows[:limit]]
     next_cursor = items[-1].user_key if len(rows) > limit else None
     return items, next_cursor

@@ -6,11 +6,14 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
+from app.domain import delta
+from app.domain.log import SECTION_OF
 from app.services import passports
+from app.services.errors import NotFound
 from app.services.views import VersionView, version_view
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -57,6 +60,42 @@ async def list_versions(
         version_view,
         lambda row: row.version,
     )
+
+
+@dataclass(frozen=True)
+class VersionChanges:
+    """One version, and the items it added and removed per section (``view.summary`` counts all)."""
+
+    view: VersionView
+    items: dict[str, dict[str, list[Any]]]
+
+
+async def version_changes(
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, version: int, limit: int
+) -> VersionChanges:
+    """What one version changed, item by item: beliefs of the head and rows of the log.
+
+    The head is rebuilt to the version before and moved on by this version's delta; the log
+    rows are the ones the version row names. Each list holds at most ``limit`` items.
+    """
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        current = await passports.require_user(repo, user_key)
+        found = await repo.list_versions(user_key, 1, version + 1)
+        if version > current or not found or found[0].version != version:
+            raise NotFound(f"user {user_key!r} has no version {version} (current: {current})")
+        row = found[0]
+        old = await passports.head_at(repo, user_key, version - 1) if version > 0 else {}
+        new = row.snapshot if row.snapshot is not None else delta.apply(old, row.delta)
+        added = await repo.rows_with_ids(user_key, (row.rows_added or [])[:limit])
+        removed = await repo.rows_with_ids(user_key, (row.rows_removed or [])[:limit])
+    items = delta.itemize(old, new, limit)
+    for side, rows in (("added", added), ("removed", removed)):
+        for stored in rows:
+            change = items.setdefault(SECTION_OF[stored.kind], {"added": [], "removed": []})
+            if len(change[side]) < limit:
+                change[side].append(stored.item)
+    return VersionChanges(version_view(row), items)
 
 
 def time_cursor(when: datetime) -> int:

@@ -114,6 +114,7 @@ def test_the_wheel_carries_the_sdk_and_the_migration_template(installed: Install
     assert "tessera_client/py.typed" in names
     assert "app/cli/client.py" in names
     assert "migrations/script.py.mako" in names
+    assert {"app/ui/templates/page.html", "app/ui/static/inspector.js"} <= names
     assert not any(name.startswith(("tests/", "bench/", "openapi/")) for name in names)
 
 
@@ -149,3 +150,10 @@ def test_the_wheels_tessera_context_reads_a_live_server(
         env=env,
     )
     assert "Kwekwe" in out
+
+
+def test_the_wheels_server_serves_the_inspector_page(server: str) -> None:
+    page = httpx.get(f"{server}/ui", timeout=10)
+    script = httpx.get(f"{server}/ui/static/inspector.js", timeout=10)
+    assert page.status_code == script.status_code == 200
+    assert "passport inspector" in page.text and "sessionStorage" in script.text

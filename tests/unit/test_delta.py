@@ -325,3 +325,28 @@ def _random_passport_like(rng: random.Random) -> dict:
             for section in ("facts", "episodes", "sources")
         },
     }
+
+
+def test_itemize_names_the_items_added_and_removed_per_section() -> None:
+    old = {
+        "facts": [{"key": "city", "value": "Harare"}, {"key": "job", "value": "nurse"}],
+        "entities": [{"name": "Ana"}, {"name": "Ana"}],
+        "meta": {"a": 1},
+    }
+    new = {
+        "facts": [{"key": "job", "value": "nurse"}, {"key": "city", "value": "Kwekwe"}],
+        "entities": [{"name": "Ana"}],
+        "meta": {"a": 2},
+    }
+    assert delta.itemize(old, new, 10) == {
+        "facts": {"added": [{"key": "city", "value": "Kwekwe"}], "removed": [old["facts"][0]]},
+        # One of two equal items went: matches are used once each, as summarize counts them.
+        "entities": {"added": [], "removed": [{"name": "Ana"}]},
+    }
+    assert delta.itemize(None, {"facts": []}, 10) == {}
+    assert delta.itemize(old, old, 10) == {}
+
+
+def test_itemize_keeps_at_most_limit_items_per_list() -> None:
+    new = {"turns": [{"id": f"m{n}"} for n in range(5)]}
+    assert delta.itemize({}, new, 2) == {"turns": {"added": new["turns"][:2], "removed": []}}

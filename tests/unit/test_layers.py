@@ -44,6 +44,9 @@ FORBIDDEN = {
     "app/api": ("workers", "app.cli"),
     # Routes parse, call a service and shape the reply: no SQL, no rows, no sessions.
     "app/api/routes": ("app.db", "sqlalchemy", "asyncpg"),
+    # The MCP endpoint and the inspector page are routes too: they talk to services only.
+    "app/mcp": ("app.db", "sqlalchemy", "asyncpg", "workers", "app.cli"),
+    "app/ui": ("app.db", "sqlalchemy", "asyncpg", "workers", "app.cli"),
     "workers": ("fastapi", "app.api", "app.cli"),
 }
 
@@ -78,10 +81,18 @@ def test_sql_lives_only_in_app_db():
     assert offenders == []
 
 
+# Where requests are answered: the REST routes, the MCP tools, the inspector page.
+ROUTE_PACKAGES = ("app/api/routes", "app/mcp", "app/ui")
+
+
+def test_the_route_packages_exist():
+    assert all(any((ROOT / package).rglob("*.py")) for package in ROUTE_PACKAGES)
+
+
 def test_routes_reach_the_database_only_through_services():
-    """No route module imports app.db, even inside a function."""
+    """No module that answers requests imports app.db, even inside a function."""
     offenders = []
-    for path in (ROOT / "app" / "api" / "routes").rglob("*.py"):
+    for path in (p for package in ROUTE_PACKAGES for p in (ROOT / package).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             names = []
             if isinstance(node, ast.Import):

@@ -32,7 +32,7 @@ def lines() -> Iterator[io.StringIO]:
             root.addHandler(handler)
         root.setLevel(level)
         logging.captureWarnings(False)
-        for name in ("sqlalchemy", "httpx", "httpcore", "asyncpg"):
+        for name in ("sqlalchemy", "httpx", "httpcore", "asyncpg", "mcp"):
             logging.getLogger(name).setLevel(logging.NOTSET)
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, Query, Request, Response
-from pydantic import BaseModel, Field
 
 from app.api.deps import TenantDep, UserKey
 from app.api.problems import COMMON, NOT_FOUND
+from app.api.schemas.context import SearchResult, search_result
 from app.api.schemas.params import Period
 from app.services import context
 
@@ -26,25 +26,6 @@ Until = Annotated[
     Period | None,
     Query(description="Only memories up to the end of this day, month or year."),
 ]
-
-
-class SearchHit(BaseModel):
-    """One passage of the log that matches, with its provenance."""
-
-    kind: str = Field(description="turn, observation or episode")
-    id: str = Field(description="The log row it is in.")
-    text: str = Field(description="The passage that matches (a long turn is cut in passages).")
-    speaker: str
-    ts: str | None = Field(description="When it was said (or happened), ISO 8601.")
-    score: float
-    turn_ids: list[str] = Field(description="The client's own message ids behind it.")
-
-
-class SearchResult(BaseModel):
-    """The best-matching passages, best first, one per turn."""
-
-    version: int
-    items: list[SearchHit]
 
 
 @router.get(
@@ -112,4 +93,4 @@ async def search(
     state = request.app.state
     index, stamp = await context.index_for(state.read_uows, state.context_cache, tenant, key)
     hits = context.search_memories(index, q, limit, window)
-    return SearchResult(version=stamp.version, items=[SearchHit(**h.to_dict()) for h in hits])
+    return search_result(stamp.version, hits)

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Header, Query, status
+from fastapi import APIRouter, Header, Path, Query, status
 
 from app.api.deps import QueueDep, SettingsDep, TenantDep, UowsDep, UserKey
 from app.api.problems import COMMON, CONFLICT, NOT_FOUND
@@ -17,8 +17,11 @@ from app.api.schemas.jobs import (
     JobOut,
     JobPage,
     PlanOut,
+    VersionChangesOut,
     VersionPage,
+    accepted_out,
     job_out,
+    version_changes_out,
     version_out,
 )
 from app.api.schemas.params import MAX_TIME_CURSOR, MAX_VERSION, MIN_TIME_CURSOR
@@ -71,14 +74,7 @@ async def ingest_route(
     accepted = await ingest.accept(
         queue.uows, queue.tenant, key, payload, queue.settings, idempotency_key=idempotency_key
     )
-    out = await queue.reply(accepted.job)
-    return Accepted(
-        job_id=out.job_id,
-        status=out.status,
-        status_url=out.status_url,
-        plan=PlanOut(**accepted.plan.to_dict()),
-        job=out,
-    )
+    return accepted_out(await queue.reply(accepted.job), accepted.plan)
 
 
 @router.post("/users/{key}/plan", tags=["ingest"], name="plan")
@@ -149,3 +145,15 @@ async def list_versions(
     """The passport's versions, newest first: when, why, and what changed."""
     found = await versions.list_versions(uows, tenant, key, limit, cursor)
     return page_of(VersionPage, found, version_out)
+
+
+@router.get("/users/{key}/versions/{version}", tags=["users"], name="get_version")
+async def get_version(
+    key: UserKey,
+    version: Annotated[int, Path(ge=0, le=MAX_VERSION)],
+    tenant: TenantDep,
+    uows: UowsDep,
+    limit: Annotated[int, Query(ge=1, le=500, description="Most items shown per list.")] = 100,
+) -> VersionChangesOut:
+    """One version: when, why, and the items it added and removed in each section."""
+    return version_changes_out(await versions.version_changes(uows, tenant, key, version, limit))

@@ -10,6 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.schemas.records import reply_of
 from app.domain.passport import Belief
+from app.domain.segment import Plan
+from app.services.versions import VersionChanges
 from app.services.views import JobView, VersionView
 
 
@@ -119,6 +121,22 @@ class VersionOut(BaseModel):
     changes: dict[str, Any] = Field(description="Items added/removed per section.")
 
 
+class SectionChange(BaseModel):
+    """The items of one section that a version added and removed."""
+
+    added: list[Any] = Field(description="Items the version added, in document order.")
+    removed: list[Any] = Field(description="Items the version took out.")
+
+
+class VersionChangesOut(VersionOut):
+    """One version and what it changed, item by item (an edited item: one removed, one added)."""
+
+    items: dict[str, SectionChange] = Field(
+        description="Per section, the items added and removed (at most ``limit`` of each; "
+        "``changes`` counts them all). Forgotten turns and what came of them are not shown."
+    )
+
+
 class VersionPage(BaseModel):
     """A page of versions, newest first."""
 
@@ -138,6 +156,23 @@ def job_out(job: JobView) -> JobOut:
     )
 
 
+def accepted_out(job: JobOut, plan: Plan) -> Accepted:
+    """The reply for an accepted ingest: the job as it stands, and the plan it was given."""
+    return Accepted(
+        job_id=job.job_id,
+        status=job.status,
+        status_url=job.status_url,
+        plan=PlanOut(**plan.to_dict()),
+        job=job,
+    )
+
+
 def version_out(row: VersionView) -> VersionOut:
     """The reply for one version."""
     return reply_of(VersionOut, row, changes=row.summary)
+
+
+def version_changes_out(found: VersionChanges) -> VersionChangesOut:
+    """The reply for one version with the items it changed."""
+    items = {section: SectionChange(**change) for section, change in found.items.items()}
+    return reply_of(VersionChangesOut, found.view, changes=found.view.summary, items=items)

@@ -34,6 +34,7 @@ from .row_in_row import RowInRow
 from .said_date import SaidDate
 from .search_hit import SearchHit
 from .search_result import SearchResult
+from .section_change import SectionChange
 from .source import Source
 from .tenant_create import TenantCreate
 from .tenant_created import TenantCreated
@@ -48,6 +49,9 @@ from .user_out import UserOut
 from .user_page import UserPage
 from .users_get_passport_format import UsersGetPassportFormat
 from .users_put_passport_doc import UsersPutPassportDoc
+from .version_changes_out import VersionChangesOut
+from .version_changes_out_changes import VersionChangesOutChanges
+from .version_changes_out_items import VersionChangesOutItems
 from .version_out import VersionOut
 from .version_out_changes import VersionOutChanges
 from .version_page import VersionPage
@@ -87,6 +91,7 @@ __all__ = (
     "SaidDate",
     "SearchHit",
     "SearchResult",
+    "SectionChange",
     "Source",
     "TenantCreate",
     "TenantCreated",
@@ -101,6 +106,9 @@ __all__ = (
     "UserPage",
     "UsersGetPassportFormat",
     "UsersPutPassportDoc",
+    "VersionChangesOut",
+    "VersionChangesOutChanges",
+    "VersionChangesOutItems",
     "VersionOut",
     "VersionOutChanges",
     "VersionPage",

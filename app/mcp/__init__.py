@@ -1,0 +1,1 @@
+"""The MCP endpoint: a tenant's memory as Model Context Protocol tools, served at /mcp."""

@@ -1,0 +1,1 @@
+"""The passport inspector page: /ui, server-rendered HTML with a little script."""

@@ -1,0 +1,234 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.version_changes_out import VersionChangesOut
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    key: str,
+    version: int,
+    *,
+    limit: int | Unset = 100,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/users/{key}/versions/{version}".format(
+            key=quote(str(key), safe=""),
+            version=quote(str(version), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Problem | VersionChangesOut | None:
+    if response.status_code == 200:
+        response_200 = VersionChangesOut.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | VersionChangesOut]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    key: str,
+    version: int,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = 100,
+) -> Response[Problem | VersionChangesOut]:
+    """Get Version
+
+     One version: when, why, and the items it added and removed in each section.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        version (int):
+        limit (int | Unset): Most items shown per list. Default: 100.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | VersionChangesOut]
+    """
+
+    kwargs = _get_kwargs(
+        key=key,
+        version=version,
+        limit=limit,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    key: str,
+    version: int,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = 100,
+) -> Problem | VersionChangesOut | None:
+    """Get Version
+
+     One version: when, why, and the items it added and removed in each section.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        version (int):
+        limit (int | Unset): Most items shown per list. Default: 100.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | VersionChangesOut
+    """
+
+    return sync_detailed(
+        key=key,
+        version=version,
+        client=client,
+        limit=limit,
+    ).parsed
+
+
+async def asyncio_detailed(
+    key: str,
+    version: int,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = 100,
+) -> Response[Problem | VersionChangesOut]:
+    """Get Version
+
+     One version: when, why, and the items it added and removed in each section.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        version (int):
+        limit (int | Unset): Most items shown per list. Default: 100.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | VersionChangesOut]
+    """
+
+    kwargs = _get_kwargs(
+        key=key,
+        version=version,
+        limit=limit,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    key: str,
+    version: int,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = 100,
+) -> Problem | VersionChangesOut | None:
+    """Get Version
+
+     One version: when, why, and the items it added and removed in each section.
+
+    Args:
+        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        version (int):
+        limit (int | Unset): Most items shown per list. Default: 100.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | VersionChangesOut
+    """
+
+    return (
+        await asyncio_detailed(
+            key=key,
+            version=version,
+            client=client,
+            limit=limit,
+        )
+    ).parsed
