@@ -314,12 +314,12 @@ class EvidenceIndex:
         self.prefixes: list[str] = []  # per record: "[7 May 2023] Speaker: "
         self._ids: list[str] = []  # per record: the log row's id
         self._turn_ids: list[str | None] = []  # per record: the client's id of a turn
-        self._texts: list[str] = []
+        self.texts: list[str] = []  # per record: what it says
         self._stamps: list[str | None] = []  # per record: its time as given (ISO 8601)
         self._origins: list[str | None] = []  # per record: the source (segment) it came from
         self._positions = array("q")  # per record: its place in the log
         self._kinds = array("b")  # per record: its kind, as an index of _KINDS
-        self._speaker_codes = array("l")  # per record: its speaker's number
+        self.speaker_codes = array("l")  # per record: its speaker's number
         self._session_codes = array("l")  # per record: its session's number
         self._dates: dict[int, tuple[tuple[str, str], ...]] = {}  # record -> (said, day) pairs
         self._behind: dict[int, tuple[str, ...]] = {}  # observation/episode -> its turns' ids
@@ -358,8 +358,8 @@ class EvidenceIndex:
         return TurnRecord(
             id=self._ids[i],
             turn_id=self._turn_ids[i],
-            speaker=self._speaker_names[self._speaker_codes[i]],
-            text=self._texts[i],
+            speaker=self._speaker_names[self.speaker_codes[i]],
+            text=self.texts[i],
             ts=self._stamps[i],
             session=self._session_names[self._session_codes[i]],
             dates=dates,
@@ -372,14 +372,6 @@ class EvidenceIndex:
     def dates(self, i: int) -> tuple[SaidDate, ...]:
         """The relative dates the record at place ``i`` said, resolved."""
         return tuple(SaidDate(said, day) for said, day in self._dates.get(i, ()))
-
-    def speaker_code(self, i: int) -> int:
-        """The number of the speaker of the record at place ``i``."""
-        return self._speaker_codes[i]
-
-    def text(self, i: int) -> str:
-        """The text of the record at place ``i``."""
-        return self._texts[i]
 
     def session(self, i: int) -> str | None:
         """The session of the record at place ``i``."""
@@ -439,7 +431,7 @@ class EvidenceIndex:
         turn = len(self._ids)
         self._ids.append(record.id)
         self._turn_ids.append(record.turn_id)
-        self._texts.append(record.text)
+        self.texts.append(record.text)
         self._stamps.append(record.ts)
         self._origins.append(record.source)
         self._positions.append(record.position)
@@ -462,7 +454,7 @@ class EvidenceIndex:
             code = self._speakers[record.speaker] = len(self._speaker_tokens)
             self._speaker_tokens.append(frozenset(speaker_tokens))
             self._speaker_names.append(record.speaker)
-        self._speaker_codes.append(code)
+        self.speaker_codes.append(code)
         named = self._sessions.get(record.session)
         if named is None:
             named = self._sessions[record.session] = len(self._session_names)
@@ -665,7 +657,7 @@ class _Selection:
     def line(self, turn: int, shown: set[int], clip: bool) -> tuple[str, str, bool]:
         """(the line, its text after the prefix, whether it is cut) for those passages."""
         index = self.index
-        text = index.text(turn)
+        text = index.texts[turn]
         runs: list[list[int]] = []
         for doc in sorted(shown):
             if runs and runs[-1][-1] == doc - 1:
@@ -699,7 +691,7 @@ class _Selection:
         if not clip and turn not in self.chosen:
             # A line holds at least its prefix and its passages' words (annotations only add):
             # what cannot fit is skipped before it is rendered.
-            text_of = self.index.text(turn)
+            text_of = self.index.texts[turn]
             least = len(self.index.prefixes[turn]) + sum(
                 len(text_of[slice(*self.index.span(d))].strip()) for d in shown
             )
@@ -766,9 +758,9 @@ def _said(record: TurnRecord) -> tuple[str, str]:
 
 def _same_words(index: EvidenceIndex, a: int, b: int) -> bool:
     """Whether two records say the same thing (their keys matched; a collision is not a twin)."""
-    if index.speaker_code(a) != index.speaker_code(b):
+    if index.speaker_codes[a] != index.speaker_codes[b]:
         return False
-    return _norm_words(index.text(a)) == _norm_words(index.text(b))
+    return _norm_words(index.texts[a]) == _norm_words(index.texts[b])
 
 
 def _norm_words(text: str) -> str:
