@@ -21,7 +21,7 @@ from app.db.signals import JobSignals
 from app.db.uow import uow_factory
 from app.mcp import endpoint as mcp
 from app.services.cache import KeyCache, ResultLRU
-from app.services.context import IndexCache
+from app.services.context import IndexCache, IndexRefresher
 from app.settings import Settings
 from app.ui import routes as ui
 
@@ -47,13 +47,17 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.enqueue = enqueuer(redis, settings.queue_name)
         # What every use case runs in: the app's sessions, jobs enqueued after commit.
         app.state.uows = uow_factory(app.state.sessions, app.state.enqueue)
-        # ?wait wakes when a worker commits the job's end, instead of polling for it.
-        app.state.job_signals = JobSignals(settings.require_database_url())
+        # ?wait wakes when a worker commits the job's end, instead of polling for it; and the
+        # index of the user it wrote catches up before the next read asks.
+        refresher = IndexRefresher(app.state.read_uows, app.state.context_cache)
+        app.state.job_signals = JobSignals(settings.require_database_url(), refresher.note)
         await app.state.job_signals.start()
+        refresher.start()
         try:
             async with mcp.serving(app):
                 yield
         finally:
+            await refresher.stop()
             await app.state.job_signals.stop()
             await redis.aclose()
             await engine.dispose()

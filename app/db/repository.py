@@ -23,6 +23,7 @@ from app.db.models import (
     TenantUsage,
 )
 from app.db.signals import CHANNEL as JOB_DONE_CHANNEL
+from app.db.signals import job_signal
 from app.domain.log import LogRow, StoredRow
 
 USAGE_FIELDS = ("jobs", "calls", "input_tokens", "output_tokens", "cache_hits")
@@ -133,9 +134,10 @@ class SystemRepository:
         """Mark a key revoked."""
         await self.session.execute(update(ApiKey).where(ApiKey.id == key_id).values(revoked_at=now))
 
-    async def signal_job_done(self, job_id: uuid.UUID) -> None:
-        """Tell waiting requests that this job ended (delivered when the transaction commits)."""
-        await self.session.execute(select(func.pg_notify(JOB_DONE_CHANNEL, str(job_id))))
+    async def signal_job_done(self, job_id: uuid.UUID, tenant_id: uuid.UUID, user_key: str) -> None:
+        """Tell API processes that this job ended (delivered when the transaction commits)."""
+        payload = job_signal(job_id, tenant_id, user_key)
+        await self.session.execute(select(func.pg_notify(JOB_DONE_CHANNEL, payload)))
 
     async def requeue_stale_jobs(
         self, older_than: datetime, now: datetime, limit: int = 500

@@ -5,14 +5,18 @@ signal goes out only when that end is committed. Each API process keeps one list
 and wakes the requests waiting for that job; they read the job row again, which stays the only
 source of truth. Without the listener (the connection dropped, the database restarted) a wait
 falls back to reading the row on a short back-off, so a lost signal costs time, never a result.
+The signal also names the job's user, so a process can bring what it caches of that user up to
+date before the next read asks (``on_done``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import asyncpg
@@ -25,6 +29,11 @@ CHANNEL = "tessera_job_done"
 RECONNECT_SECONDS = 5.0
 
 
+def job_signal(job_id: uuid.UUID, tenant_id: uuid.UUID, user_key: str) -> str:
+    """The payload a job's end is signalled with: the job, and whose passport it wrote."""
+    return json.dumps({"job": str(job_id), "tenant": str(tenant_id), "user": user_key})
+
+
 def listen_dsn(database_url: str) -> str:
     """The libpq-style DSN asyncpg takes, from the SQLAlchemy URL the app is configured with."""
     return make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
@@ -33,8 +42,13 @@ def listen_dsn(database_url: str) -> str:
 class JobSignals:
     """Futures of requests waiting for jobs, resolved when a worker commits a job's end."""
 
-    def __init__(self, database_url: str) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        on_done: Callable[[uuid.UUID, str], None] | None = None,
+    ) -> None:
         self._dsn = listen_dsn(database_url)
+        self._on_done = on_done
         self._waiting: dict[str, list[asyncio.Future[None]]] = {}
         self._conn: Any = None
         self._tried = -RECONNECT_SECONDS
@@ -82,9 +96,17 @@ class JobSignals:
         future.cancel()
 
     def _notified(self, conn: Any, pid: int, channel: str, payload: str) -> None:
-        for future in self._waiting.pop(payload, ()):
+        try:
+            signal = json.loads(payload)
+            job, tenant, user = signal["job"], uuid.UUID(signal["tenant"]), str(signal["user"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("a job signal that is not one: %.80s", payload)
+            return
+        for future in self._waiting.pop(job, ()):
             if not future.done():
                 future.set_result(None)
+        if self._on_done is not None:
+            self._on_done(tenant, user)
 
     def _lost(self, conn: Any) -> None:
         log.warning("the job signal connection was lost; waits read the job row until it is back")

@@ -43,6 +43,12 @@ class VersionedLRU(Generic[V]):
             self.hits += 1
             return entry.value
 
+    def peek(self, tenant_id: uuid.UUID, user_key: str) -> V | None:
+        """The value held for a user, if any, without counting a hit or a miss."""
+        with self._lock:
+            entry = self._items.get((tenant_id, user_key))
+            return None if entry is None else entry.value
+
     def latest(self, tenant_id: uuid.UUID, user_key: str) -> V | None:
         """The value held for a user, whatever its stamp (the caller checks it)."""
         with self._lock:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from app.services.cache import ResultLRU, VersionedLRU
 from app.services.errors import NotFound, Unprocessable
 
 # The kinds of log rows a context ranks: what was said, and what an extractor made of it.
+log = logging.getLogger(__name__)
 # Source rows come too: an observation that names no turns of its own takes its source's.
 INDEXED_KINDS = ("turn", "observation", "episode", "source")
 
@@ -275,3 +278,50 @@ def forget_cached(
     """Drop everything this process holds of a user (after a delete or a forget)."""
     cache.drop(tenant_id, user_key)
     results.drop_where(lambda k: isinstance(k, tuple) and k[:2] == (tenant_id, user_key))
+
+
+class IndexRefresher:
+    """Brings this process's cached index of a user up to date as soon as a write lands.
+
+    A worker's signal names the user whose passport a job wrote; if this process holds that
+    user's index, it catches up in the background (one user at a time, each user queued once),
+    so the read that usually follows a write finds the index current. A user this process does
+    not hold is left alone: building an index is the read's business.
+    """
+
+    def __init__(self, uows: UowFactory, cache: IndexCache) -> None:
+        self._uows = uows
+        self._cache = cache
+        self._queue: asyncio.Queue[tuple[uuid.UUID, str]] = asyncio.Queue()
+        self._queued: set[tuple[uuid.UUID, str]] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    def note(self, tenant_id: uuid.UUID, user_key: str) -> None:
+        """A write to this user's passport was committed."""
+        key = (tenant_id, user_key)
+        if key in self._queued or self._cache.peek(tenant_id, user_key) is None:
+            return
+        self._queued.add(key)
+        self._queue.put_nowait(key)
+
+    def start(self) -> None:
+        """Start catching up in the background."""
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop; what is queued is left to the next read."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            key = await self._queue.get()
+            self._queued.discard(key)
+            try:
+                await index_for(self._uows, self._cache, *key)
+            except NotFound:
+                self._cache.drop(*key)  # deleted meanwhile
+            except Exception as exc:  # the next read catches up itself
+                log.warning("index catch-up failed: %s", exc)

@@ -197,7 +197,7 @@ async def fail(
             updated_at=now,
         )
         await repo.add_usage(_hour(now), {**spent, "jobs": 1})
-        await uow.system.signal_job_done(job_id)
+        await uow.system.signal_job_done(job_id, tenant_id, job.user_key)
         await uow.commit()
     return Outcome(status="failed", usage=spent)
 
@@ -336,7 +336,7 @@ async def finish(
             updated_at=now,
         )
         await repo.add_usage(_hour(now), {**usage, "jobs": 1})
-        await uow.system.signal_job_done(job.id)
+        await uow.system.signal_job_done(job.id, tenant_id, job.user_key)
         await uow.commit()
     return Outcome(
         status=status, version=version, changed=changed, failed_segments=failures, usage=usage

@@ -118,6 +118,7 @@ async def beliefs(
         key=key,
         shown=shown,
         said=lambda section, item: view.said(section, item, by_id, by_source),
+        sentence=lambda section, item: view.sentence(section, item, doc),
         version=exported.version,
         current=current,
         only=section,

@@ -6,7 +6,7 @@ Pure functions over the JSON the services hand back; the templates only lay them
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Literal
@@ -16,6 +16,8 @@ import orjson
 
 from app.domain.dates import MONTHS, WEEKDAYS
 from app.domain.log import parse_ts
+from app.domain.passport import Belief, Contradiction
+from app.domain.sentences import belief_text
 
 TITLES = {
     "facts": "Facts",
@@ -94,6 +96,29 @@ def describe(section: str, item: Any) -> str:
         case "sources":
             return f"{item.get('id')} ({item.get('kind', 'chat')})"
     return words(item)
+
+
+def sentence(section: str, item: Any, doc: Mapping[str, Any]) -> str | None:
+    """A fact or preference as the sentence an agent reads in its context; None for others."""
+    if section not in ("facts", "prefs") or not isinstance(item, dict):
+        return None
+    try:
+        belief = Belief.model_validate(item)
+        changes = [
+            Contradiction.model_validate(c)
+            for c in doc.get("contradictions") or []
+            if isinstance(c, dict) and c.get("key") == belief.key
+        ]
+    except ValueError:
+        return None
+    meta = doc.get("meta")
+    subject = meta.get("subject") if isinstance(meta, dict) else None
+    return belief_text(
+        "prefs" if section == "prefs" else "facts",
+        belief,
+        changes,
+        subject=subject if isinstance(subject, str) else None,
+    )
 
 
 def turn_ids(item: Any) -> list[str]:

@@ -215,3 +215,26 @@ async def test_ingested_chat_answers_a_question(client, worker):
         "/users/m/context", params={"q": "charity race", "format": "json"}, headers=t.headers
     )
     assert ["2"] in [m["turn_ids"] for m in doc.json()["memories"]]
+
+
+async def test_a_held_index_catches_up_when_a_write_lands_before_any_read(client, app, worker):
+    import asyncio
+    import uuid
+
+    t = await make_tenant(client, "fresh")
+    body = {"subject": "Ana", "turns": [{"speaker": "Ana", "text": "I adopted a cat.", "id": "1"}]}
+    done = await client.post("/users/ana/ingest?wait=20", json=body, headers=t.headers)
+    assert done.json()["job"]["version_after"] == 1
+    await client.get("/users/ana/context", params={"q": "cat"}, headers=t.headers)
+    cache = app.state.context_cache
+    assert cache.peek(uuid.UUID(t.id), "ana").version == 1
+    more = {"subject": "Ana", "turns": [{"speaker": "Ana", "text": "Her name is Miso.", "id": "2"}]}
+    done = await client.post("/users/ana/ingest?wait=20", json=more, headers=t.headers)
+    assert done.json()["job"]["version_after"] == 2
+    for _ in range(100):  # the worker's signal names the user: the index grows without a read
+        if cache.peek(uuid.UUID(t.id), "ana").version == 2:
+            break
+        await asyncio.sleep(0.02)
+    assert cache.peek(uuid.UUID(t.id), "ana").version == 2
+    resp = await client.get("/users/ana/context", params={"q": "Miso"}, headers=t.headers)
+    assert "Her name is Miso." in resp.text

@@ -238,3 +238,36 @@ async def test_every_version_rebuilds_exactly(client, tenant):
         old = await client.get(f"/users/hist/passport?version={version}", headers=tenant.headers)
         assert old.status_code == 200
         assert old.content == body, version
+
+
+async def test_a_rule_that_raises_costs_only_its_sentence(client, tenant, worker, monkeypatch):
+    from app.domain import rules
+
+    def exploding(view, out):  # a rule with a bug that real chat can reach
+        for sentence in view.sentences:
+            if "kaboom" in sentence.text.lower():
+                raise KeyError("kaboom day")
+
+    monkeypatch.setattr(rules, "FAMILIES", (*rules.FAMILIES, exploding))
+    body = {
+        "subject": "Ana",
+        "session_ts": "2024-03-01T10:00:00Z",
+        "turns": [
+            {
+                "speaker": "Ana",
+                "text": "I moved to Porto last week. Kaboom, what a move!",
+                "id": "a1",
+            },
+            {"speaker": "Bo", "text": "Nice! How is the new flat?", "id": "b1"},
+        ],
+    }
+    resp = await client.post("/users/rules/ingest?wait=20", json=body, headers=tenant.headers)
+    job = resp.json()["job"]
+    assert job["status"] == "done" and job["error"] is None, job
+    assert job["result"]["rules_failed"] == [
+        {"rule": "exploding", "turn_id": "a1", "error": "KeyError: 'kaboom day'"}
+    ]
+    doc = (await client.get("/users/rules/passport", headers=tenant.headers)).json()
+    assert [t["id"] for t in doc["turns"]] == ["a1", "b1"]
+    # Every other rule still gave what it gives for that sentence and the others.
+    assert {f["key"]: f["value"] for f in doc["facts"]}.get("location") == "Porto"
