@@ -2,15 +2,15 @@
 
 ``python -m bench.agent_loop [--sizes 10,100,1000,10000] [--loops 60] [--json OUT]``
 
-One user's history grows to each size in turn (sessions of 20 turns of synthetic chat,
-``bench.ingest.user_sessions``). The history is written the way the worker writes it, in process
-on an in-memory log (``bench.pipeline``, the rule extractor), and handed to the service as one
-passport import, which adds only the rows it does not hold yet. Then, against the live API and
-worker (real subprocesses on the embedded Postgres and Redis), an agent loops: a read with a new
-question, a write of a two-turn exchange with ``?wait``, and a read right after the write. Per
-size it reports the write round trip and the read-after-write (p50/p99, client side), the
-worker's CPU per job, the WAL Postgres writes per job (``pg_current_wal_lsn()``) and the API's
-CPU per read, with each figure's ratio to its value at the smallest size.
+One user per size, each with a history of that many sessions of 20 turns of synthetic chat
+(``bench.ingest.user_sessions``): the history is written the way the worker writes it, in
+process on an in-memory log (``bench.pipeline``, the rule extractor), and handed to the service
+as one passport import. Then, against the live API and worker (real subprocesses on the embedded
+Postgres and Redis), an agent loops over the users in turn: a read with a new question, a write of
+a two-turn exchange with ``?wait``, and a read right after the write. Per size it reports the
+write round trip and the read-after-write (p50/p99, client side), the worker's CPU per job, the
+WAL Postgres writes per job (``pg_current_wal_lsn()``) and the API's CPU per read, with each
+figure's ratio to its value at the smallest size.
 
 Targets (issue 12): at 10,000 sessions every figure within 1.5x of its value at 10 sessions,
 read-after-write p50 at most 20 ms, the ``?wait`` write p50 at most 150 ms.
@@ -75,14 +75,13 @@ class Cell:
     passport_mb: float
     import_s: float
     first_read_ms: float
-    write_p50: float
-    write_p99: float
-    read_p50: float
-    read_after_write_p50: float
-    read_after_write_p99: float
-    worker_cpu_ms: float
-    wal_kb: float
-    api_cpu_ms: float
+    figures: dict[str, float]
+
+    def __getattr__(self, name: str) -> float:
+        try:
+            return self.figures[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 def _question(rng: Random) -> str:
@@ -128,10 +127,9 @@ def _connect(database_url: str) -> psycopg.Connection[Any]:
     return psycopg.connect(sync_url(database_url).replace("+psycopg", "", 1), autocommit=True)
 
 
-def _wal(database_url: str) -> int:
+def _wal(conn: psycopg.Connection[Any]) -> int:
     """Where Postgres's write-ahead log stands, in bytes."""
-    with _connect(database_url) as conn:
-        row = conn.execute("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn").fetchone()
+    row = conn.execute("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn").fetchone()
     return int(row[0]) if row else 0
 
 
@@ -140,97 +138,128 @@ def _analyze(database_url: str) -> None:
         conn.execute("ANALYZE")
 
 
-def measure(
-    stack: Stack, headers: dict[str, str], size: int, loops: int, rng: Random, start: int
-) -> dict[str, Any]:
-    """The loop at the current size: latencies, worker and API CPU, WAL."""
+@dataclass
+class Samples:
+    """What the loop measured for one user."""
+
+    writes: list[float]
+    reads: list[float]
+    after_writes: list[float]
+    worker_cpu: float = 0.0
+    api_cpu: float = 0.0
+    wal: int = 0
+
+
+def one_loop(
+    client: httpx.Client,
+    stack: Stack,
+    db: psycopg.Connection[Any],
+    user: str,
+    n: int,
+    rng: Random,
+    out: Samples,
+) -> None:
+    """Read with a new question, write the latest exchange with ?wait, read again."""
     pids = stack.cpu_pids()
-    writes: list[float] = []
-    reads: list[float] = []
-    after_writes: list[float] = []
     base = datetime(2031, 1, 1, tzinfo=UTC)
-    with httpx.Client(base_url=stack.base_url, headers=headers, timeout=120) as client:
-        first = time.perf_counter()
-        resp = client.get(f"/users/{USER}/context", params={"q": _question(rng)})
-        resp.raise_for_status()
-        first_ms = (time.perf_counter() - first) * 1000
-        for n in range(3):  # warm: the loop's own first versions are not what is measured
-            client.post(f"/users/{USER}/ingest?wait=30", json=_exchange(rng, start + n, base))
-        wal_before = _wal(stack.database_url)
-        worker_before = cpu_seconds(*pids["worker"])
-        api_before = cpu_seconds(*pids["api"])
-        for n in range(start + 3, start + 3 + loops):
-            t0 = time.perf_counter()
-            client.get(f"/users/{USER}/context", params={"q": _question(rng)}).raise_for_status()
-            t1 = time.perf_counter()
-            job = client.post(f"/users/{USER}/ingest?wait=30", json=_exchange(rng, n, base))
-            t2 = time.perf_counter()
-            assert job.json()["status"] == "done", job.text
-            client.get(f"/users/{USER}/context", params={"q": _question(rng)}).raise_for_status()
-            t3 = time.perf_counter()
-            reads.append((t1 - t0) * 1000)
-            writes.append((t2 - t1) * 1000)
-            after_writes.append((t3 - t2) * 1000)
-        worker_cpu = cpu_seconds(*pids["worker"]) - worker_before
-        api_cpu = cpu_seconds(*pids["api"]) - api_before
-        wal = _wal(stack.database_url) - wal_before
+    wal = _wal(db)
+    worker, api = cpu_seconds(*pids["worker"]), cpu_seconds(*pids["api"])
+    t0 = time.perf_counter()
+    client.get(f"/users/{user}/context", params={"q": _question(rng)}).raise_for_status()
+    t1 = time.perf_counter()
+    job = client.post(f"/users/{user}/ingest?wait=30", json=_exchange(rng, n, base))
+    t2 = time.perf_counter()
+    assert job.json()["status"] == "done", job.text
+    client.get(f"/users/{user}/context", params={"q": _question(rng)}).raise_for_status()
+    t3 = time.perf_counter()
+    out.worker_cpu += cpu_seconds(*pids["worker"]) - worker
+    out.api_cpu += cpu_seconds(*pids["api"]) - api
+    out.wal += _wal(db) - wal
+    out.reads.append((t1 - t0) * 1000)
+    out.writes.append((t2 - t1) * 1000)
+    out.after_writes.append((t3 - t2) * 1000)
+
+
+def figures(samples: Samples, loops: int) -> dict[str, float]:
+    """The cell's figures from its samples."""
     return {
-        "first_read_ms": first_ms,
-        "write_p50": percentile(writes, 50),
-        "write_p99": percentile(writes, 99),
-        "read_p50": percentile(reads, 50),
-        "read_after_write_p50": percentile(after_writes, 50),
-        "read_after_write_p99": percentile(after_writes, 99),
-        "worker_cpu_ms": worker_cpu * 1000 / loops,
-        "wal_kb": wal / 1024 / loops,
-        "api_cpu_ms": api_cpu * 1000 / (2 * loops),
+        "write_p50": percentile(samples.writes, 50),
+        "write_p99": percentile(samples.writes, 99),
+        "read_p50": percentile(samples.reads, 50),
+        "read_after_write_p50": percentile(samples.after_writes, 50),
+        "read_after_write_p99": percentile(samples.after_writes, 99),
+        "worker_cpu_ms": samples.worker_cpu * 1000 / loops,
+        "wal_kb": samples.wal / 1024 / loops,
+        "api_cpu_ms": samples.api_cpu * 1000 / (2 * loops),
     }
 
 
 def run(sizes: list[int], loops: int) -> list[Cell]:
-    """Grow the history through every size and measure the loop at each."""
+    """One user per size, grown to it; then the loop, round-robin over the users.
+
+    Taking turns (one loop of each user per round) means a machine that is faster or slower
+    for a while affects every size alike, so the figures of different sizes compare.
+    """
     rng = Random(SEED)
     history = user_sessions(SEED, USER, max(sizes), TURNS)
-    user = InMemoryUser(USER)
-    cells: list[Cell] = []
+    cells: dict[int, dict[str, Any]] = {}
     with running_stack() as stack:
         admin = {"Authorization": f"Bearer {stack.admin_token}"}
         created = httpx.post(
             f"{stack.base_url}/admin/tenants", json={"name": "agent-loop"}, headers=admin
         )
         headers = {"Authorization": f"Bearer {created.json()['api_key']['key']}"}
+        grown = InMemoryUser("grown")
         done = 0
         for size in sizes:
-            log(f"growing the history to {size:,} sessions")
-            asyncio.run(grow(user, history[done:size]))
+            log(f"growing a history of {size:,} sessions")
+            asyncio.run(grow(grown, history[done:size]))
             done = size
-            doc = user.document()
-            body = orjson.dumps(doc)
+            body = orjson.dumps(grown.document())
             t0 = time.perf_counter()
             resp = httpx.put(
-                f"{stack.base_url}/users/{USER}/passport",
+                f"{stack.base_url}/users/{USER}-{size}/passport",
                 content=body,
                 headers={**headers, "Content-Type": "application/json"},
                 timeout=1800,
             )
             resp.raise_for_status()
-            import_s = time.perf_counter() - t0
-            # Planner statistics as autovacuum would leave them shortly after a bulk import:
-            # the loop measures the steady state, not the minute after a large load.
-            _analyze(stack.database_url)
-            log(f"imported {len(body) / 1e6:.1f} MB in {import_s:.1f} s; looping")
-            figures = measure(stack, headers, size, loops, rng, start=size * 1000)
-            cells.append(
-                Cell(
-                    sessions=size,
-                    turns=len(doc["turns"]),
-                    passport_mb=len(body) / 1e6,
-                    import_s=import_s,
-                    **figures,
-                )
-            )
-            log(f"{size:,} sessions: {figures}")
-    return cells
+            cells[size] = {
+                "turns": len(grown.document()["turns"]),
+                "passport_mb": len(body) / 1e6,
+                "import_s": time.perf_counter() - t0,
+            }
+            log(f"imported {len(body) / 1e6:.1f} MB in {cells[size]['import_s']:.1f} s")
+        # Planner statistics as autovacuum would leave them shortly after bulk imports: the
+        # loop measures the steady state, not the minutes after a large load.
+        _analyze(stack.database_url)
+        samples = {size: Samples([], [], []) for size in sizes}
+        with (
+            httpx.Client(base_url=stack.base_url, headers=headers, timeout=120) as client,
+            _connect(stack.database_url) as db,
+        ):
+            for size in sizes:  # the first read builds the index (a cold start), then warm up
+                t0 = time.perf_counter()
+                client.get(f"/users/{USER}-{size}/context", params={"q": _question(rng)})
+                cells[size]["first_read_ms"] = (time.perf_counter() - t0) * 1000
+                for n in range(3):
+                    warm = Samples([], [], [])
+                    one_loop(client, stack, db, f"{USER}-{size}", n, rng, warm)
+            log(f"looping {loops} times over {len(sizes)} users in turn")
+            for n in range(3, 3 + loops):
+                for size in sizes:
+                    one_loop(client, stack, db, f"{USER}-{size}", n, rng, samples[size])
+    return [
+        Cell(
+            sessions=size,
+            turns=int(cells[size]["turns"]),
+            passport_mb=float(cells[size]["passport_mb"]),
+            import_s=float(cells[size]["import_s"]),
+            first_read_ms=float(cells[size]["first_read_ms"]),
+            figures=figures(samples[size], loops),
+        )
+        for size in sizes
+    ]
 
 
 RATIO_FIGURES = (

@@ -104,9 +104,9 @@ class InMemoryUser:
         for row_id in change.removed:
             self.removed[row_id] = self.version
         gone = set(change.removed)
-        for row in draft.existing:
-            if row.id in gone:
-                self.hashes[row.hash] = [r for r in self.hashes[row.hash] if r.id != row.id]
+        for old in draft.existing:
+            if old.id in gone:
+                self.hashes[old.hash] = [r for r in self.hashes[old.hash] if r.id != old.id]
         return len(segments)
 
 
