@@ -760,7 +760,8 @@ def _same_words(index: EvidenceIndex, a: int, b: int) -> bool:
     """Whether two records say the same thing (their keys matched; a collision is not a twin)."""
     if index.speaker_codes[a] != index.speaker_codes[b]:
         return False
-    return _norm_words(index.texts[a]) == _norm_words(index.texts[b])
+    first, second = index.texts[a], index.texts[b]
+    return first == second or _norm_words(first) == _norm_words(second)
 
 
 def _norm_words(text: str) -> str:
@@ -885,10 +886,10 @@ def best_first(hits: npt.NDArray[np.intp], scores: FloatArray, budget: int) -> l
 
 
 def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp]) -> int:
-    """How many records the hit passages belong to."""
-    seen = np.zeros(len(index), dtype=np.bool_)
-    seen[index.passage_turns()[hits]] = True
-    return int(seen.sum())
+    """How many records the hit passages belong to (hits in ascending order)."""
+    # A record's passages are contiguous, so the records of ascending hits never decrease.
+    turns = index.passage_turns()[hits]
+    return int(np.count_nonzero(turns[1:] != turns[:-1])) + 1 if turns.size else 0
 
 
 def _with_run(index: EvidenceIndex, scores: FloatArray) -> FloatArray:
@@ -896,12 +897,13 @@ def _with_run(index: EvidenceIndex, scores: FloatArray) -> FloatArray:
     same = index.same_session_as_next()  # same[i]: passages i and i + 1 are one session's
     hits = np.flatnonzero(scores > 0)  # only a scoring passage lends to its neighbours
     out = scores.copy()
+    # Each hit lends to a different passage on each side, so plain indexed adds are exact.
     back = hits[(hits > 0)]
     back = back[same[back - 1]]
-    np.add.at(out, back - 1, RUN_SHARE * scores[back])
+    out[back - 1] += RUN_SHARE * scores[back]
     ahead = hits[hits < scores.size - 1]
     ahead = ahead[same[ahead]]
-    np.add.at(out, ahead + 1, RUN_SHARE * scores[ahead])
+    out[ahead + 1] += RUN_SHARE * scores[ahead]
     return out
 
 
