@@ -54,7 +54,7 @@ import orjson
 
 from app.domain.bm25 import BM25Index
 from app.domain.context import MemoryIndex, build_context
-from app.domain.evidence import ranked_scores
+from app.domain.evidence import rank
 from app.domain.passport import Passport
 from app.domain.text import tokenize
 from bench.ingest import (
@@ -368,7 +368,7 @@ def time_in_process(doc: dict[str, Any], quick: bool) -> InProcess:
         if len(warm) >= 10 * len(QUESTIONS) and time.perf_counter() > deadline:
             break
     rank_ms = _per_query(
-        lambda q: ranked_scores(index.evidence, tokenize(" ".join(q))),
+        lambda q: rank(index.evidence, tokenize(" ".join(q))),
         [[q] for q in QUESTIONS],
         scale,
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -39,11 +40,21 @@ def idf(n_docs: int, df: Numbers | int) -> Numbers:
     return np.log1p((n_docs - df + 0.5) / (np.asarray(df, dtype=np.float64) + 0.5))
 
 
+def length_norms(doc_lengths: Numbers, avgdl: float, k1: float, b: float) -> Numbers:
+    """Each document's length normalisation: what its term frequencies saturate against."""
+    return k1 * (1.0 - b + b * doc_lengths / avgdl)
+
+
+def normed_weights(term_idf: Numbers, tf: npt.NDArray[Any], norms: Numbers) -> Numbers:
+    """The BM25 weight of a term in each document, from its idf, frequency and length norm."""
+    return term_idf * tf / (tf + norms)
+
+
 def term_weights(
     term_idf: Numbers, tf: Numbers, doc_lengths: Numbers, avgdl: float, k1: float, b: float
 ) -> Numbers:
     """The BM25 weight of a term in each document, from its idf and its frequency there."""
-    return term_idf * tf / (tf + k1 * (1.0 - b + b * doc_lengths / avgdl))
+    return normed_weights(term_idf, tf, length_norms(doc_lengths, avgdl, k1, b))
 
 
 class BM25Index:

@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
-
 from app.domain.beliefs import BeliefIndex, BeliefLine
 from app.domain.bm25 import idf
 from app.domain.dates import MONTH_NUMBERS
@@ -31,8 +29,7 @@ from app.domain.evidence import (
     TurnRecord,
     allowed_records,
     assemble,
-    best_first,
-    ranked_scores,
+    rank,
     records_of,
 )
 from app.domain.log import split
@@ -271,12 +268,13 @@ def search(
     """The ``limit`` best-matching passages of the log for ``q``, best first, one per record."""
     ev = index.evidence
     tokens = tokenize(q)
-    scores = ranked_scores(ev, tokens, allowed_records(ev, since, until)) if tokens else None
-    if scores is None or not scores.size:
+    if not tokens:
         return []
+    found = rank(ev, tokens, allowed_records(ev, since, until), limit * 48)
+    scores = found.scores
     hits: list[Hit] = []
     seen: set[int] = set()
-    for doc in best_first(np.flatnonzero(scores > 0), scores, limit * 48):
+    for doc in found.order:
         turn = ev.turn_of(doc)
         if turn in seen:
             continue

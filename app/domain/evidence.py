@@ -33,7 +33,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from app.domain.bm25 import K1, B, idf, term_weights
+from app.domain.bm25 import K1, B, idf, length_norms, normed_weights
 from app.domain.dates import format_day, format_month, resolve_relative
 from app.domain.text import tokenize
 
@@ -55,6 +55,9 @@ SPEAKER_LIFT = 0.3
 # A passage's score takes this share of the passages beside it in the same session: people say
 # one thing over several short messages in a row, and the words of a question spread over them.
 RUN_SHARE = 0.1
+# The run share is added over at least this many of the best passages (and their neighbours):
+# more than any budget shows, so only passages that could never be shown are left out of it.
+CANDIDATES = 1000
 # A speaker's name in a query matches with one typo when the name has at least this many letters.
 MIN_TYPO_CHARS = 5
 # Below this many characters of room no further line is worth trying.
@@ -342,6 +345,7 @@ class EvidenceIndex:
         self._total_length = 0
         self._text_chars = 0
         self._posting_bytes = 0
+        self._norms: FloatArray = np.zeros(0)  # per passage, at the statistics of _length_norms
         self.extend(records)
 
     def __len__(self) -> int:
@@ -502,6 +506,10 @@ class EvidenceIndex:
         """Per record: its time in epoch seconds, NaN when it has none."""
         return self._column(self._epochs, np.float64)
 
+    def first_passages(self) -> npt.NDArray[np.int64]:
+        """Per record: its first passage."""
+        return self._column(self._first_passage, np.int64)
+
     def passage_turns(self) -> npt.NDArray[np.int64]:
         """Per passage: its record's place in ``records``."""
         return self._column(self._turn_of, np.int64)
@@ -512,17 +520,24 @@ class EvidenceIndex:
         out = np.zeros(n, dtype=np.float64)
         if not n:
             return out
-        lengths = self._column(self._lengths, np.int64)
-        avgdl = self._total_length / n or 1.0
+        norms = self._length_norms()
         for token in query_tokens:  # a repeated query token counts again, as in BM25Index
             posting = self._postings.get(token)
             if posting is None:
                 continue
-            docs = np.frombuffer(posting[0], dtype=_INT)
-            tf = np.frombuffer(posting[1], dtype=_INT).astype(np.float64)
-            weights = term_weights(idf(n, len(docs)), tf, lengths[docs], avgdl, self.k1, self.b)
-            out[docs] += weights
+            # Indexes as numpy's own integer once, not at every use.
+            docs = np.frombuffer(posting[0], dtype=_INT).astype(np.intp)
+            tf = np.frombuffer(posting[1], dtype=_INT)
+            out[docs] += normed_weights(idf(n, len(docs)), tf, norms[docs])
         return out
+
+    def _length_norms(self) -> FloatArray:
+        """Each passage's BM25 length norm at the index's statistics now (kept until it grows)."""
+        n = len(self._starts)
+        if self._norms.size != n:
+            lengths = self._column(self._lengths, np.int64)
+            self._norms = length_norms(lengths, self._total_length / n or 1.0, self.k1, self.b)
+        return self._norms
 
     def speaker_words(self) -> frozenset[str]:
         """Every word of every speaker's name."""
@@ -786,19 +801,19 @@ def assemble(
     budget = max(budget_chars, 0)
     tokens = tokenize(q) if q else []
     allowed = allowed_records(index, since, until)
-    scores = ranked_scores(index, tokens, allowed)
-    hits = np.flatnonzero(scores > 0)
-    if hits.size:
+    found = rank(index, tokens, allowed, budget)
+    scores = found.scores
+    if found.order:
         selection, omitted = _by_relevance(
             index,
-            best_first(hits, scores, budget),
+            found.order,
             scores,
             budget,
             neighbours,
             neighbour_weight,
             neighbour_chars,
             allowed,
-            _count_turns(index, hits),
+            found.matching,
         )
         order: Order = "relevance"
     else:
@@ -835,23 +850,58 @@ def assemble(
     return Evidence(q, budget_chars, tuple(items), text, omitted, order)
 
 
-def ranked_scores(
-    index: EvidenceIndex, tokens: Sequence[str], allowed: npt.NDArray[np.bool_] | None = None
-) -> FloatArray:
-    """Each passage's score for the query: BM25, a named speaker's lift, its run's share."""
+@dataclass(frozen=True)
+class Ranked:
+    """A query's ranking: each passage's score, the candidates best first, how many records match.
+
+    ``order`` holds at least every passage a budget could show, best first; ``matching`` counts
+    the records whose words the query holds (and those its run share reaches near the top).
+    """
+
+    scores: FloatArray
+    order: list[int]
+    matching: int
+
+
+def rank(
+    index: EvidenceIndex,
+    tokens: Sequence[str],
+    allowed: npt.NDArray[np.bool_] | None = None,
+    budget: int = 100_000,
+) -> Ranked:
+    """BM25, a named speaker's lift, then the run share, over the candidates a budget can use.
+
+    The run share (a passage takes RUN_SHARE of its session neighbours' scores) is added to the
+    best ``CANDIDATES`` passages and their neighbours only: the rest could not reach the top, and
+    a log of any length is then ranked at the cost of its matches, not of its length.
+    """
     scores = index.scores(tokens) if tokens else np.zeros(index.n_passages)
     if allowed is not None:
         scores = np.where(allowed[index.passage_turns()], scores, 0.0)
-    if tokens and scores.size and scores.max() > 0:
-        named = index.speakers_named(tokens)
-        if named:
-            lifted = index.speaker_mask(named) & (scores > 0)
-            scores = scores + np.where(lifted, SPEAKER_LIFT * float(scores.max()), 0.0)
-    if RUN_SHARE and scores.size > 1:
-        scores = _with_run(index, scores)
-        if allowed is not None:
-            scores = np.where(allowed[index.passage_turns()], scores, 0.0)
-    return scores
+    hits = np.flatnonzero(scores > 0)
+    if not hits.size:
+        return Ranked(scores, [], 0)
+    named = index.speakers_named(tokens)
+    if named:
+        lifted = hits[index.speaker_mask(named)[hits]]
+        scores[lifted] += SPEAKER_LIFT * float(scores[hits].max())
+    wanted = max(CANDIDATES, max(budget // MIN_LINE, 1) * 4)
+    top = hits if hits.size <= wanted else hits[np.argpartition(-scores[hits], wanted)[:wanted]]
+    lent = _lent(index, top, allowed, scores.size)
+    extra = lent[scores[lent] <= 0]
+    matching = _count_turns(index, hits) + _extra_turns(index, scores, extra)
+    _add_run_share(index, scores, top, allowed)
+    candidates = _distinct(np.concatenate((top, extra)))
+    candidates = candidates[scores[candidates] > 0]
+    return Ranked(scores, best_first(candidates, scores, budget), matching)
+
+
+def _distinct(values: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    """The values sorted, each once."""
+    ordered = np.sort(values)
+    return (
+        ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if ordered.size else ordered
+    )
 
 
 def _sort_time(epoch: float) -> float:
@@ -892,19 +942,60 @@ def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp]) -> int:
     return int(np.count_nonzero(turns[1:] != turns[:-1])) + 1 if turns.size else 0
 
 
-def _with_run(index: EvidenceIndex, scores: FloatArray) -> FloatArray:
-    """Each passage's score plus RUN_SHARE of the passages beside it in the same session."""
+def _lent(
+    index: EvidenceIndex,
+    top: npt.NDArray[np.intp],
+    allowed: npt.NDArray[np.bool_] | None,
+    n: int,
+) -> npt.NDArray[np.intp]:
+    """The session neighbours the top passages lend part of their score to (allowed ones)."""
     same = index.same_session_as_next()  # same[i]: passages i and i + 1 are one session's
-    hits = np.flatnonzero(scores > 0)  # only a scoring passage lends to its neighbours
-    out = scores.copy()
-    # Each hit lends to a different passage on each side, so plain indexed adds are exact.
-    back = hits[(hits > 0)]
+    back = top[top > 0]
+    back = back[same[back - 1]] - 1
+    ahead = top[top < n - 1]
+    ahead = ahead[same[ahead]] + 1
+    lent = _distinct(np.concatenate((back, ahead)))
+    if allowed is not None:
+        lent = lent[allowed[index.passage_turns()[lent]]]
+    return lent
+
+
+def _add_run_share(
+    index: EvidenceIndex,
+    scores: FloatArray,
+    top: npt.NDArray[np.intp],
+    allowed: npt.NDArray[np.bool_] | None,
+) -> None:
+    """Lend RUN_SHARE of each top passage's score to its session neighbours, in place."""
+    same = index.same_session_as_next()
+    back = top[top > 0]
     back = back[same[back - 1]]
-    out[back - 1] += RUN_SHARE * scores[back]
-    ahead = hits[hits < scores.size - 1]
+    ahead = top[top < scores.size - 1]
     ahead = ahead[same[ahead]]
-    out[ahead + 1] += RUN_SHARE * scores[ahead]
-    return out
+    # What each lends is read before anything is added: a neighbour may be a top passage too.
+    to_back, to_ahead = RUN_SHARE * scores[back], RUN_SHARE * scores[ahead]
+    if allowed is not None:
+        turns = index.passage_turns()
+        to_back *= allowed[turns[back - 1]]
+        to_ahead *= allowed[turns[ahead + 1]]
+    # Each top passage lends to a different passage on each side, so indexed adds are exact.
+    scores[back - 1] += to_back
+    scores[ahead + 1] += to_ahead
+
+
+def _extra_turns(index: EvidenceIndex, scores: FloatArray, lent: npt.NDArray[np.intp]) -> int:
+    """Records that only the run share made candidates (none of their passages matched)."""
+    turns = _distinct(index.passage_turns()[lent])
+    firsts = index.first_passages()
+    after = turns + 1
+    ends = np.where(
+        after < firsts.size, firsts[np.minimum(after, firsts.size - 1)], index.n_passages
+    )
+    # A one-passage record of a lent (unmatched) passage matched nothing; a longer one may have.
+    single = (ends - firsts[turns]) == 1
+    longer = turns[~single]
+    matched = sum(1 for t in longer if np.any(scores[index.passages_of(int(t))] > 0))
+    return int(single.sum()) + len(longer) - matched
 
 
 def _by_relevance(
