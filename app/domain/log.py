@@ -372,14 +372,17 @@ class LogDraft:
 
 
 def plan_import(
-    doc: Mapping[str, Any], live: Sequence[StoredRow]
+    doc: Mapping[str, Any],
+    live: Sequence[StoredRow],
+    spill: Mapping[str, int] | None = None,
 ) -> tuple[dict[str, Any], LogChange]:
     """A whole document against the live log: the new head and the rows to add and remove.
 
     Per section, the longest run of items that matches the live rows in order is kept as it
     is; the live rows after it are removed and the document's items after it are added (for a
-    head section such as open loops, they stay in the head). So re-importing an export changes
-    nothing, and an export with a few turns appended adds only those.
+    head section such as open loops, they stay in the head, the newest ``spill[section]`` of
+    them: older ones go to the log, as a merge would move them). So re-importing an export
+    changes nothing, and an export with a few turns appended adds only those.
     """
     head = {key: ([] if key in ROW_SECTIONS else value) for key, value in doc.items()}
     change = LogChange()
@@ -408,5 +411,10 @@ def plan_import(
                 seen[first] = nth + 1
                 change.added.append(log_row(kind, item, nth))
         elif section in doc:
-            head[section] = incoming[kept:]
+            rest = incoming[kept:]
+            cap = (spill or {}).get(section)
+            if cap is not None and len(rest) > cap:
+                change.added += [log_row(kind, item) for item in rest[: len(rest) - cap]]
+                rest = rest[len(rest) - cap :]
+            head[section] = rest
     return head, change

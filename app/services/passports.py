@@ -18,6 +18,7 @@ from app.domain import delta
 from app.domain.ids import canonical_bytes
 from app.domain.jsoncheck import json_problem, storable
 from app.domain.log import (
+    HEAD_CAPS,
     KIND_OF,
     ROW_SECTIONS,
     SECTION_OF,
@@ -470,7 +471,7 @@ async def _put(
     # An import is a whole document: it is compared with the whole live log (its cost is the
     # document's size, which the request already paid to send).
     live = [r async for r in repo.stream_rows(user_key, version=None)]
-    new_head, change = plan_import(new_doc, live)
+    new_head, change = plan_import(new_doc, live, spill=HEAD_CAPS)
     if new_head == row.doc and not change:
         await uow.commit()
         return WriteResult(user_key, row.version, created, changed=created)

@@ -153,3 +153,33 @@ async def test_sections_and_pages_of_the_log(client, tenant):
         "/users/rui/passport", params={"sections": "facts,nope"}, headers=tenant.headers
     )
     assert bad.status_code == 422
+
+
+async def test_an_import_keeps_the_head_small_so_the_next_write_costs_its_change(
+    client, tenant, worker
+):
+    loops = [{"item": f"call the plumber about tap {i}"} for i in range(130)]
+    changes = [{"key": "city", "old": f"Town {i}", "new": f"Town {i + 1}"} for i in range(60)]
+    doc = {"version": "2.1", "user_key": "rui", "open_loops": loops, "contradictions": changes}
+    resp = await client.put("/users/rui/passport", json=doc, headers=tenant.headers)
+    assert resp.status_code == 201, resp.text
+    # The oldest beyond the head's caps went to the log at the import; the export is in order.
+    got = (await client.get("/users/rui/passport", headers=tenant.headers)).json()
+    assert got["open_loops"] == loops
+    assert got["contradictions"] == changes
+    body = (await client.get("/users/rui/passport", headers=tenant.headers)).content
+    again = await client.put(
+        "/users/rui/passport",
+        content=body,
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert again.json()["changed"] is False
+
+    # So the next write moves nothing out of the head: it adds its own turn.
+    session = {"turns": [{"speaker": "Rui", "text": "Just had lunch.", "id": "r1"}]}
+    job = await client.post("/users/rui/ingest?wait=20", json=session, headers=tenant.headers)
+    assert job.json()["status"] == "done", job.text
+    latest = (await client.get("/users/rui/versions", headers=tenant.headers)).json()["items"][0]
+    assert latest["changes"]["turns"] == {"added": 1, "removed": 0}
+    assert "open_loops" not in latest["changes"]
+    assert "contradictions" not in latest["changes"]
