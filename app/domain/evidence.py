@@ -345,7 +345,6 @@ class EvidenceIndex:
         self._total_length = 0
         self._text_chars = 0
         self._posting_bytes = 0
-        self._norms: FloatArray = np.zeros(0)  # per passage, at the statistics of _length_norms
         self.extend(records)
 
     def __len__(self) -> int:
@@ -520,7 +519,10 @@ class EvidenceIndex:
         out = np.zeros(n, dtype=np.float64)
         if not n:
             return out
-        norms = self._length_norms()
+        # Length norms are computed for the passages a term is in, at the mean length now: a
+        # query costs its postings, and a grown index needs nothing recomputed over its length.
+        lengths = self._column(self._lengths, np.int64)
+        avgdl = self._total_length / n or 1.0
         for token in query_tokens:  # a repeated query token counts again, as in BM25Index
             posting = self._postings.get(token)
             if posting is None:
@@ -528,16 +530,9 @@ class EvidenceIndex:
             # Indexes as numpy's own integer once, not at every use.
             docs = np.frombuffer(posting[0], dtype=_INT).astype(np.intp)
             tf = np.frombuffer(posting[1], dtype=_INT)
-            out[docs] += normed_weights(idf(n, len(docs)), tf, norms[docs])
+            norms = length_norms(lengths[docs], avgdl, self.k1, self.b)
+            out[docs] += normed_weights(idf(n, len(docs)), tf, norms)
         return out
-
-    def _length_norms(self) -> FloatArray:
-        """Each passage's BM25 length norm at the index's statistics now (kept until it grows)."""
-        n = len(self._starts)
-        if self._norms.size != n:
-            lengths = self._column(self._lengths, np.int64)
-            self._norms = length_norms(lengths, self._total_length / n or 1.0, self.k1, self.b)
-        return self._norms
 
     def speaker_words(self) -> frozenset[str]:
         """Every word of every speaker's name."""
@@ -886,7 +881,7 @@ def rank(
         lifted = hits[index.speaker_mask(named)[hits]]
         scores[lifted] += SPEAKER_LIFT * float(scores[hits].max())
     wanted = max(CANDIDATES, max(budget // MIN_LINE, 1) * 4)
-    top = hits if hits.size <= wanted else hits[np.argpartition(-scores[hits], wanted)[:wanted]]
+    top = hits if hits.size <= wanted else _best(hits, scores, wanted)
     lent = _lent(index, top, allowed, scores.size)
     extra = lent[scores[lent] <= 0]
     matching = _count_turns(index, hits) + _extra_turns(index, scores, extra)
@@ -894,6 +889,12 @@ def rank(
     candidates = _distinct(np.concatenate((top, extra)))
     candidates = candidates[scores[candidates] > 0]
     return Ranked(scores, best_first(candidates, scores, budget), matching)
+
+
+def _best(hits: npt.NDArray[np.intp], scores: FloatArray, k: int) -> npt.NDArray[np.intp]:
+    """The ``k`` best scoring of ``hits`` (more than ``k`` of them), in no order."""
+    # Selecting the largest in place costs less than negating every score to take the smallest.
+    return hits[np.argpartition(scores[hits], hits.size - k)[hits.size - k :]]
 
 
 def _distinct(values: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
@@ -929,8 +930,7 @@ def best_first(hits: npt.NDArray[np.intp], scores: FloatArray, budget: int) -> l
     # rest need not be sorted. Neighbours come from the hits themselves.
     most = max(budget // MIN_LINE, 1) * 2
     if hits.size > most:
-        top = np.argpartition(-scores[hits], most)[:most]
-        hits = hits[top]
+        hits = _best(hits, scores, most)
     # Best first; among equals the newer, as a chat's latest word on a thing is likelier.
     return [int(h) for h in hits[np.lexsort((-hits, -scores[hits]))]]
 
