@@ -16,9 +16,9 @@
   ``rules_facts``).
 
   A loop is kept only when it names something to do, with its object, said plainly: no pronoun
-  object ("I need to drive her"), no second clause, choice or hedge ("give it a try as well
-  sounds amazing", "get or make better habits"), no state ("be awake"), no condition ("when I
-  really need to sleep"), no wish taken back ("I wanna go outside but ..."). Promises with "I'll",
+  object ("I need to pick him up"), no second clause, choice or hedge ("give it a go as well
+  sounds great", "find or build better routines"), no state ("be awake"), no condition ("when I
+  really need to focus"), no wish taken back ("I wanna go swimming but ..."). Promises with "I'll",
   "let's", "can't wait to" and "looking forward to" are pleasantries in chat and give none.
 
 Pronouns are rewritten conservatively: I/we -> the speaker's name (with the verb agreeing: "I
@@ -453,9 +453,9 @@ _NOT_TASKS = re.compile(
     re.IGNORECASE,
 )
 _GENERIC = _words("try check keep think look make get going sure thing stuff things")
-# A task is a verb and its object, said plainly. "I'll keep that in mind", "I'm gonna go eat
-# something" or "I need to drive her" name nothing an agent could follow up on; a second clause
-# ("... so that I can visit them") or a hedge makes it a thought, not a task.
+# A task is a verb and its object, said plainly. "I'll remember that", "I'm gonna go grab
+# something" or "I need to pick him up" name nothing an agent could follow up on; a second clause
+# ("... so that I can call them") or a hedge makes it a thought, not a task.
 _NOT_IN_TASK = _words(
     "it that this these those them they there her him she he you your yours one something "
     "anything someone somebody stuff things what how when whenever if so because cause cuz but "
@@ -470,7 +470,7 @@ _MID_CLAUSE = re.compile(r"\s(?:as\s+well|too|or)\s", re.IGNORECASE)
 # A task is something done: "be awake", "be famous" are states, "do in the future" is nothing.
 _NOT_TASK_VERBS = _words("be do")
 _BUT_AFTER = re.compile(r"[^.;!?]*?(?:,\s*|\s+)but\b", re.IGNORECASE)
-# "when I really need to sleep": a condition, not a plan.
+# "when I really need to focus": a condition, not a plan.
 _CONDITION = re.compile(r"\b(?:when|whenever|if|unless|until|once)\b", re.IGNORECASE)
 # Trailing words that only hedge the time: kept out of the task, not a reason to drop it.
 _TAIL_HEDGES = re.compile(
@@ -494,7 +494,7 @@ def _task(complement: str, *, noun: bool = False) -> str | None:
     """
     task = _TAIL_HEDGES.sub("", _HEDGES.sub("", complement)).strip(" ,")
     if _MID_CLAUSE.search(task):
-        return None  # "give it a try as well sounds amazing", "get or make better habits"
+        return None  # "give it a go as well sounds great", "find or build better routines"
     words = [w.lower() for w in _TASK_WORD.findall(task)]
     if len(words) < 2 - noun or len(words) > _TASK_MAX_WORDS or words[-1] in _NOT_LAST_WORDS:
         return None
@@ -638,7 +638,7 @@ def _loop_item(
     if _CONDITION.search(text[clause_start(text, match.start()) : match.start()]):
         return None
     if phrase in ("wants to", "hopes to") and _BUT_AFTER.match(text[match.end() :]):
-        return None  # "I wanna go outside but at the same time I don't": a wish taken back
+        return None  # "I wanna go swimming but at the same time I don't": a wish taken back
     # What is booked ("a dentist appointment") or where one goes ("the pride parade") is a noun.
     noun = phrase in ("has", _HAS_OWN, "is going to")
     if phrase == _HAS_OWN:

@@ -1635,7 +1635,7 @@ def _dont_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_
 
 def _never_hits(view: _View, sentence: _Sentence, m: re.Match[str]) -> Iterator[_Hit]:
     if not _ends_clause_at(m.string, m.end()):
-        return  # "never tried making pasta like that before"
+        return  # "never baked bread that way before"
     verb = " ".join(m.group("verb").lower().split())
     verb = _NEVER_VERBS.get(verb, verb)
     obj = re.sub(r"^how\s+(?=to\s)", "", " ".join(m.group("obj").lower().split()))
@@ -2055,8 +2055,8 @@ def _gerund_subject(text: str, match: re.Match[str]) -> bool:
 # --- what a claim's value may be ----------------------------------------------------------------
 
 # A value is a short phrase naming a thing: a pronoun, filler or a verb of its own makes it a piece
-# of a clause ("nyquil it knocks me out", "anime and stuff", "called Blue Rider"), which an agent
-# would read as a fact about nothing.
+# of a clause ("melatonin it puts me to sleep", "cartoons and stuff", "called Red Horizon"), which
+# an agent would read as a fact about nothing.
 _NOT_IN_VALUE_TEXT = """
     i me my mine myself you your yours yourself he him his she her hers it its itself we us our
     ours they them their theirs this that these those here there something anything everything
@@ -2074,7 +2074,7 @@ _NOT_LAST_TEXT = "a an the of to for with in on at by from like and or but as ab
 _NOT_LAST = frozenset(_NOT_LAST_TEXT.split())
 _ARTICLES = frozenset({"a", "an", "the"})
 # What may follow a preference's object in its clause: the clause ends, or a time, place or
-# reason is added. Anything else ("iced drinks more", "primary colors I think") qualifies it.
+# reason is added. Anything else ("hot soups more", "bright colors I guess") qualifies it.
 _MAY_FOLLOW_TEXT = """
     and but so because cause cuz since when whenever while though although if or as too now
     lately recently these nowadays anymore either anyway lol haha lmao xd today tonight tomorrow
@@ -2096,7 +2096,7 @@ def claim_value(view: _View, value: str) -> str | None:
     value = _clean_value(value)
     names = {w.lower() for p in view.participants for w in _VALUE_WORD.findall(p)}
     words = _VALUE_WORD.findall(value)
-    while len(words) > 1 and words[-1].lower() in names:  # "business finance Kevin!"
+    while len(words) > 1 and words[-1].lower() in names:  # "marine biology Kevin!"
         value = value[: value.lower().rfind(words[-1].lower())].rstrip(" ,")
         words = words[:-1]
     lowered = [w.lower().replace("’", "'") for w in words]
@@ -2105,7 +2105,7 @@ def claim_value(view: _View, value: str) -> str | None:
     if _STRETCHED.search(value):  # "toooo", "himmm": chat emphasis, not a name
         return None
     if lowered == [lowered[0]] and lowered[0] in _NO_OBJECT:
-        return None  # "I love using as much pepper as I can": the object was not kept
+        return None  # "I love using as much garlic as I can": the object was not kept
     if len(lowered) > 1 and _ADVERB.fullmatch(lowered[-1]):
         return None  # "playing occasionally": how, not what
     # A capitalised word is a name ("May", "Will"), whatever its lower case means.
@@ -2483,8 +2483,8 @@ def _pref_rules() -> tuple[_Triggered, ...]:
         ),
         (
             r"fav",
-            # At the start only: after a comma the subject is an aside ("Ojo Caliente, north of
-            # Santa Fe is my favorite").
+            # At the start only: after a comma the subject is an aside ("Crystal Lake, east of
+            # Denver is my favorite").
             r"^(?P<obj>[^,.;:!?()\"]{1,50}?)\s+(?i:is|are|'s)\s+(?i:my)\s+"
             rf"(?:(?i:all[- ]time|absolute|very)\s+)?{_FAVORITE}"
             r"(?:\s+(?P<thing>[a-zA-Z][\w-]*(?:\s+[a-zA-Z][\w-]*)?))?(?=\s*[,.;:!?]|\s*$)",

@@ -845,22 +845,22 @@ def test_more_ways_to_say_a_preference(text: str, key: str) -> None:
     "text",
     [
         # Fragments of clauses, not things: what the issue saw in real chat.
-        "I love nyquil it knocks me out",
-        "I'm not really into anime and stuff",
-        "I like primary colors I think",
-        "I like iced drinks more but it's cold out",
-        "We love to dig into the fashion looks from the event",
-        "I really like fantasy series like Game of Thrones",
+        "I love melatonin it puts me to sleep",
+        "I'm not really into cartoons and stuff",
+        "I like bright colors I guess",
+        "I like hot soups more but it's warm out",
+        "We love to pick apart the outfits from the show",
+        "I really like detective shows like Columbo",
         "I like the following:",
-        "I've truly enjoyed our chat",
-        "I love pistachios theyre green",
-        "I love using as much pepper as I can",
-        "Ojo Caliente, north of Santa Fe is my favorite",
+        "I've really enjoyed our talk",
+        "I love cashews theyre salty",
+        "I love using as much garlic as I can",
+        "Crystal Lake, east of Denver is my favorite",
         "I'm a chill person",
-        "chemisty isnt my favorite subject but it certainly is important",
+        "physcis isnt my favorite subject but it surely is useful",
         # The activity is the subject, and it is the other person's.
-        "Learning Spanish is a fantastic choice!",
-        "Doing yoga outside can be incredibly peaceful.",
+        "Learning Italian is a wonderful choice!",
+        "Doing pilates outside can be really calming.",
     ],
 )
 def test_fragments_are_no_preferences(text: str) -> None:
@@ -870,9 +870,9 @@ def test_fragments_are_no_preferences(text: str) -> None:
 
 def test_a_value_keeps_the_thing_and_loses_the_chat_around_it() -> None:
     # The name of the other speaker, said to them, is not part of the value.
-    chat = extract(("Jon", "I'm majoring in business finance Kevin!"), ("Kevin", "Cool!"))
-    assert {b.key: b.value for b in chat.facts} == {"field_of_study": "business finance"}
-    assert prefs("Ohh I love Rottweilers ❤️")["likes_rottweilers"] == "Rottweilers"
+    chat = extract(("Jon", "I'm majoring in marine biology Kevin!"), ("Kevin", "Cool!"))
+    assert {b.key: b.value for b in chat.facts} == {"field_of_study": "marine biology"}
+    assert prefs("Ohh I love Dalmatians ❤️")["likes_dalmatians"] == "Dalmatians"
     said = "Personally I love warm weather and the beach, so I would go for that!"
     assert prefs(said) == {"likes_warm_weather": "warm weather and the beach"}
 
@@ -881,10 +881,10 @@ def test_a_value_keeps_the_thing_and_loses_the_chat_around_it() -> None:
     "text",
     [
         "I don't have work today",
-        "I dont have any of the three lmao",
+        "I dont have any of the four lol",
         "I've never had a cat before and now I have one",
         "I never finished the game",
-        "I don't really eat a lot of their classics",
+        "I don't really order a lot of their specials",
         "Don't smoke",
     ],
 )
