@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from app.domain.passport import Belief, Contradiction, Passport
-from app.domain.sentences import belief_text, entity_text, loop_text
+from app.domain.sentences import belief_text, entity_text, loop_text, subject_of
 from app.domain.text import tokenize
 
 Section = Literal["facts", "prefs", "open_loops", "entities"]
@@ -95,8 +95,7 @@ class BeliefIndex:
         changes: dict[str, list[Contradiction]] = {}
         for c in head.contradictions:
             changes.setdefault(c.key, []).append(c)
-        subject = head.meta.get("subject")
-        subject = subject if isinstance(subject, str) and subject.strip() else None
+        subject = subject_of(head.meta)
         lines: list[BeliefLine] = []
         for section in ("facts", "prefs"):
             beliefs: list[Belief] = getattr(head, section)

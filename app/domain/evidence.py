@@ -882,10 +882,11 @@ def rank(
         scores[lifted] += SPEAKER_LIFT * float(scores[hits].max())
     wanted = max(CANDIDATES, max(budget // MIN_LINE, 1) * 4)
     top = hits if hits.size <= wanted else _best(hits, scores, wanted)
-    lent = _lent(index, top, allowed, scores.size)
+    back, ahead = _lenders(index, top)
+    lent = _lent(index, back, ahead, allowed)
     extra = lent[scores[lent] <= 0]
     matching = _count_turns(index, hits) + _extra_turns(index, scores, extra)
-    _add_run_share(index, scores, top, allowed)
+    _add_run_share(index, scores, back, ahead, allowed)
     candidates = _distinct(np.concatenate((top, extra)))
     candidates = candidates[scores[candidates] > 0]
     return Ranked(scores, best_first(candidates, scores, budget), matching)
@@ -942,19 +943,24 @@ def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp]) -> int:
     return int(np.count_nonzero(turns[1:] != turns[:-1])) + 1 if turns.size else 0
 
 
-def _lent(
-    index: EvidenceIndex,
-    top: npt.NDArray[np.intp],
-    allowed: npt.NDArray[np.bool_] | None,
-    n: int,
-) -> npt.NDArray[np.intp]:
-    """The session neighbours the top passages lend part of their score to (allowed ones)."""
+def _lenders(
+    index: EvidenceIndex, top: npt.NDArray[np.intp]
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """The top passages that lend back (to the passage before) and ahead, in one session."""
     same = index.same_session_as_next()  # same[i]: passages i and i + 1 are one session's
     back = top[top > 0]
-    back = back[same[back - 1]] - 1
-    ahead = top[top < n - 1]
-    ahead = ahead[same[ahead]] + 1
-    lent = _distinct(np.concatenate((back, ahead)))
+    ahead = top[top < index.n_passages - 1]
+    return back[same[back - 1]], ahead[same[ahead]]
+
+
+def _lent(
+    index: EvidenceIndex,
+    back: npt.NDArray[np.intp],
+    ahead: npt.NDArray[np.intp],
+    allowed: npt.NDArray[np.bool_] | None,
+) -> npt.NDArray[np.intp]:
+    """The passages the lenders lend part of their score to (allowed ones)."""
+    lent = _distinct(np.concatenate((back - 1, ahead + 1)))
     if allowed is not None:
         lent = lent[allowed[index.passage_turns()[lent]]]
     return lent
@@ -963,22 +969,18 @@ def _lent(
 def _add_run_share(
     index: EvidenceIndex,
     scores: FloatArray,
-    top: npt.NDArray[np.intp],
+    back: npt.NDArray[np.intp],
+    ahead: npt.NDArray[np.intp],
     allowed: npt.NDArray[np.bool_] | None,
 ) -> None:
-    """Lend RUN_SHARE of each top passage's score to its session neighbours, in place."""
-    same = index.same_session_as_next()
-    back = top[top > 0]
-    back = back[same[back - 1]]
-    ahead = top[top < scores.size - 1]
-    ahead = ahead[same[ahead]]
-    # What each lends is read before anything is added: a neighbour may be a top passage too.
+    """Lend RUN_SHARE of each lender's score to its session neighbour, in place."""
+    # What each lends is read before anything is added: a neighbour may be a lender too.
     to_back, to_ahead = RUN_SHARE * scores[back], RUN_SHARE * scores[ahead]
     if allowed is not None:
         turns = index.passage_turns()
         to_back *= allowed[turns[back - 1]]
         to_ahead *= allowed[turns[ahead + 1]]
-    # Each top passage lends to a different passage on each side, so indexed adds are exact.
+    # Each lender lends to a different passage on each side, so indexed adds are exact.
     scores[back - 1] += to_back
     scores[ahead + 1] += to_ahead
 

@@ -11,7 +11,7 @@ extractor's or a client's: ``tone``, ``favorite_food``, ``budget_max``) still re
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from app.domain.dates import MONTHS
@@ -33,6 +33,12 @@ _RELATIONS = frozenset(_RELATION_TEXT.split())
 _PLURALS = {"children": "children", "pets": "pets", "kids": "kids"}
 _LANGUAGE_KEYS = ("learning_", "speaks_")
 _ISO_MONTH = re.compile(r"^(\d{4})-(\d{2})")
+
+
+def subject_of(meta: Mapping[str, Any]) -> str | None:
+    """The passport's subject as its ``meta`` names it, None when it names none."""
+    subject = meta.get("subject")
+    return subject if isinstance(subject, str) and subject.strip() else None
 
 
 def belief_text(

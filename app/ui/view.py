@@ -17,7 +17,7 @@ import orjson
 from app.domain.dates import MONTHS, WEEKDAYS
 from app.domain.log import parse_ts
 from app.domain.passport import Belief, Contradiction
-from app.domain.sentences import belief_text
+from app.domain.sentences import belief_text, subject_of
 
 TITLES = {
     "facts": "Facts",
@@ -112,12 +112,11 @@ def sentence(section: str, item: Any, doc: Mapping[str, Any]) -> str | None:
     except ValueError:
         return None
     meta = doc.get("meta")
-    subject = meta.get("subject") if isinstance(meta, dict) else None
     return belief_text(
         "prefs" if section == "prefs" else "facts",
         belief,
         changes,
-        subject=subject if isinstance(subject, str) else None,
+        subject=subject_of(meta) if isinstance(meta, dict) else None,
     )
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import uuid
+
 import pytest
 
 from tests.conftest import make_tenant
@@ -218,9 +221,6 @@ async def test_ingested_chat_answers_a_question(client, worker):
 
 
 async def test_a_held_index_catches_up_when_a_write_lands_before_any_read(client, app, worker):
-    import asyncio
-    import uuid
-
     t = await make_tenant(client, "fresh")
     body = {"subject": "Ana", "turns": [{"speaker": "Ana", "text": "I adopted a cat.", "id": "1"}]}
     done = await client.post("/users/ana/ingest?wait=20", json=body, headers=t.headers)
