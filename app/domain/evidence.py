@@ -2,10 +2,11 @@
 
 ``EvidenceIndex`` holds a user's log in log order (verbatim turns, and the observations and
 episode summaries an LLM extractor made) and grows with ``extend``: a new row adds its
-postings and nothing is rebuilt. Each BM25 weight is computed when a query asks for its term,
-from the collection statistics of that moment (document count, mean length, document frequency),
-so an index grown row by row ranks exactly as one built at once, and a read after a write costs
-the new rows plus the postings of the query's terms, never the history.
+postings and nothing is rebuilt. A posting keeps its term's saturated frequency, normed by the
+mean passage length of a sample that is taken again each time the index doubles (the first 1, 2,
+4, ... passages); the idf comes from the document count and frequency at query time. An index
+grown row by row therefore ranks exactly as one built at once, a query costs one multiply-add
+per posting of its terms, and a read after a write costs the new rows, never the history.
 
 A long turn (an assistant's answer of prose and code) is indexed and shown by passage: it is cut
 into passages of about ``PASSAGE_TARGET`` characters on paragraph, then sentence, then word
@@ -330,6 +331,7 @@ class EvidenceIndex:
         self._ends = array("l")
         self._turn_of = array("l")  # per passage: its record's place
         self._first_passage = array("l")  # per record: its first passage (they are contiguous)
+        self._cut = array("l")  # the passages of records cut into more than one, ascending
         self._speaker_of = array("l")  # per passage: its speaker's number
         self._session_of = array("l")  # per passage: its session's number (-1: not a turn)
         self._joined = bytearray()  # per passage but the first: 1 if it continues the one before
@@ -340,9 +342,16 @@ class EvidenceIndex:
         self._speakers: dict[str, int] = {}
         self._speaker_names: list[str] = []
         self._speaker_tokens: list[frozenset[str]] = []
-        self._postings: dict[str, tuple[bytearray, bytearray]] = {}  # term -> (passages, tf)
+        # term -> (its passages, their term frequencies, its saturated weight in each)
+        self._postings: dict[str, tuple[bytearray, bytearray, array[float]]] = {}
+        self._weighed_at: dict[str, int] = {}  # term -> the sample its weights were computed at
         self._lengths = array("l")
         self._total_length = 0
+        # Length norms use the mean length of the first ``_sample`` passages, a power of two: it
+        # is taken again each time the index doubles, so a passage's weight is computed once when
+        # it is added and once per doubling, and a log ranks the same however it was grown.
+        self._sample = 0
+        self._sample_avgdl = 1.0
         self._text_chars = 0
         self._posting_bytes = 0
         self.extend(records)
@@ -402,6 +411,10 @@ class EvidenceIndex:
         """Equal for records that say the same words (and, rarely, for others: compare them)."""
         return self._said[record]
 
+    def said_keys(self) -> npt.NDArray[np.int64]:
+        """Per record: ``said_key``."""
+        return self._column(self._said, np.int64)
+
     def is_turn(self, record: int) -> bool:
         """Whether the record at ``record`` is a verbatim turn."""
         return self._kinds[record] == 0
@@ -421,7 +434,7 @@ class EvidenceIndex:
     def approx_bytes(self) -> int:
         """A rough size of what the index holds, for a cache bounded in bytes."""
         per_record = 8 * 12 + 60  # column entries, the prefix string
-        per_passage = 8 * 7
+        per_passage = 8 * 8
         postings = self._posting_bytes + 120 * len(self._postings)
         return (
             len(self) * per_record
@@ -464,7 +477,10 @@ class EvidenceIndex:
             self._session_names.append(record.session)
         self._session_codes.append(named)
         session = named if is_turn else -1
-        for start, end in passages(record.text):
+        spans = passages(record.text)
+        if len(spans) > 1:
+            self._cut.extend(range(len(self._starts), len(self._starts) + len(spans)))
+        for start, end in spans:
             doc = len(self._starts)
             if doc:
                 self._joined.append(session >= 0 and self._session_of[-1] == session)
@@ -476,18 +492,26 @@ class EvidenceIndex:
             # The resolved days are searched too: "what did she do on 6 May" finds "yesterday";
             # and who said it, as a line of a chat reads "Speaker: text".
             tokens = tokenize(_annotate(record.text[start:end], record.dates)) + speaker_tokens
+            self._lengths.append(len(tokens))
+            self._total_length += len(tokens)
+            if doc + 1 >= 2 * self._sample:  # the index doubled: take the mean length again
+                self._sample = doc + 1
+                self._sample_avgdl = self._total_length / self._sample or 1.0
+            # The same arithmetic, in the same order, as ``length_norms`` and ``_reweigh``.
+            norm = self.k1 * (1.0 - self.b + self.b * len(tokens) / self._sample_avgdl)
             counts: dict[str, int] = {}
             for token in tokens:
                 counts[token] = counts.get(token, 0) + 1
-            for token, tf in counts.items():
+            for token, count in counts.items():
+                tf = min(count, 2**31 - 1)
                 posting = self._postings.get(token)
                 if posting is None:
-                    posting = self._postings[token] = (bytearray(), bytearray())
+                    posting = self._postings[token] = (bytearray(), bytearray(), array("f"))
+                    self._weighed_at[token] = self._sample
                 posting[0].extend(doc.to_bytes(4, "little"))
-                posting[1].extend(min(tf, 2**31 - 1).to_bytes(4, "little"))
-                self._posting_bytes += 8
-            self._lengths.append(len(tokens))
-            self._total_length += len(tokens)
+                posting[1].extend(tf.to_bytes(4, "little"))
+                posting[2].append(tf / (tf + norm))
+                self._posting_bytes += 12
 
     def passages_of(self, turn: int) -> range:
         """The passage numbers of the record at ``turn`` in ``records``."""
@@ -509,30 +533,44 @@ class EvidenceIndex:
         """Per record: its first passage."""
         return self._column(self._first_passage, np.int64)
 
+    def cut_passages(self) -> npt.NDArray[np.int64]:
+        """The passages of records cut into more than one, ascending."""
+        return self._column(self._cut, np.int64)
+
     def passage_turns(self) -> npt.NDArray[np.int64]:
         """Per passage: its record's place in ``records``."""
         return self._column(self._turn_of, np.int64)
 
     def scores(self, query_tokens: Sequence[str]) -> FloatArray:
-        """BM25 score of every passage for the query, with the statistics of the index as it is."""
+        """BM25 score of every passage for the query: idf as the index is now, norms as sampled."""
         n = len(self._starts)
         out = np.zeros(n, dtype=np.float64)
         if not n:
             return out
-        # Length norms are computed for the passages a term is in, at the mean length now: a
-        # query costs its postings, and a grown index needs nothing recomputed over its length.
-        lengths = self._column(self._lengths, np.int64)
-        avgdl = self._total_length / n or 1.0
         for token in query_tokens:  # a repeated query token counts again, as in BM25Index
             posting = self._postings.get(token)
             if posting is None:
                 continue
             # Indexes as numpy's own integer once, not at every use.
             docs = np.frombuffer(posting[0], dtype=_INT).astype(np.intp)
-            tf = np.frombuffer(posting[1], dtype=_INT)
-            norms = length_norms(lengths[docs], avgdl, self.k1, self.b)
-            out[docs] += normed_weights(idf(n, len(docs)), tf, norms)
+            if self._weighed_at[token] != self._sample:
+                posting = self._reweigh(token, docs)
+            weights = np.frombuffer(posting[2], dtype=np.float32)
+            out[docs] += idf(n, len(docs)) * weights
         return out
+
+    def _reweigh(
+        self, token: str, docs: npt.NDArray[np.intp]
+    ) -> tuple[bytearray, bytearray, array[float]]:
+        """A term's weights at the mean length sampled now (the index doubled since they were)."""
+        old = self._postings[token]
+        tf = np.frombuffer(old[1], dtype=_INT)
+        lengths = self._column(self._lengths, np.int64)
+        norms = length_norms(lengths[docs], self._sample_avgdl, self.k1, self.b)
+        weights = normed_weights(np.ones(1), tf, norms).astype(np.float32)
+        posting = self._postings[token] = (old[0], old[1], array("f", weights.tobytes()))
+        self._weighed_at[token] = self._sample
+        return posting
 
     def speaker_words(self) -> frozenset[str]:
         """Every word of every speaker's name."""
@@ -885,7 +923,7 @@ def rank(
     back, ahead = _lenders(index, top)
     lent = _lent(index, back, ahead, allowed)
     extra = lent[scores[lent] <= 0]
-    matching = _count_turns(index, hits) + _extra_turns(index, scores, extra)
+    matching = _count_turns(index, hits, scores) + _extra_turns(index, scores, extra)
     _add_run_share(index, scores, back, ahead, allowed)
     candidates = _distinct(np.concatenate((top, extra)))
     candidates = candidates[scores[candidates] > 0]
@@ -936,10 +974,21 @@ def best_first(hits: npt.NDArray[np.intp], scores: FloatArray, budget: int) -> l
     return [int(h) for h in hits[np.lexsort((-hits, -scores[hits]))]]
 
 
-def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp]) -> int:
-    """How many records the hit passages belong to (hits in ascending order)."""
-    # A record's passages are contiguous, so the records of ascending hits never decrease.
-    turns = index.passage_turns()[hits]
+def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp], scores: FloatArray) -> int:
+    """How many records the hit passages (those scoring above 0, ascending) belong to."""
+    # Only a record cut into passages can hold several hits: when those passages are fewer than
+    # the hits, each other hit is a record of its own, and only the cut ones need looking up.
+    cut = index.cut_passages()
+    if cut.size < hits.size:
+        cut_hits = cut[scores[cut] > 0]
+        return hits.size - cut_hits.size + _records_of(index, cut_hits)
+    return _records_of(index, hits)
+
+
+def _records_of(index: EvidenceIndex, docs: npt.NDArray[np.intp]) -> int:
+    """How many records passages (ascending) belong to."""
+    # A record's passages are contiguous, so the records of ascending passages never decrease.
+    turns = index.passage_turns()[docs]
     return int(np.count_nonzero(turns[1:] != turns[:-1])) + 1 if turns.size else 0
 
 
@@ -1023,10 +1072,13 @@ def _by_relevance(
     seen: dict[int, int] = {}  # a turn said again word for word is shown once
     twins = 0
     hit_turns: set[int] = set()
+    ranked, repeats = _first_sayings(index, ranked)
+    turns = index.passage_turns()[ranked].tolist()
     # (-priority, order, passage, turn, is a hit); order keeps rank order among equals.
+    priorities = scores[ranked].tolist()
     queue: list[tuple[float, int, int, int, bool]] = [
-        (-float(scores[doc]), rank, doc, index.turn_of(doc), True)
-        for rank, doc in enumerate(ranked)
+        (-priority, rank, doc, turn, True)
+        for rank, (priority, doc, turn) in enumerate(zip(priorities, ranked, turns, strict=True))
     ]
     heapq.heapify(queue)
     order = len(queue)
@@ -1056,8 +1108,37 @@ def _by_relevance(
                 order += 1
                 heapq.heappush(queue, (-weight, order, passage, other, False))
     shown = sum(1 for t in selection.chosen if any(scores[d] > 0 for d in index.passages_of(t)))
+    # A hit that repeats a shown turn word for word was not left out: it is there.
+    chosen = selection.chosen
+    twins += sum(1 for turn, first in repeats.items() if first in chosen and turn not in chosen)
     omitted = max(matching - shown - twins, 0)
     return selection, omitted
+
+
+def _first_sayings(index: EvidenceIndex, ranked: list[int]) -> tuple[list[int], dict[int, int]]:
+    """The ranked passages without those of turns that repeat a better ranked turn's words.
+
+    Also returns each repeating turn's first saying. A long chat says the same short things
+    again and again; taking the repeats out at once keeps them from being weighed one by one.
+    """
+    if len(ranked) < 2:
+        return ranked, {}
+    docs = np.asarray(ranked, dtype=np.intp)
+    turns = index.passage_turns()[docs]
+    keys = index.said_keys()[turns]
+    _, first_at, which = np.unique(keys, return_index=True, return_inverse=True)
+    first_turns = turns[first_at[which.ravel()]]
+    later = np.flatnonzero(turns != first_turns)  # another passage of the same turn stays
+    repeats: dict[int, int] = {}
+    keep = np.ones(docs.size, dtype=np.bool_)
+    for at, turn, first in zip(
+        later.tolist(), turns[later].tolist(), first_turns[later].tolist(), strict=True
+    ):
+        # Equal keys almost always mean equal words; a rare collision is not a repeat.
+        if _same_words(index, first, turn):
+            repeats[turn] = first
+            keep[at] = False
+    return (docs[keep].tolist() if repeats else ranked), repeats
 
 
 def _by_recency(

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
+from app.domain.bm25 import K1, B
 from app.domain.evidence import (
     PASSAGE_MAX,
     EvidenceIndex,
@@ -147,6 +148,19 @@ def test_duplicates_are_shown_once() -> None:
     assert evidence.text.count("climbing gym") == 1
 
 
+def test_a_line_said_many_times_is_shown_once_and_not_counted_as_left_out() -> None:
+    lines = [("Ana", "coffee at nine?"), ("Ben", "sure")] * 30 + [("Ana", "Coffee  at nine?")]
+    evidence = assemble(EvidenceIndex(chat(lines, session_every=2)), "coffee at nine", 1000)
+    said = [item for item in evidence.items if "coffee" in item.text.lower()]
+    assert [item.turn_id for item in said] == ["t60"]  # the latest saying
+    assert evidence.omitted == 0
+    # The same words from someone else are another memory.
+    lines.append(("Ben", "coffee at nine?"))
+    evidence = assemble(EvidenceIndex(chat(lines, session_every=2)), "coffee at nine", 1000)
+    said = [item for item in evidence.items if "coffee" in item.text.lower()]
+    assert sorted(item.speaker for item in said) == ["Ana", "Ben"]
+
+
 def test_what_was_left_out_is_said_in_one_line() -> None:
     lines = [("Ana", f"coffee number {i} of the day") for i in range(40)]
     evidence = assemble(EvidenceIndex(chat(lines, session_every=1)), "coffee", 200)
@@ -205,13 +219,32 @@ def test_extend_ranks_as_a_build_from_scratch() -> None:
     records = chat(CHAT * 3, session_every=7)
     whole = EvidenceIndex(records)
     grown = EvidenceIndex()
+    queries = ("puppy name", "half marathon yesterday", "good week")
     for i in range(0, len(records), 5):
         assert grown.extend(records[i : i + 5]) == len(records[i : i + 5])
+        grown.scores(queries[i % 3].split())  # reads between writes change nothing
     assert grown.extend(records[:10]) == 0  # rows it holds are not added again
-    for q in ("puppy name", "half marathon yesterday", "good week"):
+    for q in queries:
         tokens = q.split()
-        assert np.allclose(whole.scores(tokens), grown.scores(tokens))
+        assert np.array_equal(whole.scores(tokens), grown.scores(tokens))
         assert assemble(whole, q, 500) == assemble(grown, q, 500)
+
+
+def test_length_norms_use_the_mean_length_of_the_first_power_of_two_passages() -> None:
+    lines = [("Ana", "kayak"), ("Ben", "kayak kayak trip"), ("Ana", "kayak trip north coast river")]
+    index = EvidenceIndex(chat(lines))
+
+    def bm25(n: int, df: int, avgdl: float, tf_dl: list[tuple[int, int]]) -> list[float]:
+        idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        return [idf * tf / (tf + K1 * (1 - B + B * dl / avgdl)) for tf, dl in tf_dl]
+
+    # Each passage also holds its speaker's name: lengths 2, 4 and 6; the sample is the first 2.
+    expected = bm25(3, 3, (2 + 4) / 2, [(1, 2), (2, 4), (1, 6)])
+    assert np.allclose(index.scores(["kayak"]), expected, rtol=1e-6)
+    # A fourth passage doubles the index: the mean is taken again, over all four.
+    index.extend(chat([*lines, ("Ben", "kayak")])[3:])
+    expected = bm25(4, 4, (2 + 4 + 6 + 2) / 4, [(1, 2), (2, 4), (1, 6), (1, 2)])
+    assert np.allclose(index.scores(["kayak"]), expected, rtol=1e-6)
 
 
 def test_a_read_after_extend_sees_the_new_turn() -> None:
