@@ -329,6 +329,7 @@ class EvidenceIndex:
         self._behind: dict[int, tuple[str, ...]] = {}  # observation/episode -> its turns' ids
         self._starts = array("l")  # per passage: its character span in its record
         self._ends = array("l")
+        self._chars = array("l")  # per passage: its length without the spaces around it
         self._turn_of = array("l")  # per passage: its record's place
         self._first_passage = array("l")  # per record: its first passage (they are contiguous)
         self._cut = array("l")  # the passages of records cut into more than one, ascending
@@ -383,7 +384,8 @@ class EvidenceIndex:
 
     def dates(self, i: int) -> tuple[SaidDate, ...]:
         """The relative dates the record at place ``i`` said, resolved."""
-        return tuple(SaidDate(said, day) for said, day in self._dates.get(i, ()))
+        said = self._dates.get(i)
+        return tuple(SaidDate(words, day) for words, day in said) if said else ()
 
     def session(self, i: int) -> str | None:
         """The session of the record at place ``i``."""
@@ -402,6 +404,10 @@ class EvidenceIndex:
     def span(self, doc: int) -> tuple[int, int]:
         """The character span of passage ``doc`` in its record's text."""
         return self._starts[doc], self._ends[doc]
+
+    def words_in(self, doc: int) -> int:
+        """The characters passage ``doc`` shows at least (its span without spaces around)."""
+        return self._chars[doc]
 
     def turn_of(self, doc: int) -> int:
         """The place of passage ``doc``'s record."""
@@ -434,7 +440,7 @@ class EvidenceIndex:
     def approx_bytes(self) -> int:
         """A rough size of what the index holds, for a cache bounded in bytes."""
         per_record = 8 * 12 + 60  # column entries, the prefix string
-        per_passage = 8 * 8
+        per_passage = 8 * 9
         postings = self._posting_bytes + 120 * len(self._postings)
         return (
             len(self) * per_record
@@ -487,6 +493,7 @@ class EvidenceIndex:
             self._session_of.append(session)
             self._starts.append(start)
             self._ends.append(end)
+            self._chars.append(len(record.text[start:end].strip()))
             self._turn_of.append(turn)
             self._speaker_of.append(code)
             # The resolved days are searched too: "what did she do on 6 May" finds "yesterday";
@@ -700,7 +707,7 @@ class _Selection:
         self.chosen: dict[int, set[int]] = {}  # turn -> its passages shown
         self.clipped: set[int] = set()  # turns shown only as a neighbour: their opening words
         self.roles: dict[int, Role] = {}
-        self.lines: dict[int, str] = {}
+        self.lines: dict[int, tuple[str, str, bool]] = {}  # turn -> its line as chosen
 
     def line(self, turn: int, shown: set[int], clip: bool) -> tuple[str, str, bool]:
         """(the line, its text after the prefix, whether it is cut) for those passages."""
@@ -739,21 +746,20 @@ class _Selection:
         if not clip and turn not in self.chosen:
             # A line holds at least its prefix and its passages' words (annotations only add):
             # what cannot fit is skipped before it is rendered.
-            text_of = self.index.texts[turn]
-            least = len(self.index.prefixes[turn]) + sum(
-                len(text_of[slice(*self.index.span(d))].strip()) for d in shown
-            )
+            words = self.index.words_in
+            least = len(self.index.prefixes[turn]) + sum(words(d) for d in shown)
             if least > self.room:
                 return False
-        text, _, _ = self.line(turn, shown, clip)
+        rendered = self.line(turn, shown, clip)
         old = self.lines.get(turn)
-        cost = len(text) - (len(old) if old is not None else -1)  # a new line adds its newline
+        # A new line adds its newline.
+        cost = len(rendered[0]) - (len(old[0]) if old is not None else -1)
         if cost > self.room:
             return False
         self.room -= cost
         self.chosen[turn] = shown
         self.roles.setdefault(turn, role)
-        self.lines[turn] = text
+        self.lines[turn] = rendered
         if clip:
             self.clipped.add(turn)
         else:
@@ -762,7 +768,7 @@ class _Selection:
 
     def render(self, turn: int) -> tuple[str, str, bool]:
         """The turn's line as chosen: (line, text after the prefix, cut)."""
-        return self.line(turn, self.chosen[turn], turn in self.clipped)
+        return self.lines[turn]
 
 
 def _neighbour_passage(index: EvidenceIndex, turn: int, scores: FloatArray, side: int) -> int:
