@@ -84,7 +84,8 @@ class Cell:
             raise AttributeError(name) from None
 
 
-def _question(rng: Random) -> str:
+def question(rng: Random) -> str:
+    """A new question an agent might ask about the synthetic chat."""
     return rng.choice(QUESTIONS).format(
         activity=rng.choice(ACTIVITIES), person=rng.choice(PEOPLE), place=rng.choice(PLACES)
     )
@@ -165,12 +166,12 @@ def one_loop(
     wal = _wal(db)
     worker, api = cpu_seconds(*pids["worker"]), cpu_seconds(*pids["api"])
     t0 = time.perf_counter()
-    client.get(f"/users/{user}/context", params={"q": _question(rng)}).raise_for_status()
+    client.get(f"/users/{user}/context", params={"q": question(rng)}).raise_for_status()
     t1 = time.perf_counter()
     job = client.post(f"/users/{user}/ingest?wait=30", json=_exchange(rng, n, base))
     t2 = time.perf_counter()
     assert job.json()["status"] == "done", job.text
-    client.get(f"/users/{user}/context", params={"q": _question(rng)}).raise_for_status()
+    client.get(f"/users/{user}/context", params={"q": question(rng)}).raise_for_status()
     t3 = time.perf_counter()
     out.worker_cpu += cpu_seconds(*pids["worker"]) - worker
     out.api_cpu += cpu_seconds(*pids["api"]) - api
@@ -240,7 +241,7 @@ def run(sizes: list[int], loops: int) -> tuple[list[Cell], dict[str, Any]]:
         ):
             for size in sizes:  # the first read builds the index (a cold start), then warm up
                 t0 = time.perf_counter()
-                client.get(f"/users/{USER}-{size}/context", params={"q": _question(rng)})
+                client.get(f"/users/{USER}-{size}/context", params={"q": question(rng)})
                 cells[size]["first_read_ms"] = (time.perf_counter() - t0) * 1000
                 for n in range(3):
                     warm = Samples([], [], [])

@@ -1,0 +1,148 @@
+"""Where a context read's time goes as the log grows, in process: BM25, selection, filling.
+
+``python -m bench.ranking [--sizes 10,100,1000,10000] [--questions 300] [--json OUT]``
+
+The histories are ``bench.agent_loop``'s (the same seed, sessions of 20 turns of the synthetic
+chat, each turn's relative dates resolved as ingest resolves them), indexed at once in process;
+the questions are the loop's. Per size, the median over the questions of each public step of
+``build_context`` at a 3,000-character budget, each timed whole (each includes the one before):
+
+- ``scores``: ``EvidenceIndex.scores``, BM25 of every passage (one multiply-add per posting);
+- ``rank``: the matches, the best candidates, a named speaker's lift, the run share, the count of
+  matching records;
+- ``assemble``: repeats set aside, hits and neighbours by priority into the budget, lines
+  rendered in time order;
+- ``build_context``: the beliefs too (the head here is empty: its cost does not grow).
+
+Each column's ratio to the smallest size is printed beside it, with the postings the questions'
+words have and the records that match. No servers; the live loop is ``bench.agent_loop``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from random import Random
+from typing import Any
+
+from app.domain.context import MemoryIndex, build_context
+from app.domain.evidence import EvidenceIndex, TurnRecord, assemble, rank, turn_dates
+from app.domain.passport import Passport
+from app.domain.text import tokenize
+from bench.agent_loop import SEED, SIZES, TURNS, USER, question
+from bench.ingest import log, table, user_sessions
+
+BUDGET = 3000
+STEPS = ("scores", "rank", "assemble", "build_context")
+
+
+def records(sessions: list[dict[str, Any]]) -> list[TurnRecord]:
+    """The sessions' turns as the log holds them, in order."""
+    out = []
+    for body in sessions:
+        for turn in body["turns"]:
+            when = datetime.fromisoformat(turn["ts"].replace("Z", "+00:00"))
+            out.append(
+                TurnRecord(
+                    id=str(len(out) + 1),
+                    turn_id=turn["id"],
+                    speaker=turn["speaker"],
+                    text=turn["text"],
+                    ts=turn["ts"],
+                    session=turn["session"],
+                    dates=turn_dates(turn["text"], when),
+                    position=len(out) + 1,
+                )
+            )
+    return out
+
+
+def _ms(step: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    step()
+    return (time.perf_counter() - start) * 1000
+
+
+def measure(index: MemoryIndex, questions: list[str]) -> dict[str, float]:
+    """Median milliseconds of each step over the questions, after one warm-up pass."""
+    evidence: EvidenceIndex = index.evidence
+    for q in questions:  # warm-up: terms reweighed after the last doubling, caches filled
+        build_context(index, q, BUDGET)
+    times: dict[str, list[float]] = {step: [] for step in STEPS}
+    postings, matching = [], []
+    for q in questions:
+        tokens = tokenize(q)
+        steps = (
+            partial(evidence.scores, tokens),
+            partial(rank, evidence, tokens, None, BUDGET),
+            partial(assemble, evidence, q, BUDGET),
+            partial(build_context, index, q, BUDGET),
+        )
+        for name, step in zip(STEPS, steps, strict=True):
+            times[name].append(_ms(step))
+        postings.append(sum(evidence.document_frequency(t) for t in tokens))
+        matching.append(rank(evidence, tokens, None, BUDGET).matching)
+    out = {step: statistics.median(values) for step, values in times.items()}
+    out["postings"] = statistics.median(postings)
+    out["matching"] = statistics.median(matching)
+    out["passages"] = evidence.n_passages
+    return out
+
+
+def run(sizes: list[int], n_questions: int) -> dict[int, dict[str, float]]:
+    """Each size's step medians, over one history grown to the largest size."""
+    history = records(user_sessions(SEED, USER, max(sizes), TURNS))
+    rng = Random(SEED)
+    questions = [question(rng) for _ in range(n_questions)]
+    figures = {}
+    for size in sizes:
+        log(f"indexing {size:,} sessions")
+        index = MemoryIndex.of(Passport.empty(USER), history[: size * TURNS])
+        figures[size] = measure(index, questions)
+    return figures
+
+
+def report(figures: dict[int, dict[str, float]]) -> str:
+    """The table: each step's median and its ratio to the smallest size."""
+    base = figures[min(figures)]
+    rows = [
+        [
+            f"{size:,}",
+            f"{cell['passages']:,.0f}",
+            f"{cell['postings']:,.0f}",
+            f"{cell['matching']:,.0f}",
+            *(f"{cell[s]:.2f} ({cell[s] / base[s]:.1f}x)" for s in STEPS),
+        ]
+        for size, cell in figures.items()
+    ]
+    headers = ["sessions", "passages", "postings", "matching", *(f"{s} ms" for s in STEPS)]
+    return (
+        f"build_context at {BUDGET:,} characters, in process, median per question "
+        f"(ratio to {min(figures):,} sessions)\n" + table(headers, rows)
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI: index the sizes, time the steps, print the table, optionally write the JSON."""
+    parser = argparse.ArgumentParser(prog="python -m bench.ranking", description=__doc__)
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="sessions, ascending")
+    parser.add_argument("--questions", type=int, default=300, help="questions per size")
+    parser.add_argument("--json", type=Path, help="write every figure here")
+    args = parser.parse_args(argv)
+    sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
+    figures = run(sizes, args.questions)
+    print(report(figures))
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
