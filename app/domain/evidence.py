@@ -356,6 +356,11 @@ class EvidenceIndex:
         self._text_chars = 0
         self._posting_bytes = 0
         self.extend(records)
+        # Built at once (a cold start, off the event loop): every term weighed at the last sample
+        # now, so no read pays for what the build skipped.
+        for token in self._postings:
+            if self._weighed_at[token] != self._sample:
+                self._reweigh(token)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -559,18 +564,17 @@ class EvidenceIndex:
             if posting is None:
                 continue
             # Indexes as numpy's own integer once, not at every use.
-            docs = np.frombuffer(posting[0], dtype=_INT).astype(np.intp)
             if self._weighed_at[token] != self._sample:
-                posting = self._reweigh(token, docs)
+                posting = self._reweigh(token)
+            docs = np.frombuffer(posting[0], dtype=_INT).astype(np.intp)
             weights = np.frombuffer(posting[2], dtype=np.float32)
             out[docs] += idf(n, len(docs)) * weights
         return out
 
-    def _reweigh(
-        self, token: str, docs: npt.NDArray[np.intp]
-    ) -> tuple[bytearray, bytearray, array[float]]:
+    def _reweigh(self, token: str) -> tuple[bytearray, bytearray, array[float]]:
         """A term's weights at the mean length sampled now (the index doubled since they were)."""
         old = self._postings[token]
+        docs = np.frombuffer(old[0], dtype=_INT)
         tf = np.frombuffer(old[1], dtype=_INT)
         lengths = self._column(self._lengths, np.int64)
         norms = length_norms(lengths[docs], self._sample_avgdl, self.k1, self.b)
