@@ -1,6 +1,6 @@
 """The agent loop at scale: read the context, post the latest exchange with ?wait, read again.
 
-``python -m bench.agent_loop [--sizes 10,100,1000,10000] [--loops 60] [--json OUT]``
+``python -m bench.agent_loop [--sizes 10,100,1000,10000] [--loops 200] [--json OUT]``
 
 One user per size, each with a history of that many sessions of 20 turns of synthetic chat
 (``bench.ingest.user_sessions``): the history is written the way the worker writes it, in
@@ -383,7 +383,8 @@ def main(argv: list[str] | None = None) -> int:
     """CLI: run the sizes, print the report, optionally write the JSON."""
     parser = argparse.ArgumentParser(prog="python -m bench.agent_loop", description=__doc__)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="sessions, ascending")
-    parser.add_argument("--loops", type=int, default=60, help="loops measured per size")
+    # A p99 needs well over 100 samples to be more than the slowest one.
+    parser.add_argument("--loops", type=int, default=200, help="loops measured per size")
     parser.add_argument("--json", type=Path, help="write every figure here")
     args = parser.parse_args(argv)
     sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
