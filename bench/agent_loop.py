@@ -84,6 +84,11 @@ class Cell:
             raise AttributeError(name) from None
 
 
+def sizes_of(text: str) -> list[int]:
+    """``--sizes``: history sizes in sessions, comma-separated, in ascending order."""
+    return sorted(int(size) for size in text.split(",") if size.strip())
+
+
 def question(rng: Random) -> str:
     """A new question an agent might ask about the synthetic chat."""
     return rng.choice(QUESTIONS).format(
@@ -116,12 +121,16 @@ def _exchange(rng: Random, n: int, after: datetime) -> dict[str, Any]:
     }
 
 
+def received_at(body: dict[str, Any]) -> datetime:
+    """When a synthetic session reaches the service: the time of its last turn."""
+    return datetime.fromisoformat(body["turns"][-1]["ts"].replace("Z", "+00:00"))
+
+
 async def grow(user: InMemoryUser, sessions: list[dict[str, Any]]) -> None:
     """Ingest sessions into the in-memory log as the worker would, each as one job."""
     extractor = RuleExtractor()
     for body in sessions:
-        received = datetime.fromisoformat(body["turns"][-1]["ts"].replace("Z", "+00:00"))
-        await user.ingest(IngestPayload.model_validate(body), received, extractor.extract)
+        await user.ingest(IngestPayload.model_validate(body), received_at(body), extractor.extract)
 
 
 def _connect(database_url: str) -> psycopg.Connection[Any]:
@@ -382,13 +391,12 @@ def report(cells: list[Cell], loops: int, round_trip: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """CLI: run the sizes, print the report, optionally write the JSON."""
     parser = argparse.ArgumentParser(prog="python -m bench.agent_loop", description=__doc__)
-    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="sessions, ascending")
+    parser.add_argument("--sizes", type=sizes_of, default=SIZES, help="sessions, comma-separated")
     # A p99 needs well over 100 samples to be more than the slowest one.
     parser.add_argument("--loops", type=int, default=200, help="loops measured per size")
     parser.add_argument("--json", type=Path, help="write every figure here")
     args = parser.parse_args(argv)
-    sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
-    cells, round_trip = run(sizes, args.loops)
+    cells, round_trip = run(list(args.sizes), args.loops)
     print(report(cells, args.loops, round_trip))
     if args.json:
         args.json.write_text(json.dumps([asdict(c) for c in cells], indent=1) + "\n")

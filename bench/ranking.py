@@ -3,7 +3,7 @@
 ``python -m bench.ranking [--sizes 10,100,1000,10000] [--questions 300] [--json OUT]``
 
 The histories are ``bench.agent_loop``'s (the same seed, sessions of 20 turns of the synthetic
-chat, each turn's relative dates resolved as ingest resolves them), indexed at once in process;
+chat, made into log rows by ingest's own steps), indexed at once in process;
 the questions are the loop's. Per size, the median over the questions of each public step of
 ``build_context`` at a 3,000-character budget, each timed whole (each includes the one before):
 
@@ -26,17 +26,19 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime
 from functools import partial
 from pathlib import Path
 from random import Random
 from typing import Any
 
 from app.domain.context import MemoryIndex, build_context
-from app.domain.evidence import EvidenceIndex, TurnRecord, assemble, rank, turn_dates
+from app.domain.evidence import EvidenceIndex, TurnRecord, assemble, rank, records_of
+from app.domain.ingest_input import IngestPayload
+from app.domain.log import turn_rows
 from app.domain.passport import Passport
+from app.domain.segment import prepare
 from app.domain.text import tokenize
-from bench.agent_loop import SEED, SIZES, TURNS, USER, question
+from bench.agent_loop import SEED, SIZES, TURNS, USER, question, received_at, sizes_of
 from bench.ingest import log, table, user_sessions
 
 BUDGET = 3000
@@ -44,24 +46,15 @@ STEPS = ("scores", "rank", "assemble", "build_context")
 
 
 def records(sessions: list[dict[str, Any]]) -> list[TurnRecord]:
-    """The sessions' turns as the log holds them, in order."""
-    out = []
+    """The sessions' turns as ingest writes them to the log (dates resolved), in order."""
+    rows: list[tuple[int, str, dict[str, Any]]] = []
     for body in sessions:
-        for turn in body["turns"]:
-            when = datetime.fromisoformat(turn["ts"].replace("Z", "+00:00"))
-            out.append(
-                TurnRecord(
-                    id=str(len(out) + 1),
-                    turn_id=turn["id"],
-                    speaker=turn["speaker"],
-                    text=turn["text"],
-                    ts=turn["ts"],
-                    session=turn["session"],
-                    dates=turn_dates(turn["text"], when),
-                    position=len(out) + 1,
-                )
-            )
-    return out
+        segments = prepare(IngestPayload.model_validate(body))
+        rows += [
+            (len(rows) + n + 1, row.kind, row.item)
+            for n, (_, row) in enumerate(turn_rows(segments, received_at(body)))
+        ]
+    return records_of(rows)
 
 
 def _ms(step: Callable[[], object]) -> float:
@@ -132,12 +125,11 @@ def report(figures: dict[int, dict[str, float]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """CLI: index the sizes, time the steps, print the table, optionally write the JSON."""
     parser = argparse.ArgumentParser(prog="python -m bench.ranking", description=__doc__)
-    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="sessions, ascending")
+    parser.add_argument("--sizes", type=sizes_of, default=SIZES, help="sessions, comma-separated")
     parser.add_argument("--questions", type=int, default=300, help="questions per size")
     parser.add_argument("--json", type=Path, help="write every figure here")
     args = parser.parse_args(argv)
-    sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
-    figures = run(sizes, args.questions)
+    figures = run(list(args.sizes), args.questions)
     print(report(figures))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n")
