@@ -21,6 +21,7 @@ recent turns. Each item names its turn's own client id. Pure: no I/O, no clock, 
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import math
 import re
@@ -337,7 +338,11 @@ class EvidenceIndex:
         self._session_of = array("l")  # per passage: its session's number (-1: not a turn)
         self._joined = bytearray()  # per passage but the first: 1 if it continues the one before
         self._epochs = array("d")  # per record: its time in epoch seconds (NaN: none)
-        self._said = array("q")  # per record: a key of who said what, to show a repeat once
+        # Per record: who said what, as a 128-bit digest in two halves, to show a repeat once.
+        # Equal digests are taken as equal words (as content hashes are everywhere in Tessera),
+        # so a query compares numbers, never texts.
+        self._said = array("q")
+        self._said_check = array("q")
         self._sessions: dict[str | None, int] = {}
         self._session_names: list[str | None] = []
         self._speakers: dict[str, int] = {}
@@ -419,12 +424,16 @@ class EvidenceIndex:
         return self._turn_of[doc]
 
     def said_key(self, record: int) -> int:
-        """Equal for records that say the same words (and, rarely, for others: compare them)."""
+        """Half of the digest of who said what: equal for records that say the same words."""
         return self._said[record]
 
-    def said_keys(self) -> npt.NDArray[np.int64]:
-        """Per record: ``said_key``."""
-        return self._column(self._said, np.int64)
+    def said_digests(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Per record: ``said_key``, and the digest's other half that tells colliding keys apart."""
+        return self._column(self._said, np.int64), self._column(self._said_check, np.int64)
+
+    def same_words(self, a: int, b: int) -> bool:
+        """Whether two records are one speaker saying the same words (any case or spacing)."""
+        return self._said[a] == self._said[b] and self._said_check[a] == self._said_check[b]
 
     def is_turn(self, record: int) -> bool:
         """Whether the record at ``record`` is a verbatim turn."""
@@ -444,7 +453,7 @@ class EvidenceIndex:
 
     def approx_bytes(self) -> int:
         """A rough size of what the index holds, for a cache bounded in bytes."""
-        per_record = 8 * 12 + 60  # column entries, the prefix string
+        per_record = 8 * 13 + 60  # column entries, the prefix string
         per_passage = 8 * 9
         postings = self._posting_bytes + 120 * len(self._postings)
         return (
@@ -473,7 +482,9 @@ class EvidenceIndex:
         speaker = f"{record.speaker}: " if record.speaker else ""
         self.prefixes.append(f"[{day}] {speaker}" if day else speaker)
         self._epochs.append(_epoch(record.ts))
-        self._said.append(hash(_said(record)))
+        key, check = _said_digest(record)
+        self._said.append(key)
+        self._said_check.append(check)
         is_turn = record.kind == "turn"
         speaker_tokens = tokenize(record.speaker)
         code = self._speakers.get(record.speaker)
@@ -811,20 +822,14 @@ def _note(count: int, order: Order) -> str:
     return f"(+{count} {what} memories not shown)"
 
 
-def _said(record: TurnRecord) -> tuple[str, str]:
-    return (record.speaker, _norm_words(record.text))
-
-
-def _same_words(index: EvidenceIndex, a: int, b: int) -> bool:
-    """Whether two records say the same thing (their keys matched; a collision is not a twin)."""
-    if index.speaker_codes[a] != index.speaker_codes[b]:
-        return False
-    first, second = index.texts[a], index.texts[b]
-    return first == second or _norm_words(first) == _norm_words(second)
-
-
-def _norm_words(text: str) -> str:
-    return _SPACE_RE.sub(" ", text.strip().casefold())
+def _said_digest(record: TurnRecord) -> tuple[int, int]:
+    """Who said what, case and spacing aside, as two signed 64-bit halves of a BLAKE2b digest."""
+    words = _SPACE_RE.sub(" ", record.text.strip().casefold())
+    digest = hashlib.blake2b(f"{record.speaker}\0{words}".encode(), digest_size=16).digest()
+    return (
+        int.from_bytes(digest[:8], "little", signed=True),
+        int.from_bytes(digest[8:], "little", signed=True),
+    )
 
 
 def assemble(
@@ -1097,7 +1102,7 @@ def _by_relevance(
         priority, _, doc, turn, hit = heapq.heappop(queue)
         key = index.said_key(turn)
         twin = seen.get(key, turn)
-        if twin != turn and _same_words(index, twin, turn):
+        if twin != turn and index.same_words(twin, turn):
             if hit and turn not in hit_turns:
                 twins += 1  # its twin is shown
                 hit_turns.add(turn)
@@ -1136,20 +1141,17 @@ def _first_sayings(index: EvidenceIndex, ranked: list[int]) -> tuple[list[int], 
         return ranked, {}
     docs = np.asarray(ranked, dtype=np.intp)
     turns = index.passage_turns()[docs]
-    keys = index.said_keys()[turns]
-    _, first_at, which = np.unique(keys, return_index=True, return_inverse=True)
+    keys, checks = index.said_digests()
+    _, first_at, which = np.unique(keys[turns], return_index=True, return_inverse=True)
     first_turns = turns[first_at[which.ravel()]]
-    later = np.flatnonzero(turns != first_turns)  # another passage of the same turn stays
-    repeats: dict[int, int] = {}
+    # Another passage of the same turn stays; so does a turn whose key only collides.
+    later = np.flatnonzero((turns != first_turns) & (checks[turns] == checks[first_turns]))
+    if not later.size:
+        return ranked, {}
+    repeats = dict(zip(turns[later].tolist(), first_turns[later].tolist(), strict=True))
     keep = np.ones(docs.size, dtype=np.bool_)
-    for at, turn, first in zip(
-        later.tolist(), turns[later].tolist(), first_turns[later].tolist(), strict=True
-    ):
-        # Equal keys almost always mean equal words; a rare collision is not a repeat.
-        if _same_words(index, first, turn):
-            repeats[turn] = first
-            keep[at] = False
-    return (docs[keep].tolist() if repeats else ranked), repeats
+    keep[later] = False
+    return docs[keep].tolist(), repeats
 
 
 def _by_recency(
