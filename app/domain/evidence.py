@@ -69,6 +69,9 @@ ELLIPSIS = "…"
 Order = Literal["relevance", "recency"]
 Role = Literal["hit", "neighbour", "recent"]
 FloatArray = npt.NDArray[np.float64]
+# BM25 scores: single precision halves the memory a query sweeps; a sum of a few terms keeps
+# about seven significant digits, and equal inputs still give equal scores.
+Scores = npt.NDArray[np.float32]
 
 _PARAGRAPH_RE = re.compile(r"\n[ \t]*\n")
 _SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+|\n")
@@ -564,10 +567,10 @@ class EvidenceIndex:
         """Per passage: its record's place in ``records``."""
         return self._column(self._turn_of, np.int64)
 
-    def scores(self, query_tokens: Sequence[str]) -> FloatArray:
+    def scores(self, query_tokens: Sequence[str]) -> Scores:
         """BM25 score of every passage for the query: idf as the index is now, norms as sampled."""
         n = len(self._starts)
-        out = np.zeros(n, dtype=np.float64)
+        out = np.zeros(n, dtype=np.float32)
         if not n:
             return out
         for token in query_tokens:  # a repeated query token counts again, as in BM25Index
@@ -580,7 +583,7 @@ class EvidenceIndex:
             weights = np.frombuffer(posting[2], dtype=np.float32)
             # numpy's unbuffered scatter-add reads the packed ids as they are, and since numpy 2
             # is faster than ``out[docs] += w`` (bench/bm25.py measures both).
-            np.add.at(out, docs, idf(n, len(docs)) * weights)
+            np.add.at(out, docs, np.float32(idf(n, len(docs))) * weights)
         return out
 
     def _reweigh(self, token: str) -> tuple[bytearray, bytearray, array[float]]:
@@ -787,7 +790,7 @@ class _Selection:
         return self.lines[turn]
 
 
-def _neighbour_passage(index: EvidenceIndex, turn: int, scores: FloatArray, side: int) -> int:
+def _neighbour_passage(index: EvidenceIndex, turn: int, scores: Scores, side: int) -> int:
     """The passage of a neighbour to show: its best match, else its end nearest the hit."""
     own = index.passages_of(turn)
     if len(own) == 1:
@@ -907,7 +910,7 @@ class Ranked:
     the records whose words the query holds (and those its run share reaches near the top).
     """
 
-    scores: FloatArray
+    scores: Scores
     order: list[int]
     matching: int
 
@@ -924,7 +927,7 @@ def rank(
     best ``CANDIDATES`` passages and their neighbours only: the rest could not reach the top, and
     a log of any length is then ranked at the cost of its matches, not of its length.
     """
-    scores = index.scores(tokens) if tokens else np.zeros(index.n_passages)
+    scores = index.scores(tokens) if tokens else np.zeros(index.n_passages, dtype=np.float32)
     if allowed is not None:
         scores = np.where(allowed[index.passage_turns()], scores, 0.0)
     hits = np.flatnonzero(scores > 0)
@@ -946,7 +949,7 @@ def rank(
     return Ranked(scores, best_first(candidates, scores, budget), matching)
 
 
-def _best(hits: npt.NDArray[np.intp], scores: FloatArray, k: int) -> npt.NDArray[np.intp]:
+def _best(hits: npt.NDArray[np.intp], scores: Scores, k: int) -> npt.NDArray[np.intp]:
     """The ``k`` best scoring of ``hits`` (more than ``k`` of them), in no order."""
     # Selecting the largest in place costs less than negating every score to take the smallest.
     return hits[np.argpartition(scores[hits], hits.size - k)[hits.size - k :]]
@@ -979,7 +982,7 @@ def allowed_records(
     return np.asarray(keep, dtype=np.bool_)
 
 
-def best_first(hits: npt.NDArray[np.intp], scores: FloatArray, budget: int) -> list[int]:
+def best_first(hits: npt.NDArray[np.intp], scores: Scores, budget: int) -> list[int]:
     """The hit passages best first (the newer among equals), as many as a budget could show."""
     # A line costs at least MIN_LINE characters, so no budget shows more hits than this; the
     # rest need not be sorted. Neighbours come from the hits themselves.
@@ -990,7 +993,7 @@ def best_first(hits: npt.NDArray[np.intp], scores: FloatArray, budget: int) -> l
     return [int(h) for h in hits[np.lexsort((-hits, -scores[hits]))]]
 
 
-def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp], scores: FloatArray) -> int:
+def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp], scores: Scores) -> int:
     """How many records the hit passages (those scoring above 0, ascending) belong to."""
     # Only a record cut into passages can hold several hits: when those passages are fewer than
     # the hits, each other hit is a record of its own, and only the cut ones need looking up.
@@ -1033,7 +1036,7 @@ def _lent(
 
 def _add_run_share(
     index: EvidenceIndex,
-    scores: FloatArray,
+    scores: Scores,
     back: npt.NDArray[np.intp],
     ahead: npt.NDArray[np.intp],
     allowed: npt.NDArray[np.bool_] | None,
@@ -1050,7 +1053,7 @@ def _add_run_share(
     scores[ahead + 1] += to_ahead
 
 
-def _extra_turns(index: EvidenceIndex, scores: FloatArray, lent: npt.NDArray[np.intp]) -> int:
+def _extra_turns(index: EvidenceIndex, scores: Scores, lent: npt.NDArray[np.intp]) -> int:
     """Records that only the run share made candidates (none of their passages matched)."""
     turns = _distinct(index.passage_turns()[lent])
     firsts = index.first_passages()
@@ -1068,7 +1071,7 @@ def _extra_turns(index: EvidenceIndex, scores: FloatArray, lent: npt.NDArray[np.
 def _by_relevance(
     index: EvidenceIndex,
     ranked: list[int],
-    scores: FloatArray,
+    scores: Scores,
     budget: int,
     neighbours: int,
     neighbour_weight: float,
