@@ -715,7 +715,10 @@ def _resolve(text: str, anchor: datetime, tense: Tense | None) -> tuple[Resolved
             if match.group(0).strip() == "":
                 continue
             when = tense or _clause_tense(text, *match.span())
-            value = handler(match, today, when)
+            try:
+                value = handler(match, today, when)
+            except (ValueError, OverflowError):
+                continue  # the day falls past the calendar's ends (before year 1, after 9999)
             if value is not None:
                 found.append((order, -len(match.group(0)), _result(text, match, value)))
     # Longest match first at each place, then the earlier pattern; drop anything overlapping.

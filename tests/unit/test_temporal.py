@@ -322,3 +322,17 @@ def test_every_spelling_of_a_holiday_resolves(said: str, day: str) -> None:
     # "new year day" once raised KeyError and failed a whole segment of a real chat.
     found = resolve_relative(said, datetime(2023, 12, 20, 12, 0, tzinfo=UTC))
     assert [r.human for r in found] == [day]
+
+
+@pytest.mark.parametrize(
+    ("text", "anchor"),
+    [
+        ("see you last Christmas", datetime(1, 6, 1, tzinfo=UTC)),
+        ("it was last Easter", datetime(1, 1, 20, tzinfo=UTC)),
+        ("next Good Friday then", datetime(9999, 12, 20, tzinfo=UTC)),
+        ("we met last March", datetime(1, 2, 1, tzinfo=UTC)),
+    ],
+)
+def test_a_day_past_the_calendars_ends_is_left_unresolved(text: str, anchor: datetime) -> None:
+    # A turn dated in year 1 or 9999 is stored as said; its dates just stay words.
+    assert all(1 <= r.date.year <= 9999 for r in resolve_relative(text, anchor))
