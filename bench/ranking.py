@@ -15,12 +15,15 @@ the questions are the loop's. Per size, the median over the questions of each pu
 - ``build_context``: the beliefs too (the head here is empty: its cost does not grow).
 
 Each column's ratio to the smallest size is printed beside it, with the postings the questions'
-words have and the records that match. No servers; the live loop is ``bench.agent_loop``.
+words have and the records that match, and ``gc visits``: the references a full garbage
+collection follows through the index (``collector_walk``), what a long history adds to every
+collection's pause while the index is cached. No servers; the live loop is ``bench.agent_loop``.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
@@ -29,6 +32,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from random import Random
+from types import ModuleType
 from typing import Any
 
 from app.domain.context import MemoryIndex, build_context
@@ -63,6 +67,30 @@ def _ms(step: Callable[[], object]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+def collector_walk(root: object) -> int:
+    """The references a full garbage collection follows through what ``root`` holds.
+
+    Each tracked container reachable from ``root`` costs the collector one visit per reference
+    it holds, on every full collection, for as long as the index is cached.
+    """
+    gc.collect()  # tuples and dicts of plain values are untracked once a collection saw them
+    seen: set[int] = set()
+    todo = [root]
+    visits = 0
+    while todo:
+        obj = todo.pop()
+        # Classes, modules and functions are the program's, not the index's.
+        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type | ModuleType):
+            continue
+        if callable(obj):
+            continue
+        seen.add(id(obj))
+        held = gc.get_referents(obj)
+        visits += len(held)
+        todo.extend(held)
+    return visits
+
+
 def measure(index: MemoryIndex, questions: list[str]) -> dict[str, float]:
     """Median milliseconds of each step over the questions, after one warm-up pass."""
     evidence: EvidenceIndex = index.evidence
@@ -86,6 +114,7 @@ def measure(index: MemoryIndex, questions: list[str]) -> dict[str, float]:
     out["postings"] = statistics.median(postings)
     out["matching"] = statistics.median(matching)
     out["passages"] = evidence.n_passages
+    out["gc_visits"] = collector_walk(evidence)
     return out
 
 
@@ -112,10 +141,18 @@ def report(figures: dict[int, dict[str, float]]) -> str:
             f"{cell['postings']:,.0f}",
             f"{cell['matching']:,.0f}",
             *(f"{cell[s]:.2f} ({cell[s] / base[s]:.1f}x)" for s in STEPS),
+            f"{cell['gc_visits']:,.0f}",
         ]
         for size, cell in figures.items()
     ]
-    headers = ["sessions", "passages", "postings", "matching", *(f"{s} ms" for s in STEPS)]
+    headers = [
+        "sessions",
+        "passages",
+        "postings",
+        "matching",
+        *(f"{s} ms" for s in STEPS),
+        "gc visits",
+    ]
     return (
         f"build_context at {BUDGET:,} characters, in process, median per question "
         f"(ratio to {min(figures):,} sessions)\n" + table(headers, rows)

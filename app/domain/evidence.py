@@ -25,6 +25,7 @@ import hashlib
 import heapq
 import math
 import re
+import struct
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.bm25 import K1, B, idf, length_norms, normed_weights
+from app.domain.columns import StrColumn, StrRuns
 from app.domain.dates import format_day, format_month, resolve_relative
 from app.domain.text import tokenize
 
@@ -302,35 +304,40 @@ def _one_edit(a: str, b: str) -> bool:
 
 
 _KINDS: tuple[RecordKind, ...] = ("turn", "observation", "episode")
-# Postings are packed little-endian 32-bit integers: a bytearray holds no Python objects, so a
-# vocabulary of any size adds nothing for the garbage collector to walk.
+# Postings are packed little-endian: passage numbers and term frequencies as 32-bit integers,
+# weights as 32-bit floats. A tuple of bytearrays holds nothing the garbage collector tracks, so
+# the collector stops tracking it (and the dict of them), whatever the vocabulary's size.
 _INT = np.dtype("<i4")
+_WEIGHT = np.dtype("<f4")
+_FLOAT = struct.Struct("<f")
 
 
 class EvidenceIndex:
     """BM25 over a user's log by passage, grown in log order by ``extend``.
 
-    The index is columns, not objects: per record and per passage, typed arrays and lists of
-    strings; per term, two packed byte arrays. A log of hundreds of thousands of turns then costs
-    bytes per entry, numpy reads the columns in place, and the garbage collector has a few dozen
-    containers to walk instead of one object per turn. ``record(i)`` makes a record on demand.
+    The index is columns, not objects: per record and per passage, typed arrays and string
+    columns; per term, packed byte arrays. A log of hundreds of thousands of turns then costs
+    bytes per entry, numpy reads the columns in place, and a full garbage collection walks a few
+    dozen containers and open chunks instead of every string. ``record(i)`` makes a record on
+    demand.
     """
 
     def __init__(self, records: Iterable[TurnRecord] = (), *, k1: float = K1, b: float = B) -> None:
         self.k1 = k1
         self.b = b
-        self.prefixes: list[str] = []  # per record: "[7 May 2023] Speaker: "
-        self._ids: list[str] = []  # per record: the log row's id
-        self._turn_ids: list[str | None] = []  # per record: the client's id of a turn
-        self.texts: list[str] = []  # per record: what it says
-        self._stamps: list[str | None] = []  # per record: its time as given (ISO 8601)
-        self._origins: list[str | None] = []  # per record: the source (segment) it came from
+        # Strings per record are columns the garbage collector does not walk (``StrColumn``).
+        self.prefixes: StrColumn[str] = StrColumn()  # per record: "[7 May 2023] Speaker: "
+        self._ids: StrColumn[str] = StrColumn()  # per record: the log row's id
+        self._turn_ids: StrColumn[str | None] = StrColumn()  # per record: a turn's client id
+        self.texts: StrColumn[str] = StrColumn()  # per record: what it says
+        self._stamps: StrColumn[str | None] = StrColumn()  # per record: its time as given
+        self._origins: StrColumn[str | None] = StrColumn()  # per record: its source (segment)
         self._positions = array("q")  # per record: its place in the log
         self._kinds = array("b")  # per record: its kind, as an index of _KINDS
         self.speaker_codes = array("l")  # per record: its speaker's number
         self._session_codes = array("l")  # per record: its session's number
-        self._dates: dict[int, tuple[tuple[str, str], ...]] = {}  # record -> (said, day) pairs
-        self._behind: dict[int, tuple[str, ...]] = {}  # observation/episode -> its turns' ids
+        self._dates = StrRuns()  # per record: what it said of a relative date, the day; in turn
+        self._behind = StrRuns()  # per record: an observation's or episode's turns' ids
         self._starts = array("l")  # per passage: its character span in its record
         self._ends = array("l")
         self._chars = array("l")  # per passage: its length without the spaces around it
@@ -347,12 +354,12 @@ class EvidenceIndex:
         self._said = array("q")
         self._said_check = array("q")
         self._sessions: dict[str | None, int] = {}
-        self._session_names: list[str | None] = []
+        self._session_names: StrColumn[str | None] = StrColumn()
         self._speakers: dict[str, int] = {}
         self._speaker_names: list[str] = []
         self._speaker_tokens: list[frozenset[str]] = []
         # term -> (its passages, their term frequencies, its saturated weight in each)
-        self._postings: dict[str, tuple[bytearray, bytearray, array[float]]] = {}
+        self._postings: dict[str, tuple[bytearray, bytearray, bytearray]] = {}
         self._weighed_at: dict[str, int] = {}  # term -> the sample its weights were computed at
         self._lengths = array("l")
         self._total_length = 0
@@ -371,7 +378,7 @@ class EvidenceIndex:
                 self._reweigh(token)
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return len(self._positions)
 
     @property
     def records(self) -> list[TurnRecord]:
@@ -391,18 +398,22 @@ class EvidenceIndex:
             dates=dates,
             position=self._positions[i],
             kind=_KINDS[self._kinds[i]],
-            sources=self._behind.get(i, ()),
+            sources=self._behind[i],
             source=self._origins[i],
         )
 
     def dates(self, i: int) -> tuple[SaidDate, ...]:
         """The relative dates the record at place ``i`` said, resolved."""
-        said = self._dates.get(i)
-        return tuple(SaidDate(words, day) for words, day in said) if said else ()
+        said = self._dates[i]
+        return tuple(SaidDate(said[n], said[n + 1]) for n in range(0, len(said), 2))
 
     def session(self, i: int) -> str | None:
         """The session of the record at place ``i``."""
         return self._session_names[self._session_codes[i]]
+
+    def same_session(self, a: int, b: int) -> bool:
+        """Whether the records at places ``a`` and ``b`` belong to one session."""
+        return self._session_codes[a] == self._session_codes[b]
 
     @property
     def n_passages(self) -> int:
@@ -456,7 +467,7 @@ class EvidenceIndex:
 
     def approx_bytes(self) -> int:
         """A rough size of what the index holds, for a cache bounded in bytes."""
-        per_record = 8 * 13 + 60  # column entries, the prefix string
+        per_record = 8 * 15 + 60  # column entries, the prefix string
         per_passage = 8 * 9
         postings = self._posting_bytes + 120 * len(self._postings)
         return (
@@ -475,10 +486,8 @@ class EvidenceIndex:
         self._origins.append(record.source)
         self._positions.append(record.position)
         self._kinds.append(_KINDS.index(record.kind))
-        if record.dates:
-            self._dates[turn] = tuple((d.said, d.day) for d in record.dates)
-        if record.sources:
-            self._behind[turn] = record.sources
+        self._dates.append(part for d in record.dates for part in (d.said, d.day))
+        self._behind.append(record.sources)
         self._first_passage.append(len(self._starts))
         self._text_chars += len(record.text)
         day = _ts_day(record.ts)
@@ -532,17 +541,24 @@ class EvidenceIndex:
                 tf = min(count, 2**31 - 1)
                 posting = self._postings.get(token)
                 if posting is None:
-                    posting = self._postings[token] = (bytearray(), bytearray(), array("f"))
+                    posting = self._postings[token] = (bytearray(), bytearray(), bytearray())
                     self._weighed_at[token] = self._sample
                 posting[0].extend(doc.to_bytes(4, "little"))
                 posting[1].extend(tf.to_bytes(4, "little"))
-                posting[2].append(tf / (tf + norm))
+                posting[2].extend(_FLOAT.pack(tf / (tf + norm)))
                 self._posting_bytes += 12
 
     def passages_of(self, turn: int) -> range:
         """The passage numbers of the record at ``turn`` in ``records``."""
         end = self._first_passage[turn + 1] if turn + 1 < len(self) else len(self._starts)
         return range(self._first_passage[turn], end)
+
+    def best_score(self, turn: int, scores: Scores) -> float:
+        """The best score of the record at ``turn``'s passages (0 when it has none)."""
+        own = self.passages_of(turn)
+        if len(own) == 1:
+            return float(scores[own.start])
+        return float(scores[own.start : own.stop].max()) if own else 0.0
 
     def _column(self, values: array[Any], dtype: Any) -> npt.NDArray[Any]:
         return np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)
@@ -580,21 +596,21 @@ class EvidenceIndex:
             if self._weighed_at[token] != self._sample:
                 posting = self._reweigh(token)
             docs = np.frombuffer(posting[0], dtype=_INT)
-            weights = np.frombuffer(posting[2], dtype=np.float32)
+            weights = np.frombuffer(posting[2], dtype=_WEIGHT)
             # numpy's unbuffered scatter-add reads the packed ids as they are, and since numpy 2
             # is faster than ``out[docs] += w`` (bench/bm25.py measures both).
             np.add.at(out, docs, np.float32(idf(n, len(docs))) * weights)
         return out
 
-    def _reweigh(self, token: str) -> tuple[bytearray, bytearray, array[float]]:
+    def _reweigh(self, token: str) -> tuple[bytearray, bytearray, bytearray]:
         """A term's weights at the mean length sampled now (the index doubled since they were)."""
         old = self._postings[token]
         docs = np.frombuffer(old[0], dtype=_INT)
         tf = np.frombuffer(old[1], dtype=_INT)
         lengths = self._column(self._lengths, np.int64)
         norms = length_norms(lengths[docs], self._sample_avgdl, self.k1, self.b)
-        weights = normed_weights(np.ones(1), tf, norms).astype(np.float32)
-        posting = self._postings[token] = (old[0], old[1], array("f", weights.tobytes()))
+        weights = normed_weights(np.ones(1), tf, norms).astype(_WEIGHT)
+        posting = self._postings[token] = (old[0], old[1], bytearray(weights.tobytes()))
         self._weighed_at[token] = self._sample
         return posting
 
@@ -808,12 +824,11 @@ def _window(index: EvidenceIndex, turn: int, side: int, n: int) -> list[int]:
     """
     if not index.is_turn(turn):
         return []
-    session = index.session(turn)
     out: list[int] = []
     other = turn + side
     while len(out) < n and 0 <= other < len(index):
         if index.is_turn(other):
-            if index.session(other) != session:
+            if not index.same_session(other, turn):
                 break
             out.append(other)
         other += side
@@ -892,7 +907,7 @@ def assemble(
                 kind=record.kind,
                 turn_ids=record.turn_ids,
                 source=record.source,
-                score=max((float(scores[d]) for d in index.passages_of(turn)), default=0.0),
+                score=index.best_score(turn, scores),
             )
         )
     if omitted and items:
@@ -990,7 +1005,8 @@ def best_first(hits: npt.NDArray[np.intp], scores: Scores, budget: int) -> list[
     if hits.size > most:
         hits = _best(hits, scores, most)
     # Best first; among equals the newer, as a chat's latest word on a thing is likelier.
-    return [int(h) for h in hits[np.lexsort((-hits, -scores[hits]))]]
+    ordered: list[int] = hits[np.lexsort((-hits, -scores[hits]))].tolist()
+    return ordered
 
 
 def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp], scores: Scores) -> int:
@@ -1064,7 +1080,7 @@ def _extra_turns(index: EvidenceIndex, scores: Scores, lent: npt.NDArray[np.intp
     # A one-passage record of a lent (unmatched) passage matched nothing; a longer one may have.
     single = (ends - firsts[turns]) == 1
     longer = turns[~single]
-    matched = sum(1 for t in longer if np.any(scores[index.passages_of(int(t))] > 0))
+    matched = sum(1 for t in longer.tolist() if index.best_score(t, scores) > 0)
     return int(single.sum()) + len(longer) - matched
 
 
@@ -1126,7 +1142,7 @@ def _by_relevance(
                 passage = _neighbour_passage(index, other, scores, side)
                 order += 1
                 heapq.heappush(queue, (-weight, order, passage, other, False))
-    shown = sum(1 for t in selection.chosen if any(scores[d] > 0 for d in index.passages_of(t)))
+    shown = sum(1 for t in selection.chosen if index.best_score(t, scores) > 0)
     # A hit that repeats a shown turn word for word was not left out: it is there.
     chosen = selection.chosen
     twins += sum(1 for turn, first in repeats.items() if first in chosen and turn not in chosen)

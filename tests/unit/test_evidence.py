@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from app.domain.bm25 import K1, B
+from app.domain.columns import CHUNK
 from app.domain.evidence import (
     PASSAGE_MAX,
     EvidenceIndex,
@@ -18,6 +19,7 @@ from app.domain.evidence import (
     passages,
     turn_dates,
 )
+from bench.ranking import collector_walk
 
 START = datetime(2023, 5, 7, 18, 0, tzinfo=UTC)  # Sunday 7 May 2023
 
@@ -294,3 +296,20 @@ def test_unicode_text_and_speakers() -> None:
     evidence = assemble(index, "東京", 200)
     assert evidence.turn_ids == ("t2",)
     assert "美咲: 昨日は東京" in evidence.text
+
+
+def test_a_long_history_adds_next_to_nothing_for_the_garbage_collector_to_walk() -> None:
+    # Every full collection walks what a cached index holds: it must not grow with the log.
+    def held(n: int) -> int:
+        lines = [("Ana", f"yesterday I saw friend {i}") for i in range(n)]
+        records = chat(lines, session_every=20, days=1)
+        summary = TurnRecord(
+            id="obs", turn_id=None, speaker="Ana", text="Ana sees friends", ts=None,
+            session=None, dates=(), position=n, kind="observation", sources=("t0", "t1"),
+        )  # fmt: skip
+        index = EvidenceIndex([*records, summary])
+        assert index.dates(1) and index.record(n).turn_ids == ("t0", "t1")
+        return collector_walk(index)
+
+    # At most the open chunk of each column (a list per column would be a visit per record).
+    assert held(200) < held(20_000) < 10 * CHUNK
