@@ -6,12 +6,15 @@ An API process keeps each active user's ``EvidenceIndex`` in memory, and every f
 of the process walks whatever the collector tracks. Per size (``bench.agent_loop``'s synthetic
 chat, sessions of 20 turns, indexed at once in process, the records then dropped), side by side:
 
-- ``nothing``: a full collection with no index held (the process's own objects);
+- ``nothing``: a full collection with no index held;
 - ``index``: with the index held (its strings in sealed chunks, its postings in byte arrays);
 - ``as lists``: with the same index and its strings also held in plain lists, the layout the
   index had before (each string is then a reference every full collection follows).
 
-Each time is the fastest of five collections. ``walked`` is the references a full collection
+The process's own objects (modules, classes, the app's imports) are frozen first, as the API
+and the worker freeze theirs once started (``app.startup``), so each figure is what the index
+adds; a full collection before the freeze is printed beside the table. Each time is the fastest
+of five collections. ``walked`` is the references a full collection
 follows through the index (``bench.ranking.collector_walk``). No servers.
 """
 
@@ -25,6 +28,7 @@ import time
 from pathlib import Path
 
 from app.domain.evidence import EvidenceIndex
+from app.startup import freeze_startup, thaw
 from bench.agent_loop import SEED, SIZES, TURNS, USER, sizes_of
 from bench.ingest import log, table, user_sessions
 from bench.ranking import collector_walk, records
@@ -94,8 +98,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=sizes_of, default=SIZES, help="sessions, comma-separated")
     parser.add_argument("--json", type=Path, help="write every figure here")
     args = parser.parse_args(argv)
-    figures = {size: measure(size) for size in args.sizes}
+    unfrozen = full_collection_ms()
+    freeze_startup()  # as a started API or worker process does
+    try:
+        figures = {size: measure(size) for size in args.sizes}
+    finally:
+        thaw()
     print(report(figures))
+    print(f"A full collection before this process's own objects were frozen: {unfrozen:.1f} ms")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n")
     return 0

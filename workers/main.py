@@ -24,6 +24,7 @@ from app.logging import configure_logging
 from app.services import ingest
 from app.services.extraction import Pipeline, extractor_name, uses_model
 from app.settings import Settings
+from app.startup import freeze_startup, thaw
 from workers import metrics
 
 log = logging.getLogger("tessera.worker")
@@ -69,10 +70,13 @@ async def startup(ctx: dict[str, Any]) -> None:
         tokens_per_minute=settings.tenant_tokens_per_minute,
         clock=ctx.get("budget_clock") or time.time,
     )
+    # Started: what startup built stays out of the garbage collector's full passes.
+    freeze_startup()
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
     """Close the LLM clients and the engine."""
+    thaw()
     for name in ("extractor", "llm_client"):
         close = getattr(ctx.get(name), "aclose", None)
         if close is not None:

@@ -23,6 +23,7 @@ from app.mcp import endpoint as mcp
 from app.services.cache import KeyCache, ResultLRU
 from app.services.context import IndexCache, IndexRefresher
 from app.settings import Settings
+from app.startup import startup_frozen
 from app.ui import routes as ui
 
 
@@ -54,8 +55,10 @@ def create_app(settings: Settings) -> FastAPI:
         await app.state.job_signals.start()
         refresher.start()
         try:
+            # Started: what startup built stays out of the garbage collector's full passes.
             async with mcp.serving(app):
-                yield
+                with startup_frozen():
+                    yield
         finally:
             await refresher.stop()
             await app.state.job_signals.stop()

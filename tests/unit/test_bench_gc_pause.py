@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -17,11 +18,14 @@ from bench.ranking import records
 def test_each_size_gets_a_row_of_pauses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "gc.json"
     assert main(["--sizes", "1,2", "--json", str(out)]) == 0
-    rows = capsys.readouterr().out.splitlines()[3:]
-    assert [row.split()[0] for row in rows] == ["1", "2"]
+    printed = capsys.readouterr().out.splitlines()
+    assert [row.split()[0] for row in printed[3:5]] == ["1", "2"]
+    assert printed[5].startswith("A full collection before")
     figures = json.loads(out.read_text())
     assert figures["2"]["records"] == 2 * TURNS
-    assert all(cell[k] > 0 for cell in figures.values() for k in ("walked", "index", "nothing"))
+    assert all(cell["walked"] > 0 for cell in figures.values())
+    assert all(cell[k] >= 0 for cell in figures.values() for k in ("index", "as_lists", "nothing"))
+    assert gc.get_freeze_count() == 0  # the process's objects are given back afterwards
 
 
 def test_the_lists_hold_the_same_strings_as_the_index() -> None:
