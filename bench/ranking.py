@@ -80,9 +80,12 @@ def collector_walk(root: object) -> int:
     while todo:
         obj = todo.pop()
         # Classes, modules and functions are the program's, not the index's.
-        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type | ModuleType):
-            continue
-        if callable(obj):
+        if (
+            id(obj) in seen
+            or not gc.is_tracked(obj)
+            or isinstance(obj, ModuleType)
+            or callable(obj)
+        ):
             continue
         seen.add(id(obj))
         held = gc.get_referents(obj)
