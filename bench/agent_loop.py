@@ -138,11 +138,12 @@ async def grow(user: InMemoryUser, sessions: list[dict[str, Any]]) -> None:
         await user.ingest(IngestPayload.model_validate(body), received_at(body), extractor.extract)
 
 
-def _connect(database_url: str) -> psycopg.Connection[Any]:
+def connect(database_url: str) -> psycopg.Connection[Any]:
+    """An autocommit connection to the database the stack runs on."""
     return psycopg.connect(sync_url(database_url).replace("+psycopg", "", 1), autocommit=True)
 
 
-def _wal(conn: psycopg.Connection[Any]) -> tuple[int, str]:
+def wal_position(conn: psycopg.Connection[Any]) -> tuple[int, str]:
     """Where Postgres's write-ahead log stands: in bytes, and as the LSN pg_waldump reads."""
     row = conn.execute(
         "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn, pg_current_wal_lsn()::text"
@@ -187,7 +188,7 @@ class WalDump:
 
 
 def _analyze(database_url: str) -> None:
-    with _connect(database_url) as conn:
+    with connect(database_url) as conn:
         conn.execute("ANALYZE")
 
 
@@ -217,7 +218,7 @@ def one_loop(
     """Read with a new question, write the latest exchange with ?wait, read again."""
     pids = stack.cpu_pids()
     base = datetime(2031, 1, 1, tzinfo=UTC)
-    wal, start = _wal(db)
+    wal, start = wal_position(db)
     worker, api = cpu_seconds(*pids["worker"]), cpu_seconds(*pids["api"])
     t0 = time.perf_counter()
     client.get(f"/users/{user}/context", params={"q": question(rng)}).raise_for_status()
@@ -229,7 +230,7 @@ def one_loop(
     t3 = time.perf_counter()
     out.worker_cpu += cpu_seconds(*pids["worker"]) - worker
     out.api_cpu += cpu_seconds(*pids["api"]) - api
-    wal_end, end = _wal(db)
+    wal_end, end = wal_position(db)
     out.wal += wal_end - wal
     images = dump.page_images(start, end)
     out.page_images = (
@@ -299,7 +300,7 @@ def run(sizes: list[int], loops: int) -> tuple[list[Cell], dict[str, Any]]:
         samples = {size: Samples([], [], []) for size in sizes}
         with (
             httpx.Client(base_url=stack.base_url, headers=headers, timeout=120) as client,
-            _connect(stack.database_url) as db,
+            connect(stack.database_url) as db,
         ):
             dump = WalDump(db)
             for size in sizes:  # the first read builds the index (a cold start), then warm up

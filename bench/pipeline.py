@@ -24,7 +24,7 @@ from app.domain.log import (
     LogDraft,
     StoredRow,
     join,
-    segment_hash,
+    segment_keys,
     turn_rows,
     with_sections,
 )
@@ -74,11 +74,11 @@ class InMemoryUser:
         """One request as one job; returns how many segments it made."""
         segments = prepare(payload)
         turns = [row for _, row in turn_rows(segments, received)]
-        merged = {r.hash for r in self.by_hash({segment_hash(s) for s in segments})}
+        merged = {r.hash for r in self.by_hash({k for s in segments for k in segment_keys(s)})}
         known = tuple(Passport.from_dict(self.head).known_keys())
         done: list[tuple[Work, Extraction]] = []
         for segment in segments:
-            if segment_hash(segment) in merged:
+            if not merged.isdisjoint(segment_keys(segment)):
                 continue
             request = ExtractionInput(
                 segment=segment, subject=payload.subject, known_keys=known, reference_ts=received

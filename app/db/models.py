@@ -133,7 +133,7 @@ class MemoryRow(Base):
     user_key: Mapped[str] = _user_key(primary_key=True)
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
     kind: Mapped[str] = mapped_column(String(16), nullable=False)
-    hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    hash: Mapped[str] = mapped_column(String(80), nullable=False)
     ts: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     session: Mapped[str | None] = mapped_column(String(200))
     source: Mapped[str | None] = mapped_column(String(64))

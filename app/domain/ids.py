@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import re
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -27,6 +29,39 @@ def sha256_hex(value: Any) -> str:
 def content_id(prefix: str, value: Any, length: int = 16) -> str:
     """A short, stable id like ``seg_3f2a...`` derived from content."""
     return f"{prefix}_{sha256_hex(value)[:length]}"
+
+
+def time_key(when: datetime | None) -> str | None:
+    """``YYYYMMDDTHHMMSS`` in UTC (naive means UTC): a time that sorts as text as it does in time.
+
+    None when there is no time, or its UTC day falls outside years 1-9999.
+    """
+    if when is None:
+        return None
+    try:
+        utc = when.astimezone(UTC) if when.tzinfo is not None else when
+    except OverflowError:
+        return None
+    return (
+        f"{utc.year:04d}{utc.month:02d}{utc.day:02d}T{utc.hour:02d}{utc.minute:02d}{utc.second:02d}"
+    )
+
+
+# An id that leads with the time of its content: ``seg_20230507T141500_3f2a...``.
+_TIME_IN_ID = re.compile(r"^[a-z]+_(\d{8}T\d{6})_")
+
+
+def timed_id(prefix: str, value: Any, when: datetime | None, length: int = 16) -> str:
+    """A content id led by the content's time when it has one, so ids sort as they were said."""
+    key = time_key(when)
+    digest = sha256_hex(value)[:length]
+    return f"{prefix}_{key}_{digest}" if key else f"{prefix}_{digest}"
+
+
+def time_in_id(value: Any) -> str | None:
+    """The time key a ``timed_id`` leads with; None for any other id."""
+    found = _TIME_IN_ID.match(value) if isinstance(value, str) else None
+    return found.group(1) if found else None
 
 
 def content_hash(value: Any) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 from app.domain.dates import iso_utc
 from app.domain.evidence import turn_dates
 from app.domain.extract import Extraction
-from app.domain.ids import canonical_bytes, content_id, sha256_hex
+from app.domain.ids import canonical_bytes, content_id, sha256_hex, time_in_id, time_key
 from app.domain.passport import (
     Contradiction,
     Episode,
@@ -78,11 +78,33 @@ def turn_hash(
     ``nth`` counts earlier identical turns of the same request, so "ok" said twice in a row is
     kept twice, while the same request sent again (a retry, a re-sent history) adds nothing.
     """
-    return sha256_hex(["turn", speaker, text, ts, turn_id, session, nth])
+    digest = sha256_hex(["turn", speaker, text, ts, turn_id, session, nth])
+    return timed_key(time_key(parse_ts(ts)), digest)
+
+
+def timed_key(when: str | None, digest: str) -> str:
+    """An identity: the content's digest, led by its time key when it has one.
+
+    Identities are indexed per user. Led by the time, a write's new entries land together at the
+    end of the user's range instead of on pages all over its history, and after a checkpoint
+    Postgres logs every page a write first touches whole: with random keys a long history made
+    each write log a few index pages more.
+    """
+    return f"{when}:{digest}" if when else digest
+
+
+def source_keys(source_id: Any, content: Any) -> tuple[str, str]:
+    """A source's identity, then the one it was stored under before segment ids led with a time.
+
+    A segment's content hash is the same in both; looking a source up under both finds the
+    segments merged before the change too (so sending such a history again still adds nothing).
+    """
+    digest = sha256_hex(["source", content or source_id])
+    return timed_key(time_in_id(source_id), digest), digest
 
 
 def row_hash(kind: str, item: Mapping[str, Any], nth: int = 0) -> str:
-    """The identity a merge dedupes a row by (hex SHA-256)."""
+    """The identity a merge dedupes a row by (hex SHA-256, led by its time where it has one)."""
     if kind == "turn":
         return turn_hash(
             str(item.get("speaker") or ""),
@@ -97,9 +119,9 @@ def row_hash(kind: str, item: Mapping[str, Any], nth: int = 0) -> str:
             ["observation", _norm(item.get("text", "")), _norm(item.get("when") or "")]
         )
     if kind == "episode":
-        return sha256_hex(["episode", item.get("id")])
+        return timed_key(time_in_id(item.get("id")), sha256_hex(["episode", item.get("id")]))
     if kind == "source":
-        return sha256_hex(["source", item.get("hash") or item.get("id")])
+        return source_keys(item.get("id"), item.get("hash"))[0]
     return sha256_hex([kind, canonical_bytes(dict(item)).decode()])
 
 
@@ -248,9 +270,9 @@ def turn_item(turn: Turn, source: str, when: datetime, nth: int = 0) -> dict[str
     return item
 
 
-def segment_hash(segment: Segment) -> str:
-    """The identity of the source row a merged segment leaves behind."""
-    return row_hash("source", {"id": segment.id, "hash": segment.hash})
+def segment_keys(segment: Segment) -> tuple[str, str]:
+    """The identities the source row a merged segment leaves behind may be stored under."""
+    return source_keys(segment.id, segment.hash)
 
 
 # --- what a merge touches --------------------------------------------------------------------
@@ -258,7 +280,7 @@ def segment_hash(segment: Segment) -> str:
 
 def merge_candidates(sources: Iterable[Source], extractions: Iterable[Extraction]) -> set[str]:
     """The identities of the existing rows a merge of these extractions could meet."""
-    wanted = {row_hash("source", {"id": s.id, "hash": s.hash}) for s in sources}
+    wanted = {key for s in sources for key in source_keys(s.id, s.hash)}
     for extraction in extractions:
         for o in extraction.observations:
             wanted.add(row_hash("observation", o.to_dict()))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from app.domain.ids import content_hash, content_id
+from app.domain.ids import content_hash, timed_id
 from app.domain.ingest_input import IngestLimits, IngestPayload, normalize
 from app.domain.noise import prune_noise
 from app.domain.turns import Segment, Turn
@@ -54,7 +54,8 @@ def make_segment(turns: Sequence[Turn]) -> Segment:
     content = _content(turns)
     stamps = [t.ts for t in turns if t.ts is not None]
     return Segment(
-        id=content_id("seg", content),
+        # Led by when it was said: a user's sources are then indexed in time order (see row_hash).
+        id=timed_id("seg", content, min(stamps) if stamps else None),
         turns=tuple(turns),
         tokens=sum(turn_tokens(t) for t in turns),
         session=turns[0].session,

@@ -17,7 +17,7 @@ from app.db.uow import Enqueue, Uow, UowFactory
 from app.domain.ids import sha256_hex
 from app.domain.ingest_input import IngestPayload
 from app.domain.jsoncheck import json_problem, storable
-from app.domain.log import segment_hash, turn_rows
+from app.domain.log import segment_keys, turn_rows
 from app.domain.passport import known_keys_of
 from app.domain.segment import Plan, plan_segments
 from app.domain.turns import Segment
@@ -228,17 +228,19 @@ async def _run_ingest(claimed: jobs.Claimed) -> Outcome:
         return await jobs.fail(uows, tenant_id, job.id, f"invalid payload: {exc}")
 
     turns = [row for _, row in turn_rows(segments, job.created_at)]
-    merged_hashes = {segment_hash(s): s for s in segments}
+    by_keys = {segment_keys(s): s for s in segments}
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(job.user_key)
-        merged = await repo.rows_by_hash(job.user_key, merged_hashes.keys())
+        merged = await repo.rows_by_hash(job.user_key, {k for keys in by_keys for k in keys})
     if row is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
     # Segments already merged by an earlier run are skipped: at-least-once made idempotent.
     seen = {r.hash for r in merged}
     works = [
-        Work(s, payload.subject, job.created_at) for h, s in merged_hashes.items() if h not in seen
+        Work(s, payload.subject, job.created_at)
+        for keys, s in by_keys.items()
+        if seen.isdisjoint(keys)
     ]
     skipped = len(segments) - len(works)
     known = known_keys_of(row.doc)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
 import psycopg
 import pytest
@@ -192,3 +193,92 @@ def test_the_log_migration_moves_old_passports_and_keeps_every_version(test_serv
         (doc,) = conn.execute("SELECT doc FROM passport").fetchone()
     assert canonical_bytes({k: v for k, v in doc.items()}) == canonical_bytes(history[2])
     engine.upgrade(url)
+
+
+def test_identities_stored_before_0004_are_keyed_by_time_and_still_found(test_servers, settings):
+    """Turns and a source written under bare-hash identities: the same chat sent again adds none."""
+    import asyncio
+    import json
+
+    from app.db.engine import create_engine, session_factory
+    from app.db.uow import uow_factory
+    from app.domain.ids import sha256_hex
+    from app.domain.ingest_input import IngestPayload
+    from app.domain.log import row_hash, turn_rows
+    from app.domain.passport import Passport
+    from app.domain.rules import RuleExtractor
+    from app.services import ingest
+    from app.services.extraction import Pipeline
+    from app.services.jobs import segments_of
+
+    body = {
+        "turns": [
+            {"speaker": "Ann", "text": "We moved to Leeds.", "ts": "2023-05-08T13:56:00Z"},
+            {"speaker": "Bo", "text": "How is it?", "ts": "2023-05-08T13:57:00Z", "id": "b1"},
+        ]
+    }
+    payload = IngestPayload.model_validate(body)
+    (segment,) = segments_of(payload, settings)
+    legacy_source = "seg_" + segment.id.rsplit("_", 1)[1]  # ids carried no time before 0004
+    rows, now_keyed = [], []
+    for _, row in turn_rows([segment], datetime(2023, 5, 9, tzinfo=UTC)):
+        item = {**row.item, "source": legacy_source}
+        rows.append(("turn", item, row.hash.rsplit(":", 1)[1], item["ts"]))
+        now_keyed.append(row.hash)
+    source = {"id": legacy_source, "kind": "chat", "ts": "2023-05-08T13:57:00Z"}
+    source |= {"hash": segment.hash, "turn_ids": list(segment.turn_ids)}
+    rows.append(("source", source, sha256_hex(["source", segment.hash]), source["ts"]))
+    # Times at the calendar's ends: keyed exactly as the application keys them, or not at all.
+    for n, ts in enumerate(
+        ["0005-03-01T04:05:06Z", "0001-01-01T00:30:00+05:00", "9999-12-31T23:00:00-05:00"]
+    ):
+        item = {"id": f"x{n}", "speaker": "Ann", "text": "old", "ts": ts, "session": None}
+        rows.append(("turn", item, row_hash("turn", item).rsplit(":", 1)[-1], ts))
+
+    url = test_servers.create_database(f"tessera_mig_{uuid.uuid4().hex[:8]}")
+    engine.upgrade(url, "0003")
+    tenant = uuid.uuid4()
+    head = Passport.empty("ann").to_dict() | {"turns": []}
+    with psycopg.connect(_libpq(url)) as conn:
+        conn.execute("INSERT INTO tenant (id, name) VALUES (%s, 'old')", (tenant,))
+        conn.execute(
+            "INSERT INTO passport (tenant_id, user_key, doc, version) VALUES (%s, 'ann', %s, 1)",
+            (tenant, json.dumps(head)),
+        )
+        for kind, item, key, ts in rows:
+            conn.execute(
+                "INSERT INTO memory (tenant_id, user_key, kind, hash, ts, source, turn_id, "
+                "version_added, item) VALUES (%s, 'ann', %s, %s, %s::timestamptz, %s, %s, 1, %s)",
+                (tenant, kind, key, ts, item.get("source"), item.get("id"), json.dumps(item)),
+            )
+    engine.upgrade(url)
+
+    with psycopg.connect(_libpq(url)) as conn:
+        stored = conn.execute("SELECT kind, item, hash FROM memory ORDER BY id").fetchall()
+    # The chat's turns under the keys the worker gives them now, the rest as the items say.
+    assert [h for _, _, h in stored][:2] == now_keyed
+    assert now_keyed[0] == "20230508T135600:" + rows[0][2]
+    assert stored[3][2].startswith("00050301T040506:")
+    for kind, item, key in stored[2:]:
+        assert key == row_hash(kind, item), item
+
+    async def ingest_again() -> tuple[str, bool, int]:
+        eng = create_engine(url, pool_size=2)
+        uows = uow_factory(session_factory(eng))
+        try:
+            accepted = await ingest.accept(uows, tenant, "ann", payload, settings)
+            pipeline = Pipeline(extractor=RuleExtractor())
+            done = await ingest.process_job(uows, tenant, accepted.job.id, settings, pipeline)
+            async with eng.connect() as conn:
+                count = (await conn.exec_driver_sql("SELECT count(*) FROM memory")).scalar_one()
+            return done.status, done.changed, int(count)
+        finally:
+            await eng.dispose()
+
+    status, changed, count = asyncio.run(ingest_again())
+    assert (status, changed, count) == ("done", False, len(rows))
+
+    engine.downgrade(url, "0003")
+    with psycopg.connect(_libpq(url)) as conn:
+        keys = [r[0] for r in conn.execute("SELECT hash FROM memory ORDER BY id").fetchall()]
+    assert keys == [key for _, _, key, _ in rows]
