@@ -410,6 +410,21 @@ class TenantRepository:
         )
         return [_stored(r) for r in result.all()]
 
+    async def sources_of_turns(self, user_key: str, sources: Collection[str]) -> set[str]:
+        """Which of these sources the user's live turns are filed under (an index lookup)."""
+        if not sources:
+            return set()
+        result = await self.session.execute(
+            self._rows(user_key, MemoryRow.source)
+            .where(
+                MemoryRow.kind == "turn",
+                MemoryRow.source.in_(sorted(sources)),
+                self._alive_at(None),
+            )
+            .distinct()
+        )
+        return {str(r[0]) for r in result.all()}
+
     async def rows_added_after(self, user_key: str, version: int) -> list[StoredRow]:
         """The live rows written after ``version``, in log order: what an index lacks."""
         result = await self.session.execute(

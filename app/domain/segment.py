@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from app.domain.ids import content_hash, timed_id
+from app.domain.ids import content_hash, time_in_id, timed_id
 from app.domain.ingest_input import IngestLimits, IngestPayload, normalize
 from app.domain.noise import prune_noise
 from app.domain.turns import Segment, Turn
@@ -64,6 +64,33 @@ def make_segment(turns: Sequence[Turn]) -> Segment:
         hash=content_hash(content),
         turn_ids=tuple(t.id for t in turns if t.id is not None),
     )
+
+
+def untimed_id(segment_id: str) -> str:
+    """The id the same content had before segment ids led with a time (their digest is shared)."""
+    if time_in_id(segment_id) is None:
+        return segment_id
+    return f"{segment_id.split('_', 1)[0]}_{segment_id.rsplit('_', 1)[1]}"
+
+
+def untimed_ids(segments: Sequence[Segment]) -> set[str]:
+    """The untimed ids that ``refiled`` may move these segments to."""
+    return {untimed_id(s.id) for s in segments} - {s.id for s in segments}
+
+
+def refiled(segments: Sequence[Segment], filed: Collection[str]) -> list[Segment]:
+    """Each segment under the untimed id its turns were filed under, where they were.
+
+    Turns stored before segment ids led with a time name their segment by its untimed id. What is
+    extracted from that content again (a reprocess, a retried segment) keeps that id, so the
+    turns and what came of them still name one source (forgetting a turn relies on it).
+    """
+    out = []
+    for segment in segments:
+        before = untimed_id(segment.id)
+        moved = before != segment.id and before in filed
+        out.append(dataclasses.replace(segment, id=before) if moved else segment)
+    return out
 
 
 def segment_turns(

@@ -19,7 +19,7 @@ from app.domain.ingest_input import IngestPayload
 from app.domain.jsoncheck import json_problem, storable
 from app.domain.log import segment_keys, turn_rows
 from app.domain.passport import known_keys_of
-from app.domain.segment import Plan, plan_segments
+from app.domain.segment import Plan, plan_segments, refiled, untimed_ids
 from app.domain.turns import Segment
 from app.services import compact, jobs, passports, reprocess, versions
 from app.services.errors import Conflict, NotFound, Unprocessable
@@ -227,12 +227,15 @@ async def _run_ingest(claimed: jobs.Claimed) -> Outcome:
     except (Unprocessable, ValueError) as exc:
         return await jobs.fail(uows, tenant_id, job.id, f"invalid payload: {exc}")
 
-    turns = [row for _, row in turn_rows(segments, job.created_at)]
-    by_keys = {segment_keys(s): s for s in segments}
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(job.user_key)
+        segments = refiled(
+            segments, await repo.sources_of_turns(job.user_key, untimed_ids(segments))
+        )
+        by_keys = {segment_keys(s): s for s in segments}
         merged = await repo.rows_by_hash(job.user_key, {k for keys in by_keys for k in keys})
+    turns = [row for _, row in turn_rows(segments, job.created_at)]
     if row is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
     # Segments already merged by an earlier run are skipped: at-least-once made idempotent.

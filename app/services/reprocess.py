@@ -7,6 +7,7 @@ client facts, imports, and items whose transcript is past payload retention.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Sequence
 
@@ -17,6 +18,7 @@ from app.domain.ingest_input import IngestPayload
 from app.domain.log import LogDraft
 from app.domain.merge import MergeReport, remove_sources
 from app.domain.passport import Passport
+from app.domain.segment import refiled, untimed_ids
 from app.services import jobs
 from app.services.errors import Unprocessable
 from app.services.extraction import Work
@@ -66,6 +68,12 @@ async def run(claimed: jobs.Claimed) -> Outcome:
     if row is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
     works, unusable = works_of(sources, settings)
+    async with uows() as uow:
+        filed = await uow.tenant(tenant_id).sources_of_turns(
+            job.user_key, untimed_ids([w.segment for w in works])
+        )
+    moved = refiled([w.segment for w in works], filed)
+    works = [dataclasses.replace(w, segment=s) for w, s in zip(works, moved, strict=True)]
     await jobs.progress(uows, tenant_id, job.id, 0, total=len(works))
     # The current keys, so the fresh extractions reuse them (dedupe tier 0) and keys stay stable.
     known = Passport.from_dict(row.doc).known_keys()

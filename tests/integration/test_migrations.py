@@ -196,7 +196,11 @@ def test_the_log_migration_moves_old_passports_and_keeps_every_version(test_serv
 
 
 def test_identities_stored_before_0004_are_keyed_by_time_and_still_found(test_servers, settings):
-    """Turns and a source written under bare-hash identities: the same chat sent again adds none."""
+    """Turns and sources stored under bare-hash identities and untimed segment ids, then upgraded.
+
+    The same chat sent again adds nothing; a segment whose turns were stored but never extracted
+    is extracted under the id its turns name; a reprocess keeps every stored source's id.
+    """
     import asyncio
     import json
 
@@ -207,7 +211,7 @@ def test_identities_stored_before_0004_are_keyed_by_time_and_still_found(test_se
     from app.domain.log import row_hash, turn_rows
     from app.domain.passport import Passport
     from app.domain.rules import RuleExtractor
-    from app.services import ingest
+    from app.services import ingest, reprocess
     from app.services.extraction import Pipeline
     from app.services.jobs import segments_of
 
@@ -218,6 +222,9 @@ def test_identities_stored_before_0004_are_keyed_by_time_and_still_found(test_se
         ]
     }
     payload = IngestPayload.model_validate(body)
+    failed = IngestPayload.model_validate(
+        {"turns": [{"speaker": "Ann", "text": "The flat is tiny.", "ts": "2023-06-01T09:00:00Z"}]}
+    )
     (segment,) = segments_of(payload, settings)
     legacy_source = "seg_" + segment.id.rsplit("_", 1)[1]  # ids carried no time before 0004
     rows, now_keyed = [], []
@@ -234,6 +241,14 @@ def test_identities_stored_before_0004_are_keyed_by_time_and_still_found(test_se
     ):
         item = {"id": f"x{n}", "speaker": "Ann", "text": "old", "ts": ts, "session": None}
         rows.append(("turn", item, row_hash("turn", item).rsplit(":", 1)[-1], ts))
+
+    # Turns whose extraction failed before the upgrade: stored, with no source row.
+    (unextracted,) = segments_of(failed, settings)
+    failed_source = "seg_" + unextracted.id.rsplit("_", 1)[1]
+    for _, row in turn_rows([unextracted], datetime(2023, 6, 2, tzinfo=UTC)):
+        item = {**row.item, "source": failed_source}
+        rows.append(("turn", item, row.hash.rsplit(":", 1)[1], item["ts"]))
+        now_keyed.append(row.hash)
 
     url = test_servers.create_database(f"tessera_mig_{uuid.uuid4().hex[:8]}")
     engine.upgrade(url, "0003")
@@ -256,29 +271,43 @@ def test_identities_stored_before_0004_are_keyed_by_time_and_still_found(test_se
     with psycopg.connect(_libpq(url)) as conn:
         stored = conn.execute("SELECT kind, item, hash FROM memory ORDER BY id").fetchall()
     # The chat's turns under the keys the worker gives them now, the rest as the items say.
-    assert [h for _, _, h in stored][:2] == now_keyed
+    assert [h for _, _, h in stored[:2] + stored[6:]] == now_keyed
     assert now_keyed[0] == "20230508T135600:" + rows[0][2]
     assert stored[3][2].startswith("00050301T040506:")
-    for kind, item, key in stored[2:]:
+    for kind, item, key in stored[2:6]:
         assert key == row_hash(kind, item), item
 
-    async def ingest_again() -> tuple[str, bool, int]:
+    async def run(job_of) -> tuple[str, bool, int, set[str]]:  # type: ignore[no-untyped-def]
         eng = create_engine(url, pool_size=2)
         uows = uow_factory(session_factory(eng))
         try:
-            accepted = await ingest.accept(uows, tenant, "ann", payload, settings)
+            accepted = await job_of(uows)
             pipeline = Pipeline(extractor=RuleExtractor())
-            done = await ingest.process_job(uows, tenant, accepted.job.id, settings, pipeline)
+            done = await ingest.process_job(uows, tenant, accepted.id, settings, pipeline)
             async with eng.connect() as conn:
                 count = (await conn.exec_driver_sql("SELECT count(*) FROM memory")).scalar_one()
-            return done.status, done.changed, int(count)
+                named = await conn.exec_driver_sql(
+                    "SELECT DISTINCT coalesce(item->>'source', item->>'id') FROM memory"
+                    " WHERE version_removed IS NULL AND kind <> 'turn'"
+                )
+                sources = {str(r[0]) for r in named.all()}
+            return done.status, done.changed, int(count), sources
         finally:
             await eng.dispose()
 
-    status, changed, count = asyncio.run(ingest_again())
+    async def sent(uows, body):  # type: ignore[no-untyped-def]
+        return (await ingest.accept(uows, tenant, "ann", body, settings)).job
+
+    status, changed, count, sources = asyncio.run(run(lambda uows: sent(uows, payload)))
     assert (status, changed, count) == ("done", False, len(rows))
+    status, changed, count, sources = asyncio.run(run(lambda uows: sent(uows, failed)))
+    assert (status, changed, count) == ("done", True, len(rows) + 1)  # its source, no turn again
+    assert sources == {legacy_source, failed_source}
+    redo = asyncio.run(run(lambda uows: reprocess.accept(uows, tenant, "ann")))
+    assert redo[0] == "done" and redo[3] == {legacy_source, failed_source}
 
     engine.downgrade(url, "0003")
     with psycopg.connect(_libpq(url)) as conn:
         keys = [r[0] for r in conn.execute("SELECT hash FROM memory ORDER BY id").fetchall()]
-    assert keys == [key for _, _, key, _ in rows]
+    assert keys[: len(rows)] == [key for _, _, key, _ in rows]
+    assert not [key for key in keys if ":" in key]

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from app.domain.ids import sha256_hex, time_in_id, time_key, timed_id
 from app.domain.log import row_hash, segment_keys, turn_hash
-from app.domain.segment import make_segment
+from app.domain.segment import make_segment, refiled, untimed_id, untimed_ids
 from app.domain.turns import Turn
 
 T0 = datetime(2023, 5, 8, 13, 56, 7, tzinfo=UTC)
@@ -89,3 +89,15 @@ def test_a_segment_id_leads_with_its_first_time_and_its_source_is_keyed_by_it() 
     untimed = make_segment([Turn(speaker="ann", text="hello")])
     assert time_in_id(untimed.id) is None
     assert segment_keys(untimed) == (sha256_hex(["source", untimed.hash]),) * 2
+
+
+def test_a_segment_keeps_the_untimed_id_its_stored_turns_name() -> None:
+    timed = make_segment([Turn(speaker="ann", text="hello", ts=T0)])
+    other = make_segment([Turn(speaker="bo", text="bye", ts=T0)])
+    untimed = make_segment([Turn(speaker="ann", text="hello")])
+    before = untimed_id(timed.id)
+    assert before == "seg_" + timed.id.rsplit("_", 1)[1] and untimed_id(untimed.id) == untimed.id
+    assert untimed_ids([timed, other, untimed]) == {before, untimed_id(other.id)}
+    moved = refiled([timed, other, untimed], {before, "seg_elsewhere"})
+    assert [s.id for s in moved] == [before, other.id, untimed.id]
+    assert moved[0].turns == timed.turns and moved[0].hash == timed.hash
