@@ -120,6 +120,7 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "remove_rows": lambda: repo.remove_rows("ana", [1], 2),
                 "rows_by_hash": lambda: repo.rows_by_hash("ana", {turn.hash}),
                 "rows_of_sources": lambda: repo.rows_of_sources("ana", {"seg_a"}, ["source"]),
+                "sources_of_turns": lambda: repo.sources_of_turns("ana", {"seg_a"}),
                 "rows_added_after": lambda: repo.rows_added_after("ana", 0),
                 "page_rows": lambda: repo.page_rows(
                     "ana", version=1, kinds=["turn"], after=0, limit=5, since=now, until=later
