@@ -26,7 +26,7 @@ class Turn:
 class Segment:
     """A token-bounded run of turns that is extracted in one call."""
 
-    id: str  # content-derived: seg_<sha256 prefix>
+    id: str  # content-derived: seg_<time of its first turn>_<sha256 prefix> (seg_<prefix> undated)
     turns: tuple[Turn, ...]
     tokens: int  # estimated from characters; no tokenizer download
     session: str | None = None
