@@ -48,7 +48,9 @@ def time_key(when: datetime | None) -> str | None:
 
 
 # An id that leads with the time of its content: ``seg_20230507T141500_3f2a...``.
-_TIME_IN_ID = re.compile(r"^[a-z]+_(\d{8}T\d{6})_")
+_TIME_IN_ID = re.compile(
+    r"^[a-z]+_([0-9]{8}T[0-9]{6})_"
+)  # ASCII digits, as the migration reads them
 
 
 def timed_id(prefix: str, value: Any, when: datetime | None, length: int = 16) -> str:

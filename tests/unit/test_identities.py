@@ -47,7 +47,8 @@ def test_a_timed_id_carries_its_time_and_an_untimed_one_does_not() -> None:
     assert stamped == f"seg_20230508T135607_{sha256_hex(['x'])[:16]}"
     assert time_in_id(stamped) == "20230508T135607"
     assert timed_id("seg", ["x"], None) == f"seg_{sha256_hex(['x'])[:16]}"
-    for other in (timed_id("seg", ["x"], None), "seg_a", "m7", None, 42, "SEG_20230508T135607_x"):
+    others = ["seg_a", "m7", None, 42, "SEG_20230508T135607_x", "seg_٢٠٢٣٠٥٠٨T135607_x"]
+    for other in (timed_id("seg", ["x"], None), *others):
         assert time_in_id(other) is None
 
 
