@@ -10,6 +10,7 @@ build the user's index again.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -73,7 +74,7 @@ async def forget(
         if not turns:
             what = f"turn {turn_id!r}" if turn_id is not None else f"source {source!r}"
             raise NotFound(f"user {user_key!r} has no {what}")
-        gone = _forgetting(turns)
+        gone = await _with_listing_sources(repo, user_key, _forgetting(turns))
         derived, rewritten = await _derived_rows(repo, user_key, gone)
         await repo.delete_rows(user_key, [t.id for t in turns] + [r.id for r in derived])
         for row_id, item in rewritten:
@@ -124,6 +125,19 @@ def _forgetting(turns: list[StoredRow]) -> Forgetting:
     sources = {str(t.item["source"]) for t in turns if t.item.get("source")}
     said = {(str(t.item.get("speaker") or ""), str(t.item.get("text") or "")) for t in turns}
     return Forgetting(frozenset(ids), frozenset(sources), frozenset(said))
+
+
+async def _with_listing_sources(
+    repo: TenantRepository, user_key: str, gone: Forgetting
+) -> Forgetting:
+    """``gone`` with every source that lists a forgotten turn, not only the one it was filed under.
+
+    A reprocess under other segmentation settings cuts the same turns into new segments: what an
+    extractor made of those names the new source, while the turn still names the old one.
+    """
+    rows = await repo.rows_derived_from(user_key, (), gone.turn_ids)
+    listing = {str(r.item["id"]) for r in rows if r.kind == "source" and r.item.get("id")}
+    return dataclasses.replace(gone, sources=gone.sources | listing)
 
 
 async def _derived_rows(

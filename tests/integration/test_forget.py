@@ -131,3 +131,38 @@ async def test_forgetting_a_source_takes_all_its_turns_and_only_this_tenants(set
         # The other tenant's user of the same name keeps everything.
         kept = await passport(s.api, other.headers, "ana")
         assert len(kept["turns"]) == 2 and SECRET in str(kept)
+
+
+async def test_a_forgotten_turn_takes_what_every_segment_listing_it_made(client, tenant, settings):
+    """A reprocess may cut the turns into new segments; what those made goes with the turn too."""
+    secret = "Quillonbury"
+    said = {"speaker": "Ana", "text": f"My home city is {secret}.", "ts": "2024-03-01T10:00:00Z"}
+    doc = {
+        "version": "2.1",
+        "user_key": "ana",
+        "meta": {},
+        "turns": [
+            {"id": "s1", **said, "source": "seg_first"},
+            {"id": "b1", "speaker": "Bo", "text": "Lovely.", "source": "seg_first"},
+        ],
+        # The turn was filed under seg_first; a later segmentation put it in seg_again.
+        "sources": [
+            {"id": "seg_first", "kind": "chat", "hash": "sha256:1", "turn_ids": ["s1", "b1"]},
+            {"id": "seg_again", "kind": "chat", "hash": "sha256:2", "turn_ids": ["s1"]},
+        ],
+        "observations": [{"text": f"Ana lives in {secret}.", "source": "seg_again"}],
+        "episodes": [
+            {"id": "seg_again", "summary": f"Ana is from {secret}.", "source": "seg_again"}
+        ],
+    }
+    put = await client.put("/users/ana/passport", json=doc, headers=tenant.headers)
+    assert put.status_code in (200, 201), put.text
+    assert secret in (await client.get("/users/ana/passport", headers=tenant.headers)).text
+
+    gone = await client.delete("/users/ana/turns/s1", headers=tenant.headers)
+    assert gone.status_code == 200, gone.text
+    after = (await client.get("/users/ana/passport", headers=tenant.headers)).json()
+    assert secret not in str(after)
+    assert [t["id"] for t in after["turns"]] == ["b1"]
+    assert after["observations"] == [] and after["episodes"] == []
+    assert _places_holding(settings.database_url, secret) == []
