@@ -178,8 +178,10 @@ class WalDump:
 
     def page_images(self, start: str, end: str) -> int | None:
         """Bytes of full-page images logged between two LSNs; None if it cannot be read."""
-        if self.command is None or start == end:
-            return 0 if self.command is not None else None
+        if self.command is None:
+            return None
+        if start == end:
+            return 0
         done = subprocess.run(
             [*self.command, "-s", start, "-e", end], capture_output=True, text=True, check=False
         )

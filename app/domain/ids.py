@@ -47,10 +47,9 @@ def time_key(when: datetime | None) -> str | None:
     )
 
 
-# An id that leads with the time of its content: ``seg_20230507T141500_3f2a...``.
-_TIME_IN_ID = re.compile(
-    r"^[a-z]+_([0-9]{8}T[0-9]{6})_"
-)  # ASCII digits, as the migration reads them
+# An id that leads with the time of its content: ``seg_20230507T141500_3f2a...``. ASCII digits
+# only, as migration 0004 reads them.
+_TIME_IN_ID = re.compile(r"^[a-z]+_([0-9]{8}T[0-9]{6})_")
 
 
 def timed_id(prefix: str, value: Any, when: datetime | None, length: int = 16) -> str:
@@ -64,6 +63,13 @@ def time_in_id(value: Any) -> str | None:
     """The time key a ``timed_id`` leads with; None for any other id."""
     found = _TIME_IN_ID.match(value) if isinstance(value, str) else None
     return found.group(1) if found else None
+
+
+def untimed_id(value: str) -> str:
+    """The id the same content had before ids led with a time (``seg_<digest>``: same digest)."""
+    if time_in_id(value) is None:
+        return value
+    return f"{value.split('_', 1)[0]}_{value.rsplit('_', 1)[1]}"
 
 
 def content_hash(value: Any) -> str:

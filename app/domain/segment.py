@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from app.domain.ids import content_hash, time_in_id, timed_id
+from app.domain.ids import content_hash, timed_id, untimed_id
 from app.domain.ingest_input import IngestLimits, IngestPayload, normalize
 from app.domain.noise import prune_noise
 from app.domain.turns import Segment, Turn
@@ -64,13 +64,6 @@ def make_segment(turns: Sequence[Turn]) -> Segment:
         hash=content_hash(content),
         turn_ids=tuple(t.id for t in turns if t.id is not None),
     )
-
-
-def untimed_id(segment_id: str) -> str:
-    """The id the same content had before segment ids led with a time (their digest is shared)."""
-    if time_in_id(segment_id) is None:
-        return segment_id
-    return f"{segment_id.split('_', 1)[0]}_{segment_id.rsplit('_', 1)[1]}"
 
 
 def untimed_ids(segments: Sequence[Segment]) -> set[str]:

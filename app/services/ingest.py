@@ -235,7 +235,7 @@ async def _run_ingest(claimed: jobs.Claimed) -> Outcome:
         )
         by_keys = {segment_keys(s): s for s in segments}
         merged = await repo.rows_by_hash(job.user_key, {k for keys in by_keys for k in keys})
-    turns = [row for _, row in turn_rows(segments, job.created_at)]
+    turns = [turn for _, turn in turn_rows(segments, job.created_at)]
     if row is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
     # Segments already merged by an earlier run are skipped: at-least-once made idempotent.
