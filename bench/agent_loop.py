@@ -39,8 +39,8 @@ import orjson
 import psycopg
 
 from app.db.engine import sync_url
-from app.domain.ingest_input import IngestPayload
-from app.domain.rules import RuleExtractor
+from app.domain.extraction.rules import RuleExtractor
+from app.domain.ingest.payload import IngestPayload
 from bench.ingest import (
     ACTIVITIES,
     PEOPLE,

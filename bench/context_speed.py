@@ -54,7 +54,7 @@ import orjson
 
 from app.domain.bm25 import BM25Index
 from app.domain.context import MemoryIndex, build_context
-from app.domain.evidence import rank
+from app.domain.context.ranking import rank
 from app.domain.passport import Passport
 from app.domain.text import tokenize
 from bench.ingest import (
@@ -840,10 +840,10 @@ PROFILE_COMPONENTS = (
 )
 # Functions of app/ whose inclusive share (a sample counts when they are on its stack) matters.
 PROFILE_FUNCTIONS = (
-    ("build_context (rank + budget + render)", "build_context", "app/domain/context.py"),
-    ("  _rank: BM25, lifts, boosts, candidates", "_rank", "app/domain/context.py"),
+    ("build_context (rank + budget + render)", "build_context", "app/domain/context/render.py"),
+    ("  _rank: BM25, lifts, boosts, candidates", "_rank", "app/domain/context/render.py"),
     ("    BM25Index.scores", "BM25Index.scores", "app/domain/bm25.py"),
-    ("  _choose_memories: the budget scan", "_choose_memories", "app/domain/context.py"),
+    ("  _choose_memories: the budget scan", "_choose_memories", "app/domain/context/render.py"),
     ("index_at (index cache lookup; build on a miss)", "index_at", "app/services/context.py"),
     (
         "passport_stamp (version query)",
@@ -1091,9 +1091,9 @@ def code_state() -> str:
         ).stdout.splitlines()
     except OSError:
         return "unknown (no git)"
-    context = hashlib.sha256((REPO / "app/domain/context.py").read_bytes()).hexdigest()[:12]
+    context = hashlib.sha256((REPO / "app/domain/context/render.py").read_bytes()).hexdigest()[:12]
     dirty = f" + {len(changed)} changed files in app/" if changed else ""
-    return f"{commit or 'unknown'}{dirty} (app/domain/context.py sha256 {context})"
+    return f"{commit or 'unknown'}{dirty} (app/domain/context/render.py sha256 {context})"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from app.domain.evidence import EvidenceIndex
+from app.domain.context import EvidenceIndex
 from app.startup import freeze_startup, thaw
 from bench.agent_loop import SEED, SIZES, TURNS, USER, sizes_of
 from bench.ingest import log, table, user_sessions

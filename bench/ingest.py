@@ -44,14 +44,14 @@ from typing import Any
 import httpx
 import orjson
 
-from app.domain import delta
-from app.domain.extract import Extraction, ExtractionInput
+from app.domain.extraction.extractor import Extraction, ExtractionInput
+from app.domain.extraction.rules import RuleExtractor, extract_rules
 from app.domain.ids import sha256_hex
-from app.domain.ingest_input import IngestPayload
-from app.domain.merge import merge_extraction
+from app.domain.ingest.payload import IngestPayload
+from app.domain.ingest.turns import Segment
+from app.domain.memory import delta
+from app.domain.memory.merge import merge_extraction
 from app.domain.passport import Passport, Source
-from app.domain.rules import RuleExtractor, extract_rules
-from app.domain.turns import Segment
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = 20240501
@@ -301,7 +301,7 @@ ENTITY_LAST = ("Moyo", "Patel", "Ncube", "Silva", "Tanaka", "Okafor", "Brown", "
 
 
 def _segment_of(body: dict[str, Any]) -> Segment:
-    from app.domain.segment import prepare
+    from app.domain.ingest.segmentation import prepare
 
     segments = prepare(IngestPayload.model_validate(body))
     assert len(segments) == 1, "a benchmark session should make one segment"

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from app.domain.context import MemoryIndex
-from app.domain.evidence import records_of
-from app.domain.extract import Extraction, ExtractionInput
-from app.domain.ingest_input import IngestPayload
-from app.domain.log import (
+from app.domain.context import MemoryIndex, records_of
+from app.domain.extraction.extractor import Extraction, ExtractionInput
+from app.domain.ingest.payload import IngestPayload
+from app.domain.ingest.segmentation import prepare
+from app.domain.memory.log import (
     HEAD_CAPS,
     LogDraft,
     StoredRow,
@@ -29,7 +29,6 @@ from app.domain.log import (
     with_sections,
 )
 from app.domain.passport import Passport
-from app.domain.segment import prepare
 from app.services.extraction import Work
 from app.services.jobs import merge_all
 

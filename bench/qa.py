@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from app.domain.context import build_context
-from app.domain.extract import Extraction, ExtractionInput, Extractor
-from app.domain.ingest_input import IngestPayload, parse_timestamp
+from app.domain.extraction.extractor import Extraction, ExtractionInput, Extractor
+from app.domain.ingest.payload import IngestPayload, parse_timestamp
+from app.domain.ingest.segmentation import Plan, estimate_tokens, plan_segments, prepare
 from app.domain.passport import Passport
-from app.domain.segment import Plan, estimate_tokens, plan_segments, prepare
 from app.llm.errors import InvalidOutputError, ProviderError, RetryPolicy, SegmentOutputError
 from app.llm.factory import make_extractor, parse_spec
 from app.llm.providers import PLACEHOLDER_KEY, LLMExtractor, OpenAIClient

@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from app.domain.ingest_input import parse_timestamp
+from app.domain.ingest.payload import parse_timestamp
 from bench.recall.generate import FORMAT, QUESTION_TYPES
 
 Text = Annotated[str, StringConstraints(min_length=1)]

@@ -35,12 +35,13 @@ from random import Random
 from types import ModuleType
 from typing import Any
 
-from app.domain.context import MemoryIndex, build_context
-from app.domain.evidence import EvidenceIndex, TurnRecord, assemble, rank, records_of
-from app.domain.ingest_input import IngestPayload
-from app.domain.log import turn_rows
+from app.domain.context import EvidenceIndex, MemoryIndex, TurnRecord, build_context, records_of
+from app.domain.context.budget import assemble
+from app.domain.context.ranking import rank
+from app.domain.ingest.payload import IngestPayload
+from app.domain.ingest.segmentation import prepare
+from app.domain.memory.log import turn_rows
 from app.domain.passport import Passport
-from app.domain.segment import prepare
 from app.domain.text import tokenize
 from bench.agent_loop import SEED, SIZES, TURNS, USER, question, received_at, sizes_of
 from bench.ingest import log, table, user_sessions

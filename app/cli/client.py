@@ -141,7 +141,7 @@ def ingest_body(path: Path, subject: str | None) -> dict[str, Any]:
     """The ingest body a file stands for, checked with the server's own model before sending."""
     from pydantic import ValidationError
 
-    from app.domain.ingest_input import IngestPayload
+    from app.domain.ingest.payload import IngestPayload
 
     if path.suffix.lower() == ".txt":
         body: dict[str, Any] = {"text": _read_text(path)}

@@ -10,7 +10,8 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db.repository import SystemRepository, TenantRepository
+from app.db.repository import TenantRepository
+from app.db.system import SystemRepository
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from typing import TypedDict, Unpack
 
-from app.domain.extract import Extractor
-from app.domain.rules import RuleExtractor
+from app.domain.extraction.extractor import Extractor
+from app.domain.extraction.rules import RuleExtractor
 from app.llm.errors import RetryPolicy
 from app.llm.providers import (
     DEFAULT_TIMEOUT,

@@ -11,9 +11,10 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from app.domain.dates import iso_utc, segment_time
-from app.domain.extract import ExtractionInput
-from app.domain.turns import Turn
+from app.domain.dates import iso_utc
+from app.domain.extraction.extractor import ExtractionInput
+from app.domain.ingest import segment_time
+from app.domain.ingest.turns import Turn
 
 PROMPT_VERSION = "extract-v1"
 RECONCILE_PROMPT_VERSION = "reconcile-v1"

@@ -15,7 +15,7 @@ from typing import Any, TypedDict, Unpack
 
 import httpx
 
-from app.domain.extract import Extraction, ExtractionInput
+from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.llm.errors import (
     RetryPolicy,
     TransientProviderError,

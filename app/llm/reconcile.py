@@ -2,8 +2,8 @@
 
 The model only proposes; every proposal is checked here. A merge naming a key that was not in
 the input (an invented or respelt key), joining two people's keys, or joining keys of opposite
-polarity (``budget_min``/``budget_max``, see ``app.domain.dedupe.polarity_conflict``) is rejected,
-as is one that would chain with another (a key dropped twice, or dropped and kept).
+polarity (``budget_min``/``budget_max``, see ``app.domain.memory.dedupe.polarity_conflict``)
+is rejected, as is one that would chain with another (a key dropped twice, or dropped and kept).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.domain.dedupe import key_tokens, normalize_key, polarity_conflict, split_namespace
+from app.domain.keys import key_tokens, normalize_key, split_namespace
+from app.domain.memory.dedupe import polarity_conflict
 from app.llm.errors import InvalidOutputError
 from app.llm.prompt import reconcile_prompt
 from app.llm.schema import strict_json_schema

@@ -23,9 +23,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from app.domain.dates import iso_utc, segment_time
-from app.domain.dedupe import normalize_key
-from app.domain.extract import Extraction
+from app.domain.dates import iso_utc
+from app.domain.extraction.extractor import Extraction
+from app.domain.ingest import segment_time
+from app.domain.ingest.turns import Segment
+from app.domain.keys import normalize_key
 from app.domain.passport import (
     ENTITY_TYPES,
     Belief,
@@ -35,7 +37,6 @@ from app.domain.passport import (
     Observation,
     OpenLoop,
 )
-from app.domain.turns import Segment
 from app.llm.errors import InvalidOutputError
 
 log = logging.getLogger(__name__)

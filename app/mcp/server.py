@@ -31,7 +31,8 @@ from app.api.schemas.context import SearchResult, search_result
 from app.api.schemas.jobs import Accepted, JobOut, accepted_out, job_out
 from app.api.schemas.records import reply_of
 from app.api.schemas.users import ForgottenOut
-from app.domain.ingest_input import IngestPayload, TurnIn
+from app.domain.dates import DateWindow
+from app.domain.ingest.payload import IngestPayload, TurnIn
 from app.services import context, forget, ingest, passports
 from app.services.errors import NotFound, ServiceError
 from app.settings import Settings
@@ -193,7 +194,7 @@ async def search(
         index, stamp = await context.index_for(
             who.state.read_uows, who.state.context_cache, who.tenant, user
         )
-        hits = context.search_memories(index, query, limit, context.Window())
+        hits = context.search_memories(index, query, limit, DateWindow())
     return search_result(stamp.version, hits)
 
 

@@ -1,7 +1,7 @@
 """Compaction (dedupe tier 3): one model pass over a passport's keys, merging synonyms.
 
 The model proposes merges; ``app.llm.reconcile`` refuses invented keys, other people's keys and
-opposites; ``app.domain.merge.apply_key_merges`` folds the accepted ones in and records every
+opposites; ``app.domain.memory.merge.apply_key_merges`` folds the accepted ones in and records every
 verdict in ``meta.dedupe.decisions``.
 """
 
@@ -12,8 +12,8 @@ import json
 import uuid
 
 from app.db.uow import UowFactory
-from app.domain.log import LogDraft
-from app.domain.merge import MergeReport, apply_key_merges
+from app.domain.memory.log import LogDraft
+from app.domain.memory.merge import MergeReport, apply_key_merges
 from app.domain.passport import Passport
 from app.llm.errors import FatalProviderError, ProviderError, SegmentOutputError
 from app.llm.reconcile import MAX_SAMPLES, KeySample, Reconciliation, reconcile

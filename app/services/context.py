@@ -8,17 +8,17 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import orjson
 
 from app.db.repository import PassportStamp
 from app.db.uow import UowFactory
-from app.domain.context import Context, Hit, MemoryIndex, build_context, parse_when, search
-from app.domain.evidence import records_of
+from app.domain.context import Context, Hit, MemoryIndex, build_context, records_of, search
+from app.domain.dates import DateWindow
 from app.domain.ids import sha256_hex
-from app.domain.log import StoredRow
+from app.domain.memory.log import StoredRow
 from app.domain.passport import Passport
 from app.services import passports
 from app.services.cache import ResultLRU, VersionedLRU
@@ -30,55 +30,12 @@ log = logging.getLogger(__name__)
 INDEXED_KINDS = ("turn", "observation", "episode", "source")
 
 
-@dataclass(frozen=True)
-class Window:
-    """Optional date limits of a read, as given and as epoch seconds."""
-
-    since: float | None = None
-    until: float | None = None
-
-    @classmethod
-    def parse(cls, since: str | None, until: str | None) -> Window:
-        """Parse ISO dates (or datetimes, or YYYY-MM, YYYY); a bad date is Unprocessable."""
-        return cls(_bound(since, "since", start=True), _bound(until, "until", start=False))
-
-    @property
-    def since_time(self) -> datetime | None:
-        """The start as a time."""
-        return None if self.since is None else datetime.fromtimestamp(self.since, UTC)
-
-    @property
-    def until_time(self) -> datetime | None:
-        """The end as a time."""
-        return None if self.until is None else datetime.fromtimestamp(self.until, UTC)
-
-
-def _bound(value: str | None, name: str, *, start: bool) -> float | None:
-    if value is None or value == "":
-        return None
-    when = parse_when(value)
-    if when is None:
-        raise Unprocessable(f"{name}: {value!r} is not a date (use e.g. 2023-05-08)")
-    if start:
-        return when.epoch
-    # An "until" names a whole period: until=2023-05 includes all of May.
-    return _period_end(when.year, when.month, when.label, when.epoch)
-
-
-def _period_end(year: int, month: int, label: str, epoch: float) -> float:
-    from datetime import timedelta
-
+def date_window(since: str | None, until: str | None) -> DateWindow:
+    """The window ``since`` .. ``until`` name (see ``app.domain.dates.periods``); Unprocessable."""
     try:
-        if len(label) == 4:  # a year
-            return datetime(year + 1, 1, 1, tzinfo=UTC).timestamp() - 1
-        if len(label) == 7:  # a month
-            nxt = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
-            return nxt.timestamp() - 1
-    except ValueError:  # the period ends with the last year a datetime holds
-        return datetime.max.replace(tzinfo=UTC).timestamp()
-    if len(label) == 10:  # a day
-        return epoch + timedelta(days=1).total_seconds() - 1
-    return epoch
+        return DateWindow.parse(since, until)
+    except ValueError as exc:
+        raise Unprocessable(str(exc)) from exc
 
 
 async def current_stamp(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> PassportStamp:
@@ -206,12 +163,12 @@ def context_etag(stamp: PassportStamp, params: tuple[object, ...]) -> str:
     return f'"{stamp.version}-{sha256_hex(salted)[:16]}"'
 
 
-def render(index: MemoryIndex, q: str | None, budget_chars: int, window: Window) -> Context:
+def render(index: MemoryIndex, q: str | None, budget_chars: int, window: DateWindow) -> Context:
     """The budgeted context for a query (pure; the index is already loaded)."""
     return build_context(index, q or None, budget_chars, since=window.since, until=window.until)
 
 
-def search_memories(index: MemoryIndex, q: str, limit: int, window: Window) -> list[Hit]:
+def search_memories(index: MemoryIndex, q: str, limit: int, window: DateWindow) -> list[Hit]:
     """The log's best passages for a query, one per record, with provenance."""
     return search(index, q, limit, since=window.since, until=window.until)
 
@@ -242,7 +199,7 @@ async def read_context(
     if_none_match: str | None = None,
 ) -> ContextReply:
     """The budgeted context an agent puts in its prompt, as text or JSON (REST and MCP)."""
-    window = Window.parse(since, until)
+    window = date_window(since, until)
     # Warm, this one-row read is the only database work.
     stamp = await current_stamp(uows, tenant_id, user_key)
     params = (q, budget_chars, fmt, since, until)

@@ -20,10 +20,11 @@ from app.db.budget import TenantBudget
 from app.db.engine import DatabaseError
 from app.db.queue import EnqueueLater
 from app.db.uow import UowFactory
-from app.domain.dates import iso_utc, segment_time
-from app.domain.extract import Extraction, ExtractionInput, Extractor
+from app.domain.dates import iso_utc
+from app.domain.extraction.extractor import Extraction, ExtractionInput, Extractor
 from app.domain.ids import sha256_hex
-from app.domain.turns import Segment
+from app.domain.ingest import segment_time
+from app.domain.ingest.turns import Segment
 from app.llm.errors import FatalProviderError, SegmentOutputError
 from app.llm.factory import parse_spec
 from app.llm.prompt import PROMPT_VERSION

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 
 from app.db.uow import UowFactory
 from app.domain.ids import content_hash, content_id
-from app.domain.jsoncheck import json_problem, storable
-from app.domain.log import HEAD_CAPS, LogDraft, row_hash
-from app.domain.merge import merge_beliefs
+from app.domain.memory.log import HEAD_CAPS, LogDraft, row_hash
+from app.domain.memory.merge import merge_beliefs
 from app.domain.passport import Belief, Passport, Source
+from app.domain.storable import json_problem, storable
 from app.services import passports
 from app.services.errors import Unprocessable
 

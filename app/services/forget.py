@@ -20,9 +20,9 @@ import orjson
 
 from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
-from app.domain import delta
-from app.domain.forget import WITHHELD, Forgetting, entity_candidates, payload_without
-from app.domain.log import StoredRow
+from app.domain.memory import delta
+from app.domain.memory.forget import WITHHELD, Forgetting, entity_candidates, payload_without
+from app.domain.memory.log import StoredRow
 from app.services import passports
 from app.services.errors import NotFound
 

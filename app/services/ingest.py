@@ -15,12 +15,12 @@ from app.db.models import IngestJob
 from app.db.signals import JobSignals
 from app.db.uow import Enqueue, Uow, UowFactory
 from app.domain.ids import sha256_hex
-from app.domain.ingest_input import IngestPayload
-from app.domain.jsoncheck import json_problem, storable
-from app.domain.log import segment_keys, turn_rows
+from app.domain.ingest.payload import IngestPayload
+from app.domain.ingest.segmentation import Plan, plan_segments, refiled, untimed_ids
+from app.domain.ingest.turns import Segment
+from app.domain.memory.log import segment_keys, turn_rows
 from app.domain.passport import known_keys_of
-from app.domain.segment import Plan, plan_segments, refiled, untimed_ids
-from app.domain.turns import Segment
+from app.domain.storable import json_problem, storable
 from app.services import compact, jobs, passports, reprocess, versions
 from app.services.errors import Conflict, NotFound, Unprocessable
 from app.services.extraction import (

@@ -13,20 +13,20 @@ from app.db.models import IngestJob
 from app.db.queue import EnqueueLater
 from app.db.uow import Uow, UowFactory
 from app.domain.dates import iso_utc
-from app.domain.extract import Extraction
+from app.domain.extraction.extractor import Extraction
 from app.domain.ids import sha256_hex
-from app.domain.ingest_input import IngestLimits, IngestPayload, InputError
-from app.domain.log import (
+from app.domain.ingest.payload import IngestLimits, IngestPayload, InputError
+from app.domain.ingest.segmentation import prepare
+from app.domain.ingest.turns import Segment
+from app.domain.memory.log import (
     DERIVED_KINDS,
     HEAD_CAPS,
     LogDraft,
     LogRow,
     merge_candidates,
 )
-from app.domain.merge import MergeReport, merge_extraction
+from app.domain.memory.merge import MergeReport, merge_extraction
 from app.domain.passport import Passport, Source
-from app.domain.segment import prepare
-from app.domain.turns import Segment
 from app.services import passports
 from app.services.errors import Conflict, NotFound, Unprocessable
 from app.services.extraction import Extracted, Pipeline, Work, add_usage, extract_all, new_usage

@@ -14,10 +14,9 @@ from typing import Any, TypeVar
 from app.db.models import PassportVersion
 from app.db.repository import PassportStamp, TenantRepository
 from app.db.uow import Uow, UowFactory
-from app.domain import delta
 from app.domain.ids import canonical_bytes
-from app.domain.jsoncheck import json_problem, storable
-from app.domain.log import (
+from app.domain.memory import delta
+from app.domain.memory.log import (
     HEAD_CAPS,
     KIND_OF,
     ROW_SECTIONS,
@@ -28,6 +27,7 @@ from app.domain.log import (
     with_sections,
 )
 from app.domain.passport import Passport, PassportError, sozograph_item, sozograph_value
+from app.domain.storable import json_problem, storable
 from app.services.errors import NotFound, PreconditionFailed, Unprocessable
 
 T = TypeVar("T")

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 
 from app.db.models import IngestJob
 from app.db.uow import UowFactory
-from app.domain.extract import Extraction
-from app.domain.ingest_input import IngestPayload
-from app.domain.log import LogDraft
-from app.domain.merge import MergeReport, remove_sources
+from app.domain.extraction.extractor import Extraction
+from app.domain.ingest.payload import IngestPayload
+from app.domain.ingest.segmentation import refiled, untimed_ids
+from app.domain.memory.log import LogDraft
+from app.domain.memory.merge import MergeReport, remove_sources
 from app.domain.passport import Passport
-from app.domain.segment import refiled, untimed_ids
 from app.services import jobs
 from app.services.errors import Unprocessable
 from app.services.extraction import Work

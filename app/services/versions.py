@@ -10,8 +10,8 @@ from typing import Any, Generic, TypeVar
 
 from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
-from app.domain import delta
-from app.domain.log import SECTION_OF
+from app.domain.memory import delta
+from app.domain.memory.log import SECTION_OF
 from app.services import passports
 from app.services.errors import NotFound
 from app.services.views import VersionView, version_view

@@ -20,7 +20,7 @@ from fastapi.templating import Jinja2Templates
 from app.api.deps import TenantDep, UowsDep, UserKey
 from app.api.schemas.params import MAX_ROW_ID, MAX_VERSION, Period
 from app.services import passports, versions
-from app.services.context import Window
+from app.services.context import date_window
 from app.ui import view
 
 HERE = FilePath(__file__).parent
@@ -136,7 +136,7 @@ async def timeline(
     after: Annotated[int | None, Query(ge=0, le=MAX_ROW_ID)] = None,
 ) -> HTMLResponse:
     """A page of what was said and what happened, by day, optionally between two dates."""
-    window = Window.parse(since, until)
+    window = date_window(since, until)
     found = await passports.page(
         uows,
         tenant,

@@ -14,10 +14,10 @@ from urllib.parse import quote
 
 import orjson
 
+from app.domain.context.belief_sentences import belief_text, subject_of
 from app.domain.dates import MONTHS, WEEKDAYS
-from app.domain.log import parse_ts
+from app.domain.memory.log import parse_ts
 from app.domain.passport import Belief, Contradiction
-from app.domain.sentences import belief_text, subject_of
 
 TITLES = {
     "facts": "Facts",

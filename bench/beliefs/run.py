@@ -33,13 +33,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from app.domain.extract import Extraction, ExtractionInput
+from app.domain.extraction.extractor import Extraction, ExtractionInput
+from app.domain.extraction.rules import RuleExtractor
 from app.domain.passport import Passport
-from app.domain.rules import RuleExtractor
+from bench.pipeline import InMemoryUser
 from bench.realtalk.data import DEFAULT_DATA, Conversation, DataError, Message, Question, load
 from bench.realtalk.metrics import Answer, Haystack, normalise
 from bench.realtalk.run import payload_of
-from bench.recall.run import ingest_session
 
 LABELS = Path(__file__).with_name("labels.tsv")
 KINDS = ("fact", "pref", "entity", "loop")
@@ -101,8 +101,10 @@ async def extract(conversation: Conversation) -> Extracted:
         done.failures.extend(out.failures)
         return out
 
+    user = InMemoryUser(conversation.id)
     for session in conversation.sessions:
-        await ingest_session(done.passport, payload_of(conversation, session), session[-1].ts, one)
+        await user.ingest(payload_of(conversation, session), session[-1].ts, one)
+    done.passport = Passport.from_dict(user.document())
     return done
 
 

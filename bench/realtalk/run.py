@@ -29,9 +29,9 @@ from typing import Any
 from rank_bm25 import BM25Okapi
 
 from app.domain.context import MemoryIndex, build_context
-from app.domain.extract import Extraction, ExtractionInput
-from app.domain.ingest_input import IngestPayload
-from app.domain.rules import RuleExtractor
+from app.domain.extraction.extractor import Extraction, ExtractionInput
+from app.domain.extraction.rules import RuleExtractor
+from app.domain.ingest.payload import IngestPayload
 from bench.pipeline import InMemoryUser
 from bench.realtalk.data import DEFAULT_DATA, Conversation, DataError, Message, Question, load
 from bench.realtalk.metrics import SPELLINGS, Answer, Haystack

@@ -30,10 +30,10 @@ from rank_bm25 import BM25Okapi
 
 from app.domain.context import MemoryIndex, build_context
 from app.domain.dates import MONTHS
-from app.domain.extract import Extraction, ExtractionInput
-from app.domain.ingest_input import IngestPayload, parse_timestamp
+from app.domain.extraction.extractor import Extraction, ExtractionInput
+from app.domain.extraction.rules import RuleExtractor
+from app.domain.ingest.payload import IngestPayload, parse_timestamp
 from app.domain.passport import Passport
-from app.domain.rules import RuleExtractor
 from bench.pipeline import InMemoryUser
 from bench.recall.generate import QUESTION_TYPES, generate
 

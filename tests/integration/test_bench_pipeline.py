@@ -12,8 +12,8 @@ import pytest
 from app.db.engine import create_engine, session_factory
 from app.db.models import Tenant
 from app.db.uow import uow_factory
-from app.domain.ingest_input import IngestPayload
-from app.domain.rules import RuleExtractor
+from app.domain.extraction.rules import RuleExtractor
+from app.domain.ingest.payload import IngestPayload
 from app.services import ingest, passports
 from app.services.extraction import Pipeline
 from bench.ingest import user_sessions

@@ -241,14 +241,14 @@ async def test_every_version_rebuilds_exactly(client, tenant):
 
 
 async def test_a_rule_that_raises_costs_only_its_sentence(client, tenant, worker, monkeypatch):
-    from app.domain import rules
+    from app.domain.extraction.rules import extractor
 
     def exploding(view, out):  # a rule with a bug that real chat can reach
         for sentence in view.sentences:
             if "kaboom" in sentence.text.lower():
                 raise KeyError("kaboom day")
 
-    monkeypatch.setattr(rules, "FAMILIES", (*rules.FAMILIES, exploding))
+    monkeypatch.setattr(extractor, "FAMILIES", (*extractor.FAMILIES, exploding))
     body = {
         "subject": "Ana",
         "session_ts": "2024-03-01T10:00:00Z",

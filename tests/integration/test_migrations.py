@@ -139,8 +139,8 @@ def test_the_log_migration_moves_old_passports_and_keeps_every_version(test_serv
 
     from app.db.engine import create_engine, session_factory
     from app.db.uow import uow_factory
-    from app.domain import delta
     from app.domain.ids import canonical_bytes
+    from app.domain.memory import delta
     from app.services import passports
 
     url = test_servers.create_database(f"tessera_mig_{uuid.uuid4().hex[:8]}")
@@ -206,11 +206,11 @@ def test_identities_stored_before_0004_are_keyed_by_time_and_still_found(test_se
 
     from app.db.engine import create_engine, session_factory
     from app.db.uow import uow_factory
+    from app.domain.extraction.rules import RuleExtractor
     from app.domain.ids import sha256_hex
-    from app.domain.ingest_input import IngestPayload
-    from app.domain.log import row_hash, turn_rows
+    from app.domain.ingest.payload import IngestPayload
+    from app.domain.memory.log import row_hash, turn_rows
     from app.domain.passport import Passport
-    from app.domain.rules import RuleExtractor
     from app.services import ingest, reprocess
     from app.services.extraction import Pipeline
     from app.services.jobs import segments_of

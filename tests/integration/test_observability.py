@@ -26,8 +26,8 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.api.app import create_app
-from app.domain.extract import Extraction, ExtractionInput
-from app.domain.rules import RuleExtractor
+from app.domain.extraction.extractor import Extraction, ExtractionInput
+from app.domain.extraction.rules import RuleExtractor
 from app.logging import configure_logging
 from app.settings import Settings
 from tests.conftest import make_tenant

@@ -13,8 +13,9 @@ from sqlalchemy import event
 
 from app.db.engine import create_engine, session_factory
 from app.db.models import IngestJob, PassportVersion, Tenant
-from app.db.repository import SystemRepository, TenantRepository
-from app.domain.log import log_row
+from app.db.repository import TenantRepository
+from app.db.system import SystemRepository
+from app.domain.memory.log import log_row
 
 TENANT_TABLES = (
     "passport_version",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.domain.evidence import EvidenceIndex
+from app.domain.context import EvidenceIndex
 from bench.agent_loop import SEED, TURNS, USER
 from bench.gc_pause import as_lists, main
 from bench.ingest import user_sessions

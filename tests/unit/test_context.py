@@ -9,14 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.domain.context import (
-    BELIEF_SHARE,
-    MemoryIndex,
-    build_context,
-    parse_when,
-    search,
-)
-from app.domain.evidence import TurnRecord, turn_dates
+from app.domain.context import MemoryIndex, TurnRecord, build_context, search
+from app.domain.context.render import BELIEF_SHARE
+from app.domain.dates import parse_when, turn_dates
 from app.domain.passport import Passport
 
 START = datetime(2023, 5, 7, 18, 0, tzinfo=UTC)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain.dedupe import (
+from app.domain.keys import normalize_key
+from app.domain.memory.dedupe import (
     JW_WEIGHT,
     MERGE_MIN_OVERLAP,
     REVIEW_MIN_SCORE,
     KeyDecision,
     jaro,
     jaro_winkler,
-    normalize_key,
     resolve_key,
 )
 

@@ -10,9 +10,9 @@ from typing import Any
 import orjson
 import pytest
 
-from app.domain import delta
-from app.domain.delta import DeltaError, apply, diff, replay, summarize
 from app.domain.ids import canonical_bytes
+from app.domain.memory import delta
+from app.domain.memory.delta import DeltaError, apply, diff, replay, summarize
 
 
 def _roundtrip(old: Any, new: Any) -> Any:

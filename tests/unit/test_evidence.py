@@ -9,16 +9,11 @@ import numpy as np
 import pytest
 
 from app.domain.bm25 import K1, B
-from app.domain.columns import CHUNK
-from app.domain.evidence import (
-    PASSAGE_MAX,
-    EvidenceIndex,
-    SaidDate,
-    TurnRecord,
-    assemble,
-    passages,
-    turn_dates,
-)
+from app.domain.context import EvidenceIndex, TurnRecord
+from app.domain.context.budget import assemble
+from app.domain.context.columns import CHUNK
+from app.domain.context.passages import PASSAGE_MAX, passages
+from app.domain.dates import SaidDate, turn_dates
 from bench.ranking import collector_walk
 
 START = datetime(2023, 5, 7, 18, 0, tzinfo=UTC)  # Sunday 7 May 2023

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from app.domain.extract import Extraction, ExtractionInput
-from app.domain.merge import merge_extraction
+from app.domain.extraction.extractor import Extraction, ExtractionInput
+from app.domain.extraction.rules import RuleExtractor
+from app.domain.ingest.segmentation import make_segment
+from app.domain.ingest.turns import Turn
+from app.domain.memory.merge import merge_extraction
 from app.domain.passport import Passport
-from app.domain.rules import RuleExtractor
-from app.domain.segment import make_segment
-from app.domain.turns import Turn
 from app.services.extraction import Work, cache_key, extractor_name, uses_model
 from app.services.jobs import source_of
 

@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.domain.ids import sha256_hex, time_in_id, time_key, timed_id, untimed_id
-from app.domain.log import row_hash, segment_keys, turn_hash
-from app.domain.segment import make_segment, refiled, untimed_ids
-from app.domain.turns import Turn
+from app.domain.ingest.segmentation import make_segment, refiled, untimed_ids
+from app.domain.ingest.turns import Turn
+from app.domain.memory.log import row_hash, segment_keys, turn_hash
 
 T0 = datetime(2023, 5, 8, 13, 56, 7, tzinfo=UTC)
 MOMENTS = st.datetimes(

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pydantic import ValidationError
 
-from app.domain.ingest_input import (
+from app.domain.ingest.payload import (
     IngestLimits,
     IngestPayload,
     InputError,

@@ -12,10 +12,10 @@ import httpx
 import pytest
 
 import app
-from app.domain.extract import ExtractionInput
-from app.domain.rules import RuleExtractor
-from app.domain.segment import make_segment
-from app.domain.turns import Turn
+from app.domain.extraction.extractor import ExtractionInput
+from app.domain.extraction.rules import RuleExtractor
+from app.domain.ingest.segmentation import make_segment
+from app.domain.ingest.turns import Turn
 from app.llm.factory import make_extractor, parse_spec
 
 ROOT = Path(__file__).resolve().parents[2]

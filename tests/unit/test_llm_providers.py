@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 import pytest
 
-from app.domain.extract import ExtractionInput
-from app.domain.segment import make_segment
-from app.domain.turns import Turn
+from app.domain.extraction.extractor import ExtractionInput
+from app.domain.ingest.segmentation import make_segment
+from app.domain.ingest.turns import Turn
 from app.llm.errors import (
     FatalProviderError,
     RetryPolicy,

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from app.domain.extract import ExtractionInput
+from app.domain.extraction.extractor import ExtractionInput
+from app.domain.ingest.segmentation import make_segment
+from app.domain.ingest.turns import Turn
 from app.domain.passport import ENTITY_TYPES
-from app.domain.segment import make_segment
-from app.domain.turns import Turn
 from app.llm.errors import InvalidOutputError
 from app.llm.prompt import KNOWN_KEYS_CAP, extraction_prompt
 from app.llm.schema import (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.domain.extract import Extraction
-from app.domain.merge import DEDUPE_DECISIONS_CAP, merge_beliefs, merge_extraction
+from app.domain.extraction.extractor import Extraction
+from app.domain.memory.merge import DEDUPE_DECISIONS_CAP, merge_beliefs, merge_extraction
 from app.domain.passport import (
     Belief,
     Entity,

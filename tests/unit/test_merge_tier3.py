@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.domain.merge import apply_key_merges, remove_sources
+from app.domain.memory.merge import apply_key_merges, remove_sources
 from app.domain.passport import Passport
 from app.llm.reconcile import KeyMerge, check_merges
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from app.domain.noise import prune_noise
+from app.domain.ingest.noise import prune_noise
 
 BEFORE = "Here is what I saw:\n"
 AFTER = "\nCan you help me fix it?"
@@ -135,7 +135,7 @@ def test_xxd_lines_are_removed() -> None:
         hashlib.sha512(b"tessera").hexdigest(),
         "https://example.com/docs/v2/guide?lang=en&page=3#install",
         "ann.lee+tessera@example.co.zw",
-        "/usr/local/lib/python3.11/site-packages/tessera/app/domain/noise.py",
+        "/usr/local/lib/python3.11/site-packages/tessera/app/domain/ingest/noise.py",
         "C:\\Users\\ann\\Documents\\report-2023.docx",
         "version 1.2.3-rc.1 and v10.0.19045",
         "=" * 300,

@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.domain.dates import resolve_relative
-from app.domain.extract import ExtractionInput
-from app.domain.noise import prune_noise
-from app.domain.rules import extract_rules
-from app.domain.segment import segment_turns
+from app.domain.extraction.extractor import ExtractionInput
+from app.domain.extraction.rules import extract_rules
+from app.domain.ingest.noise import prune_noise
+from app.domain.ingest.segmentation import segment_turns
+from app.domain.ingest.turns import Segment, Turn
 from app.domain.text import tokenize
-from app.domain.turns import Segment, Turn
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

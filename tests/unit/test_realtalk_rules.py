@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain.extract import ExtractionInput
-from app.domain.rules import extract_rules
-from app.domain.segment import prepare
+from app.domain.extraction.extractor import ExtractionInput
+from app.domain.extraction.rules import extract_rules
+from app.domain.ingest.segmentation import prepare
 from bench.realtalk.data import DEFAULT_DATA, load
 from bench.realtalk.run import payload_of
 

@@ -6,10 +6,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.domain import rules
-from app.domain.extract import Extraction, ExtractionInput, Extractor
-from app.domain.rules import RuleExtractor, extract_rules
-from app.domain.turns import Segment, Turn
+from app.domain.extraction.extractor import Extraction, ExtractionInput, Extractor
+from app.domain.extraction.rules import RuleExtractor, extract_rules, extractor
+from app.domain.extraction.rules.facts import fact_family
+from app.domain.extraction.rules.view import PatternFamily, View
+from app.domain.ingest.turns import Segment, Turn
 
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -77,8 +78,8 @@ async def test_generic_speakers_are_not_people() -> None:
     assert out.entities == []
 
 
-def _explodes_on(word: str, family: rules.PatternFamily) -> rules.PatternFamily:
-    def family_that_fails(view: rules._View, out: Extraction) -> None:
+def _explodes_on(word: str, family: PatternFamily) -> PatternFamily:
+    def family_that_fails(view: View, out: Extraction) -> None:
         if any(word in s.text for s in view.sentences):
             raise KeyError(word)
         family(view, out)
@@ -88,9 +89,9 @@ def _explodes_on(word: str, family: rules.PatternFamily) -> rules.PatternFamily:
 
 def test_a_rule_that_raises_costs_only_its_own_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
     families = tuple(
-        _explodes_on("Lisbon", f) if f is rules.fact_family else f for f in rules.FAMILIES
+        _explodes_on("Lisbon", f) if f is fact_family else f for f in extractor.FAMILIES
     )
-    monkeypatch.setattr(rules, "FAMILIES", families)
+    monkeypatch.setattr(extractor, "FAMILIES", families)
     segment = _segment(
         [
             Turn("Ann", "I moved to Kwekwe last month.", ts=MAY_8, id="a1"),

@@ -7,13 +7,14 @@ from typing import Any
 
 import pytest
 
-from app.domain.extract import Extraction, ExtractionInput
-from app.domain.merge import merge_extraction
+from app.domain.extraction.extractor import Extraction, ExtractionInput
+from app.domain.extraction.rules import extract_rules
+from app.domain.extraction.rules.pronouns import third_person
+from app.domain.extraction.rules.values import find_values
+from app.domain.ingest.segmentation import make_segment
+from app.domain.ingest.turns import Segment, Turn
+from app.domain.memory.merge import merge_extraction
 from app.domain.passport import Passport, Source
-from app.domain.rules import extract_rules
-from app.domain.rules_events import find_values, third_person
-from app.domain.segment import make_segment
-from app.domain.turns import Segment, Turn
 
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 

@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
-from app.domain.dedupe import resolve_key
-from app.domain.extract import Extraction, ExtractionInput
-from app.domain.rules import extract_rules
-from app.domain.rules_facts import reuse_key, topic_key
-from app.domain.turns import Segment, Turn
+from app.domain.extraction.extractor import Extraction, ExtractionInput
+from app.domain.extraction.rules import extract_rules
+from app.domain.extraction.rules.people import reuse_key
+from app.domain.extraction.rules.prefs import topic_key
+from app.domain.ingest.turns import Segment, Turn
+from app.domain.memory.dedupe import resolve_key
 
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.domain.ingest_input import IngestLimits, IngestPayload, InputError
-from app.domain.segment import (
+from app.domain.ingest.payload import IngestLimits, IngestPayload, InputError
+from app.domain.ingest.segmentation import (
     PROMPT_OVERHEAD_TOKENS,
     estimate_tokens,
     plan_segments,
@@ -17,7 +17,7 @@ from app.domain.segment import (
     segment_turns,
     turn_tokens,
 )
-from app.domain.turns import Turn
+from app.domain.ingest.turns import Turn
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 

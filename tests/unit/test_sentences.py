@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from app.domain.context.belief_sentences import belief_text, entity_text, loop_text
 from app.domain.passport import Belief, Contradiction, Entity, OpenLoop
-from app.domain.sentences import belief_text, entity_text, loop_text
 
 
 def fact(key: str, value: Any, **kw: Any) -> str:

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from sqlalchemy import inspect
 
-from app.domain.ingest_input import IngestPayload
-from app.domain.log import LogRow, StoredRow
+from app.domain.ingest.payload import IngestPayload
+from app.domain.memory.log import LogRow, StoredRow
 from app.services import ingest, passports
 from app.services.errors import Conflict, NotFound, PreconditionFailed
 from app.settings import Settings

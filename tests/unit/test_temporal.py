@@ -9,17 +9,15 @@ import pytest
 
 from app.domain.dates import (
     anchor_day,
-    annotate_dates,
     detect_tense,
     format_day,
     iso_utc,
     month_number,
     resolve_relative,
-    rewrite_dates,
-    segment_time,
 )
-from app.domain.segment import make_segment
-from app.domain.turns import Turn
+from app.domain.ingest import segment_time
+from app.domain.ingest.segmentation import make_segment
+from app.domain.ingest.turns import Turn
 
 # Monday 8 May 2023, early afternoon UTC.
 MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -218,29 +216,6 @@ def test_span_and_phrase() -> None:
     assert found.phrase == "on 6 May 2023"
     since = resolve_relative("I've been here since last week", MONDAY)[0]
     assert since.phrase == "since the week of 1 May 2023"
-
-
-def test_rewrite_dates_makes_text_absolute() -> None:
-    rewritten, found = rewrite_dates("I went to a LGBTQ support group yesterday.", MONDAY)
-    assert rewritten == "I went to a LGBTQ support group on 7 May 2023."
-    assert [r.iso for r in found] == ["2023-05-07"]
-    assert rewrite_dates("Yesterday was my birthday", MONDAY)[0] == "7 May 2023 was my birthday"
-    assert rewrite_dates("Last Friday I visited NYC", MONDAY)[0] == "On 5 May 2023, I visited NYC"
-    assert rewrite_dates("Last Friday, I left", MONDAY)[0] == "On 5 May 2023, I left"
-    assert rewrite_dates("A week ago I ran", MONDAY)[0] == (
-        "On 1 May 2023 (a week before 8 May 2023), I ran"
-    )
-    assert rewrite_dates("I went there in May", MONDAY)[0] == "I went there in May 2023"
-    # An explicit date stays as written.
-    assert rewrite_dates("I left on 5 June 1990", MONDAY)[0] == "I left on 5 June 1990"
-
-
-def test_annotate_dates_keeps_the_words() -> None:
-    text = "I ran a charity race last Saturday and went out last night."
-    assert annotate_dates(text, MONDAY) == (
-        "I ran a charity race last Saturday (6 May 2023) and went out last night (7 May 2023)."
-    )
-    assert annotate_dates("No dates here.", MONDAY) == "No dates here."
 
 
 def test_detect_tense() -> None:

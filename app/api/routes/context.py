@@ -89,7 +89,7 @@ async def search(
     until: Until = None,
 ) -> SearchResult:
     """The log's passages ranked for ``q`` (one per turn), with scores and provenance."""
-    window = context.Window.parse(since, until)
+    window = context.date_window(since, until)
     state = request.app.state
     index, stamp = await context.index_for(state.read_uows, state.context_cache, tenant, key)
     hits = context.search_memories(index, q, limit, window)

@@ -26,7 +26,7 @@ from app.api.schemas.jobs import (
 )
 from app.api.schemas.params import MAX_TIME_CURSOR, MAX_VERSION, MIN_TIME_CURSOR
 from app.api.schemas.records import page_of, reply_of
-from app.domain.ingest_input import IngestPayload
+from app.domain.ingest.payload import IngestPayload
 from app.services import compact, facts, ingest, reprocess, versions
 from app.services.errors import Unprocessable
 

@@ -14,7 +14,7 @@ from app.api.schemas.records import reply_of
 from app.api.schemas.users import ForgottenOut, PassportWritten, UserOut, UserPage
 from app.domain.passport import SECTIONS, Passport
 from app.services import forget, passports
-from app.services.context import Window, forget_cached
+from app.services.context import date_window, forget_cached
 from app.services.errors import Unprocessable
 
 # Log rows in a page when ``limit`` is not given.
@@ -102,7 +102,7 @@ async def get_passport(
         if passports.etag_matches(if_none_match, current):
             return Response(status_code=304, headers={"ETag": passports.etag(current)})
     if limit is not None or after is not None or since is not None or until is not None:
-        window = Window.parse(since, until)
+        window = date_window(since, until)
         found = await passports.page(
             uows,
             tenant,

@@ -9,8 +9,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.schemas.records import reply_of
+from app.domain.ingest.segmentation import Plan
 from app.domain.passport import Belief
-from app.domain.segment import Plan
 from app.services.versions import VersionChanges
 from app.services.views import JobView, VersionView
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from datetime import date
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AfterValidator, BeforeValidator, WithJsonSchema
 
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-_YEAR_OR_MONTH = r"^\d{4}(-(0[1-9]|1[0-2]))?$"
+from app.domain.dates.periods import YEAR_OR_MONTH_PATTERN, check_day, check_period
+
 # An int4 column: anything larger can never name a version.
 MAX_VERSION = 2**31 - 1
 # A bigint column: anything larger can never name a log row.
@@ -19,37 +18,21 @@ MIN_TIME_CURSOR = -62_135_596_800_000_000
 MAX_TIME_CURSOR = 253_402_300_799_999_999
 
 
-def _strict_day(value: Any) -> Any:
-    # Pydantic's lax date would read "0" as the epoch; the spec promises YYYY-MM-DD only.
-    if isinstance(value, str) and not _DAY.fullmatch(value):
-        raise ValueError("use a date as YYYY-MM-DD")
-    return value
-
-
-def _period(value: str) -> str:
-    if _DAY.fullmatch(value):
-        date.fromisoformat(value)  # a ValueError names the impossible day
-        return value
-    if re.fullmatch(_YEAR_OR_MONTH, value) and not value.startswith("0000"):
-        return value
-    raise ValueError("use a day (YYYY-MM-DD), a month (YYYY-MM) or a year (YYYY)")
-
-
 Day = Annotated[
     date,
-    BeforeValidator(_strict_day),
+    BeforeValidator(check_day),
     WithJsonSchema({"type": "string", "format": "date"}),
 ]
 """A calendar day written YYYY-MM-DD."""
 
 Period = Annotated[
     str,
-    AfterValidator(_period),
+    AfterValidator(check_period),
     WithJsonSchema(
         {
             "anyOf": [
                 {"type": "string", "format": "date"},
-                {"type": "string", "pattern": _YEAR_OR_MONTH, "not": {"pattern": "^0000"}},
+                {"type": "string", "pattern": YEAR_OR_MONTH_PATTERN, "not": {"pattern": "^0000"}},
             ]
         }
     ),

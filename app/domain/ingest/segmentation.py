@@ -10,9 +10,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from app.domain.ids import content_hash, timed_id, untimed_id
-from app.domain.ingest_input import IngestLimits, IngestPayload, normalize
-from app.domain.noise import prune_noise
-from app.domain.turns import Segment, Turn
+from app.domain.ingest.noise import prune_noise
+from app.domain.ingest.payload import IngestLimits, IngestPayload, normalize
+from app.domain.ingest.turns import Segment, Turn
 
 DEFAULT_MAX_TOKENS = 1500
 DEFAULT_MAX_GAP = timedelta(hours=3)

@@ -2,7 +2,7 @@
 
 Beliefs (facts, preferences, open loops, and the entities a question names) come from the head.
 Each is rendered as a sentence an agent reads as one ("Melanie likes hiking": see
-``app.domain.sentences``; the passport's subject is ``meta.subject``), scored by the
+``app.domain.context.belief_sentences``; the passport's subject is ``meta.subject``), scored by the
 question words it shares (each weighted by how rare the word is in the user's log), and chosen
 within a share of the budget, so beliefs never crowd out the evidence. What is left out is
 counted. Pure: no I/O, no clock.
@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from app.domain.context.belief_sentences import belief_text, entity_text, loop_text, subject_of
 from app.domain.passport import Belief, Contradiction, Passport
-from app.domain.sentences import belief_text, entity_text, loop_text, subject_of
 from app.domain.text import tokenize
 
 Section = Literal["facts", "prefs", "open_loops", "entities"]

@@ -25,7 +25,7 @@ from pydantic import (
 )
 
 from app.domain.dates import month_number
-from app.domain.turns import Turn, TurnKind
+from app.domain.ingest.turns import Turn, TurnKind
 
 MIN_YEAR = 1900
 MAX_YEAR = 2200

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from app.domain.dates import MONTHS
-from app.domain.dedupe import normalize_key
+from app.domain.keys import normalize_key
 from app.domain.passport import Belief, Contradiction, Entity, OpenLoop
 
 Section = Literal["facts", "prefs"]

@@ -1,7 +1,4 @@
-"""Every date rule: names of months and numbers, timestamps, and date expressions in chat text.
-
-``iso_utc`` is the passport's timestamp form, ``format_day`` the human one ("7 May 2023"), and
-``segment_time`` the time a segment was said.
+"""Date expressions in chat text, resolved against the time they were said.
 
 ``resolve_relative`` finds expressions like "yesterday", "last Saturday", "two weekends ago",
 "a fortnight ago", "next month", "in May", "on 8 May", "at Christmas" and "in 2022", and resolves
@@ -32,9 +29,6 @@ Decisions, where English is ambiguous:
 - "a few", "several" and "the other day" are approximate: about three units back (or ahead), and
   the human form says so ("a few days before 8 May 2023"); "a couple of" is two, approximate too.
 - Times are read in UTC, so "yesterday" is the UTC day before the anchor's UTC day.
-- ``rewrite_dates`` sets an opening date off with a comma, as written English does: "Last week I
-  went" -> "During the week of 1 May 2023, I went"; a date that is the subject stays bare
-  ("Yesterday was fun" -> "7 May 2023 was fun").
 """
 
 from __future__ import annotations
@@ -42,75 +36,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from app.domain.turns import Segment
+from app.domain.dates.calendar import (
+    MONTH_NUMBERS,
+    MONTHS,
+    NUMBER_WORDS,
+    WEEKDAYS,
+    anchor_day,
+    format_day,
+    format_month,
+)
+from app.domain.words import NOT_PAST_ED, PAST_TENSE_VERBS
 
 Granularity = Literal["day", "weekend", "week", "month", "year"]
 Tense = Literal["past", "future"]
-
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-# Lower-case month names and the short forms people write ("Sept", "jan.") to month numbers.
-MONTH_NUMBERS: dict[str, int] = {name.lower(): number for number, name in enumerate(MONTHS, 1)} | {
-    "jan": 1,
-    "feb": 2,
-    "mar": 3,
-    "apr": 4,
-    "jun": 6,
-    "jul": 7,
-    "aug": 8,
-    "sep": 9,
-    "sept": 9,
-    "oct": 10,
-    "nov": 11,
-    "dec": 12,
-}
-# Number words to their values, for ages, counts and "three weeks ago".
-NUMBER_WORDS: dict[str, int] = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,45 +76,6 @@ class Resolved:
         if self.granularity == "year":
             return f"{self.date.year:04d}"
         return self.date.isoformat()
-
-
-def format_day(day: date) -> str:
-    """``7 May 2023``, without depending on the process locale."""
-    return f"{day.day} {MONTHS[day.month - 1]} {day.year}"
-
-
-def format_month(day: date) -> str:
-    """``May 2023``."""
-    return f"{MONTHS[day.month - 1]} {day.year}"
-
-
-def anchor_day(anchor: datetime) -> date:
-    """The UTC calendar day of an anchor time; a naive time is taken to be UTC already."""
-    if anchor.tzinfo is not None:
-        anchor = anchor.astimezone(UTC)
-    return anchor.date()
-
-
-def iso_utc(when: datetime | None) -> str | None:
-    """``YYYY-MM-DDTHH:MM:SSZ`` in UTC, the passport's timestamp form; naive means UTC."""
-    if when is None:
-        return None
-    if when.tzinfo is not None:
-        when = when.astimezone(UTC)
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def segment_time(segment: Segment, reference: datetime | None = None) -> datetime | None:
-    """When a segment was said: its end, else its latest turn, else the reference time."""
-    if segment.end_ts or segment.start_ts:
-        return segment.end_ts or segment.start_ts
-    times = [t.ts for t in segment.turns if t.ts is not None]
-    return max(times) if times else reference
-
-
-def month_number(name: str) -> int | None:
-    """1 for "January", "jan" or "Jan."; None for anything that is no month."""
-    return MONTH_NUMBERS.get(name.lower().rstrip("."))
 
 
 # --- vocabulary -----------------------------------------------------------------------------
@@ -213,14 +116,20 @@ _FUTURE_RE = re.compile(
     r"something|anything|everything|evening|morning|king|spring)\b)\w+ing\b",
     re.IGNORECASE,
 )
-_PAST_TEXT = """was were did had went got came saw took made said told ran won lost met left
-    bought sold found felt thought began gave wrote ate drove flew swam sang spent sent brought
-    caught taught built held kept slept heard paid sat stood fell broke chose forgot became knew
-    grew threw wore woke rode drew drank fought led meant ago yesterday last used"""
-_PAST_WORDS = frozenset(_PAST_TEXT.split())
+# Past tenses, and the words that mark a past clause without one.
+_PAST_WORDS = PAST_TENSE_VERBS | {"ago", "yesterday", "last"}
 # Words ending in -ed that are no past tense, and -ed adjectives that follow "am" or "is".
-_NOT_PAST_TEXT = "need bed red seed speed feed indeed proceed succeed exceed shed embed hundred"
-_NOT_PAST = frozenset([*_NOT_PAST_TEXT.split(), "sacred", "naked", "wicked", "weed", "breed"])
+_NOT_PAST = NOT_PAST_ED | {
+    "bed",
+    "red",
+    "indeed",
+    "shed",
+    "hundred",
+    "sacred",
+    "naked",
+    "wicked",
+    "weed",
+}
 _ADJECTIVE_AFTER_BE = re.compile(r"\b(?:am|is|are|'m|'re|'s|be|been|so|very|really)\s+\w+ed\b")
 _WORD = re.compile(r"[a-z']+")
 
@@ -729,47 +638,3 @@ def _resolve(text: str, anchor: datetime, tense: Tense | None) -> tuple[Resolved
             continue
         chosen.append(resolved)
     return tuple(chosen)
-
-
-_PREP_ONLY = re.compile(r"(?:on|in|at|during|over|since|until|till|by|from|before|after)\s", re.I)
-_VERB_AFTER = re.compile(r"\s+(?:was|is|were|will|has|had|'s)\b", re.IGNORECASE)
-_WORD_AFTER = re.compile(r"\s+\w")
-
-
-def rewrite_dates(text: str, anchor: datetime) -> tuple[str, list[Resolved]]:
-    """``text`` with its relative dates made absolute ("yesterday" -> "on 7 May 2023")."""
-    found = resolve_relative(text, anchor)
-    parts: list[str] = []
-    cursor = 0
-    for resolved in found:
-        start, end = resolved.span
-        parts.append(text[cursor:start])
-        if resolved.relative:
-            # "Yesterday was fun": the date is the subject, so it takes no preposition.
-            bare = not _PREP_ONLY.match(resolved.expression) and _VERB_AFTER.match(text, end)
-            replacement = resolved.human if bare else resolved.phrase
-            if text[:start].strip(" \"'(") == "":
-                replacement = replacement[:1].upper() + replacement[1:]
-                # "On 1 May 2023, Jon ...": an opening date is set off like any adverbial.
-                if not bare and _WORD_AFTER.match(text, end):
-                    replacement += ","
-            parts.append(replacement)
-        else:
-            parts.append(resolved.expression)
-        cursor = end
-    parts.append(text[cursor:])
-    return "".join(parts), found
-
-
-def annotate_dates(text: str, anchor: datetime) -> str:
-    """``text`` with each relative date followed by its absolute form: "yesterday (7 May 2023)"."""
-    parts: list[str] = []
-    cursor = 0
-    for resolved in resolve_relative(text, anchor):
-        if not resolved.relative:
-            continue
-        end = resolved.span[1]
-        parts.append(text[cursor:end] + f" ({resolved.human})")
-        cursor = end
-    parts.append(text[cursor:])
-    return "".join(parts)

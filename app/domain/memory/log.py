@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from app.domain.dates import iso_utc
-from app.domain.evidence import turn_dates
-from app.domain.extract import Extraction
+from app.domain.dates import iso_utc, turn_dates
+from app.domain.extraction.extractor import Extraction
 from app.domain.ids import canonical_bytes, content_id, sha256_hex, time_in_id, time_key
+from app.domain.ingest.turns import Segment, Turn
 from app.domain.passport import (
     Contradiction,
     Episode,
@@ -33,7 +33,6 @@ from app.domain.passport import (
     Source,
     TurnEntry,
 )
-from app.domain.turns import Segment, Turn
 
 # Document section -> row kind. Sections listed in ROW_SECTIONS always live in the log.
 KIND_OF = {

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from app.domain.ingest.turns import Segment
 from app.domain.passport import Belief, Entity, Episode, Observation, OpenLoop
-from app.domain.turns import Segment
 
 
 @dataclass(frozen=True, slots=True)

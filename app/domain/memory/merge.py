@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
-from app.domain.dedupe import KeyDecision, resolve_key
-from app.domain.extract import Extraction
+from app.domain.extraction.extractor import Extraction
 from app.domain.ids import canonical_bytes
+from app.domain.memory.dedupe import KeyDecision, resolve_key
 from app.domain.passport import (
     Belief,
     Contradiction,

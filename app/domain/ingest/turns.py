@@ -39,3 +39,11 @@ class Segment:
     def kind(self) -> TurnKind:
         """The kind of the segment's first turn (segments do not mix chat and rows)."""
         return self.turns[0].kind if self.turns else "text"
+
+
+def segment_time(segment: Segment, reference: datetime | None = None) -> datetime | None:
+    """When a segment was said: its end, else its latest turn, else the reference time."""
+    if segment.end_ts or segment.start_ts:
+        return segment.end_ts or segment.start_ts
+    times = [t.ts for t in segment.turns if t.ts is not None]
+    return max(times) if times else reference

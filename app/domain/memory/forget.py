@@ -13,8 +13,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.domain.ingest_input import DEFAULT_TEXT_SPEAKER, clean_text, render_row
-from app.domain.noise import prune_noise
+from app.domain.ingest.noise import prune_noise
+from app.domain.ingest.payload import DEFAULT_TEXT_SPEAKER, clean_text, render_row
 
 # Head sections whose items carry provenance (``turn_ids`` or ``source``).
 # (A head written before the log existed may still hold observations and episodes.)

@@ -1,0 +1,378 @@
+"""``assemble`` ranks the passages for a query, takes each hit with the turn before and after it in
+the same session (a question and its answer), fills the budget greedily in rank order, and shows
+the chosen turns in time order as ``[7 May 2023] Speaker: text``, each relative date followed by
+the day it was resolved to at ingest: "yesterday (6 May 2023)". Without a query it shows the most
+recent turns. Each item names its turn's own client id. Pure: no I/O, no clock, no settings.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from app.domain.context.index import EvidenceIndex, Scores
+from app.domain.context.passages import PASSAGE_MAX, annotated
+from app.domain.context.ranking import MIN_LINE, allowed_records, rank, sort_time
+from app.domain.context.records import RecordKind
+from app.domain.text import tokenize
+
+# Turns shown on each side of a hit: the message it answers and the answer it gets.
+NEIGHBOURS = 1
+# A neighbour's priority as a share of its hit's score: see ``_by_relevance``.
+NEIGHBOUR_WEIGHT = 0.5
+# A neighbour shows at most this many characters of its passage (its opening words): it is there
+# to say what the hit answers or what answered it, and a long one would crowd out other hits.
+NEIGHBOUR_CHARS = 300
+
+
+ELLIPSIS = "…"
+
+Order = Literal["relevance", "recency"]
+Role = Literal["hit", "neighbour", "recent"]
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceItem:
+    """One record a context shows: whole, or the passages of it that were chosen."""
+
+    id: str
+    turn_id: str | None
+    speaker: str
+    ts: str | None
+    session: str | None
+    text: str  # what the line shows after the date and speaker, dates annotated
+    role: Role  # a ranked hit, a neighbour of one, or (without a query) a recent turn
+    cut: bool  # only part of the record is shown
+    kind: RecordKind = "turn"
+    turn_ids: tuple[str, ...] = ()  # the client ids of the turns behind it
+    source: str | None = None
+    score: float = 0.0  # its best passage's score for the query (0 without one)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form, with the exact client turn ids behind it as its provenance."""
+        return {
+            "kind": self.kind,
+            "id": self.id,
+            "turn_ids": list(self.turn_ids),
+            "source": self.source,
+            "score": round(self.score, 6),
+            "speaker": self.speaker,
+            "ts": self.ts,
+            "session": self.session,
+            "text": self.text,
+            "role": self.role,
+            "cut": self.cut,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The turns chosen for a query, in time order, and the text they render to."""
+
+    query: str | None
+    budget_chars: int
+    items: tuple[EvidenceItem, ...]
+    text: str
+    omitted: int  # matching (or, without a query, older) turns left out
+    order: Order
+
+    @property
+    def turn_ids(self) -> tuple[str, ...]:
+        """The client ids of every turn behind what is shown, in time order."""
+        return tuple(t for i in self.items for t in i.turn_ids)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form of the selection."""
+        return {
+            "query": self.query,
+            "budget_chars": self.budget_chars,
+            "order": self.order,
+            "omitted": self.omitted,
+            "memories": [i.to_dict() for i in self.items],
+        }
+
+
+class _Selection:
+    """The passages chosen so far, per turn, and what their lines cost."""
+
+    def __init__(self, index: EvidenceIndex, room: int, clip_chars: int) -> None:
+        self.index = index
+        self.room = room  # characters left, newlines between lines included
+        self.clip_chars = clip_chars
+        self.chosen: dict[int, set[int]] = {}  # turn -> its passages shown
+        self.clipped: set[int] = set()  # turns shown only as a neighbour: their opening words
+        self.roles: dict[int, Role] = {}
+        self.lines: dict[int, tuple[str, str, bool]] = {}  # turn -> its line as chosen
+
+    def line(self, turn: int, shown: set[int], clip: bool) -> tuple[str, str, bool]:
+        """(the line, its text after the prefix, whether it is cut) for those passages."""
+        index = self.index
+        text = index.texts[turn]
+        runs: list[list[int]] = []
+        for doc in sorted(shown):
+            if runs and runs[-1][-1] == doc - 1:
+                runs[-1].append(doc)
+            else:
+                runs.append([doc])
+        pieces = [text[index.span(run[0])[0] : index.span(run[-1])[1]].strip() for run in runs]
+        own = index.passages_of(turn)
+        dates = index.dates(turn)
+        body = f" {ELLIPSIS} ".join(annotated(p, dates) for p in pieces)
+        cut = len(shown) < len(own)
+        if cut and runs[0][0] != own.start:
+            body = f"{ELLIPSIS} {body}"
+        ends_cut = cut and runs[-1][-1] != own.stop - 1
+        if clip and len(body) > self.clip_chars:
+            space = body.rfind(" ", 0, self.clip_chars)
+            body = body[: space if space > 0 else self.clip_chars].rstrip()
+            cut = ends_cut = True
+        if ends_cut:
+            body = f"{body} {ELLIPSIS}"
+        return index.prefixes[turn] + body, body, cut
+
+    def add(self, turn: int, docs: Iterable[int], role: Role) -> bool:
+        """Show ``docs`` of ``turn`` too if the budget allows; whether they are shown now."""
+        before = self.chosen.get(turn, set())
+        shown = before | set(docs)
+        # A neighbour is clipped to its opening words; a hit, or a turn shown as one, is not.
+        clip = role == "neighbour" and (turn in self.clipped or turn not in self.chosen)
+        if shown == before and clip == (turn in self.clipped):
+            return turn in self.chosen
+        if not clip and turn not in self.chosen:
+            # A line holds at least its prefix and its passages' words (annotations only add):
+            # what cannot fit is skipped before it is rendered.
+            words = self.index.words_in
+            least = len(self.index.prefixes[turn]) + sum(words(d) for d in shown)
+            if least > self.room:
+                return False
+        rendered = self.line(turn, shown, clip)
+        old = self.lines.get(turn)
+        # A new line adds its newline.
+        cost = len(rendered[0]) - (len(old[0]) if old is not None else -1)
+        if cost > self.room:
+            return False
+        self.room -= cost
+        self.chosen[turn] = shown
+        self.roles.setdefault(turn, role)
+        self.lines[turn] = rendered
+        if clip:
+            self.clipped.add(turn)
+        else:
+            self.clipped.discard(turn)
+        return True
+
+    def render(self, turn: int) -> tuple[str, str, bool]:
+        """The turn's line as chosen: (line, text after the prefix, cut)."""
+        return self.lines[turn]
+
+
+def _neighbour_passage(index: EvidenceIndex, turn: int, scores: Scores, side: int) -> int:
+    """The passage of a neighbour to show: its best match, else its end nearest the hit."""
+    own = index.passages_of(turn)
+    if len(own) == 1:
+        return own.start
+    best = max(own, key=lambda d: scores[d])
+    if scores[best] > 0:
+        return best
+    return own.stop - 1 if side < 0 else own.start
+
+
+def _window(index: EvidenceIndex, turn: int, side: int, n: int) -> list[int]:
+    """Up to ``n`` turns on one side of a turn in the same session, nearest first.
+
+    Observations and episodes between them are passed over; they are nobody's neighbours.
+    """
+    if not index.is_turn(turn):
+        return []
+    out: list[int] = []
+    other = turn + side
+    while len(out) < n and 0 <= other < len(index):
+        if index.is_turn(other):
+            if not index.same_session(other, turn):
+                break
+            out.append(other)
+        other += side
+    return out
+
+
+def _note(count: int, order: Order) -> str:
+    what = "more matching" if order == "relevance" else "older"
+    return f"(+{count} {what} memories not shown)"
+
+
+def assemble(
+    index: EvidenceIndex,
+    q: str | None,
+    budget_chars: int,
+    *,
+    since: float | None = None,
+    until: float | None = None,
+    neighbours: int = NEIGHBOURS,
+    neighbour_weight: float = NEIGHBOUR_WEIGHT,
+    neighbour_chars: int = NEIGHBOUR_CHARS,
+) -> Evidence:
+    """The records that best answer ``q`` with their neighbours, in time order, within budget.
+
+    ``since`` and ``until`` (epoch seconds, inclusive) keep only records dated within them.
+    """
+    budget = max(budget_chars, 0)
+    tokens = tokenize(q) if q else []
+    allowed = allowed_records(index, since, until)
+    found = rank(index, tokens, allowed, budget)
+    scores = found.scores
+    if found.order:
+        selection, omitted = _by_relevance(
+            index,
+            found.order,
+            scores,
+            budget,
+            neighbours,
+            neighbour_weight,
+            neighbour_chars,
+            allowed,
+            found.matching,
+        )
+        order: Order = "relevance"
+    else:
+        selection, omitted = _by_recency(index, budget, allowed)
+        order = "recency"
+    items: list[EvidenceItem] = []
+    lines: list[str] = []
+    epochs = index.record_epochs()
+    # Time order; a record without a time keeps its place in the log.
+    for turn in sorted(selection.chosen, key=lambda t: (sort_time(float(epochs[t])), t)):
+        record = index.record(turn)
+        line, body, cut = selection.render(turn)
+        lines.append(line)
+        items.append(
+            EvidenceItem(
+                id=record.id,
+                turn_id=record.turn_id,
+                speaker=record.speaker,
+                ts=record.ts,
+                session=record.session,
+                text=body,
+                role=selection.roles[turn],
+                cut=cut,
+                kind=record.kind,
+                turn_ids=record.turn_ids,
+                source=record.source,
+                score=index.best_score(turn, scores),
+            )
+        )
+    if omitted and items:
+        lines.append(_note(omitted, order))
+    text = "\n".join(lines)
+    assert len(text) <= budget, (len(text), budget)
+    return Evidence(q, budget_chars, tuple(items), text, omitted, order)
+
+
+def _by_relevance(
+    index: EvidenceIndex,
+    ranked: list[int],
+    scores: Scores,
+    budget: int,
+    neighbours: int,
+    neighbour_weight: float,
+    neighbour_chars: int,
+    allowed: npt.NDArray[np.bool_] | None,
+    matching: int,
+) -> tuple[_Selection, int]:
+    """Hits and their neighbours by priority while they fit; and the matching records left out.
+
+    A hit's priority is its score; once it is shown, each neighbour waits with
+    ``neighbour_weight`` times that score (less again for each further step), so the context
+    of a strong match comes before a weak match, and a weak match before the context of another.
+    """
+    # Room for the note at its longest, so whatever is chosen, the note still fits.
+    room = budget + 1 - (len(_note(matching, "relevance")) + 1)
+    selection = _Selection(index, room, neighbour_chars)
+    seen: dict[int, int] = {}  # a turn said again word for word is shown once
+    twins = 0
+    hit_turns: set[int] = set()
+    ranked, repeats = _first_sayings(index, ranked)
+    turns = index.passage_turns()[ranked].tolist()
+    # (-priority, order, passage, turn, is a hit); order keeps rank order among equals.
+    priorities = scores[ranked].tolist()
+    queue: list[tuple[float, int, int, int, bool]] = [
+        (-priority, rank, doc, turn, True)
+        for rank, (priority, doc, turn) in enumerate(zip(priorities, ranked, turns, strict=True))
+    ]
+    heapq.heapify(queue)
+    order = len(queue)
+    while queue and selection.room >= MIN_LINE:
+        priority, _, doc, turn, hit = heapq.heappop(queue)
+        key = index.said_key(turn)
+        twin = seen.get(key, turn)
+        if twin != turn and index.same_words(twin, turn):
+            if hit and turn not in hit_turns:
+                twins += 1  # its twin is shown
+                hit_turns.add(turn)
+            continue
+        if hit:
+            hit_turns.add(turn)
+        if not selection.add(turn, (doc,), "hit" if hit else "neighbour"):
+            continue
+        seen[key] = turn
+        if not hit:
+            continue
+        for side in (-1, 1):
+            weight = -priority
+            for other in _window(index, turn, side, neighbours):
+                if allowed is not None and not allowed[other]:
+                    break
+                weight *= neighbour_weight
+                passage = _neighbour_passage(index, other, scores, side)
+                order += 1
+                heapq.heappush(queue, (-weight, order, passage, other, False))
+    shown = sum(1 for t in selection.chosen if index.best_score(t, scores) > 0)
+    # A hit that repeats a shown turn word for word was not left out: it is there.
+    chosen = selection.chosen
+    twins += sum(1 for turn, first in repeats.items() if first in chosen and turn not in chosen)
+    omitted = max(matching - shown - twins, 0)
+    return selection, omitted
+
+
+def _first_sayings(index: EvidenceIndex, ranked: list[int]) -> tuple[list[int], dict[int, int]]:
+    """The ranked passages without those of turns that repeat a better ranked turn's words.
+
+    Also returns each repeating turn's first saying. A long chat says the same short things
+    again and again; taking the repeats out at once keeps them from being weighed one by one.
+    """
+    if len(ranked) < 2:
+        return ranked, {}
+    docs = np.asarray(ranked, dtype=np.intp)
+    turns = index.passage_turns()[docs]
+    keys, checks = index.said_digests()
+    _, first_at, which = np.unique(keys[turns], return_index=True, return_inverse=True)
+    first_turns = turns[first_at[which.ravel()]]
+    # Another passage of the same turn stays; so does a turn whose key only collides.
+    later = np.flatnonzero((turns != first_turns) & (checks[turns] == checks[first_turns]))
+    if not later.size:
+        return ranked, {}
+    repeats = dict(zip(turns[later].tolist(), first_turns[later].tolist(), strict=True))
+    keep = np.ones(docs.size, dtype=np.bool_)
+    keep[later] = False
+    return docs[keep].tolist(), repeats
+
+
+def _by_recency(
+    index: EvidenceIndex, budget: int, allowed: npt.NDArray[np.bool_] | None
+) -> tuple[_Selection, int]:
+    """The newest records that fit, whole or by their last passage, until one does not."""
+    total = len(index) if allowed is None else int(allowed.sum())
+    selection = _Selection(index, budget + 1 - (len(_note(total, "recency")) + 1), PASSAGE_MAX)
+    for turn in range(len(index) - 1, -1, -1):
+        if allowed is not None and not allowed[turn]:
+            continue
+        own = index.passages_of(turn)
+        if not (
+            selection.add(turn, own, "recent") or selection.add(turn, (own.stop - 1,), "recent")
+        ):
+            break
+    return selection, total - len(selection.chosen)

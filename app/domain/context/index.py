@@ -1,0 +1,443 @@
+"""The per-user index a context reads: BM25 over the log by passage, and the head's beliefs.
+
+``EvidenceIndex`` holds a user's log in log order (verbatim turns, and the observations and
+episode summaries an LLM extractor made) and grows with ``extend``: a new row adds its
+postings and nothing is rebuilt. A posting keeps its term's saturated frequency, normed by the
+mean passage length of a sample that is taken again each time the index doubles (the first 1, 2,
+4, ... passages); the idf comes from the document count and frequency at query time. An index
+grown row by row therefore ranks exactly as one built at once, a query costs one multiply-add
+per posting of its terms, and a read after a write costs the new rows, never the history.
+
+``MemoryIndex`` holds what a context needs of one user that does not depend on the question:
+the head's belief lines and the log's ``EvidenceIndex``. It grows with the log (``extend``) and
+takes a new head (``with_head``).
+"""
+
+from __future__ import annotations
+
+import struct
+from array import array
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from app.domain.bm25 import K1, B, idf, length_norms, normed_weights
+from app.domain.context.beliefs import BeliefIndex
+from app.domain.context.columns import StrColumn, StrRuns
+from app.domain.context.passages import annotated, passages
+from app.domain.context.records import RecordKind, TurnRecord, records_of, said_digest
+from app.domain.dates import SaidDate, stamp_day, stamp_epoch
+from app.domain.memory.log import split
+from app.domain.passport import Passport
+from app.domain.text import tokenize
+
+# A speaker's name in a query matches with one typo when the name has at least this many letters.
+MIN_TYPO_CHARS = 5
+
+
+FloatArray = npt.NDArray[np.float64]
+# BM25 scores: single precision halves the memory a query sweeps; a sum of a few terms keeps
+# about seven significant digits, and equal inputs still give equal scores.
+Scores = npt.NDArray[np.float32]
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether two long enough words are one letter added, dropped or changed apart."""
+    if min(len(a), len(b)) < MIN_TYPO_CHARS or abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1 :] == b[i + 1 :]
+    return a[i:] == b[i + 1 :]
+
+
+_KINDS: tuple[RecordKind, ...] = ("turn", "observation", "episode")
+# Postings are packed little-endian: passage numbers and term frequencies as 32-bit integers,
+# weights as 32-bit floats. A tuple of bytearrays holds nothing the garbage collector tracks, so
+# the collector stops tracking it (and the dict of them), whatever the vocabulary's size.
+_INT = np.dtype("<i4")
+_WEIGHT = np.dtype("<f4")
+_FLOAT = struct.Struct("<f")
+
+
+class EvidenceIndex:
+    """BM25 over a user's log by passage, grown in log order by ``extend``.
+
+    The index is columns, not objects: per record and per passage, typed arrays and string
+    columns; per term, packed byte arrays. A log of hundreds of thousands of turns then costs
+    bytes per entry, numpy reads the columns in place, and a full garbage collection walks a few
+    dozen containers and open chunks instead of every string. ``record(i)`` makes a record on
+    demand.
+    """
+
+    def __init__(self, records: Iterable[TurnRecord] = (), *, k1: float = K1, b: float = B) -> None:
+        self.k1 = k1
+        self.b = b
+        # Strings per record are columns the garbage collector does not walk (``StrColumn``).
+        self.prefixes: StrColumn[str] = StrColumn()  # per record: "[7 May 2023] Speaker: "
+        self._ids: StrColumn[str] = StrColumn()  # per record: the log row's id
+        self._turn_ids: StrColumn[str | None] = StrColumn()  # per record: a turn's client id
+        self.texts: StrColumn[str] = StrColumn()  # per record: what it says
+        self._stamps: StrColumn[str | None] = StrColumn()  # per record: its time as given
+        self._origins: StrColumn[str | None] = StrColumn()  # per record: its source (segment)
+        self._positions = array("q")  # per record: its place in the log
+        self._kinds = array("b")  # per record: its kind, as an index of _KINDS
+        self.speaker_codes = array("l")  # per record: its speaker's number
+        self._session_codes = array("l")  # per record: its session's number
+        self._dates = StrRuns()  # per record: what it said of a relative date, the day; in turn
+        self._behind = StrRuns()  # per record: an observation's or episode's turns' ids
+        self._starts = array("l")  # per passage: its character span in its record
+        self._ends = array("l")
+        self._chars = array("l")  # per passage: its length without the spaces around it
+        self._turn_of = array("l")  # per passage: its record's place
+        self._first_passage = array("l")  # per record: its first passage (they are contiguous)
+        self._cut = array("l")  # the passages of records cut into more than one, ascending
+        self._speaker_of = array("l")  # per passage: its speaker's number
+        self._session_of = array("l")  # per passage: its session's number (-1: not a turn)
+        self._joined = bytearray()  # per passage but the first: 1 if it continues the one before
+        self._epochs = array("d")  # per record: its time in epoch seconds (NaN: none)
+        # Per record: who said what, as a 128-bit digest in two halves, to show a repeat once.
+        # Equal digests are taken as equal words (as content hashes are everywhere in Tessera),
+        # so a query compares numbers, never texts.
+        self._said = array("q")
+        self._said_check = array("q")
+        self._sessions: dict[str | None, int] = {}
+        self._session_names: StrColumn[str | None] = StrColumn()
+        self._speakers: dict[str, int] = {}
+        self._speaker_names: list[str] = []
+        self._speaker_tokens: list[frozenset[str]] = []
+        # term -> (its passages, their term frequencies, its saturated weight in each)
+        self._postings: dict[str, tuple[bytearray, bytearray, bytearray]] = {}
+        self._weighed_at: dict[str, int] = {}  # term -> the sample its weights were computed at
+        self._lengths = array("l")
+        self._total_length = 0
+        # Length norms use the mean length of the first ``_sample`` passages, a power of two: it
+        # is taken again each time the index doubles, so a passage's weight is computed once when
+        # it is added and once per doubling, and a log ranks the same however it was grown.
+        self._sample = 0
+        self._sample_avgdl = 1.0
+        self._text_chars = 0
+        self._posting_bytes = 0
+        self.extend(records)
+        # Built at once (a cold start, off the event loop): every term weighed at the last sample
+        # now, so no read pays for what the build skipped.
+        for token in self._postings:
+            if self._weighed_at[token] != self._sample:
+                self._reweigh(token)
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    @property
+    def records(self) -> list[TurnRecord]:
+        """Every record, made anew (for tests and small indexes: reads use ``record``)."""
+        return [self.record(i) for i in range(len(self))]
+
+    def record(self, i: int) -> TurnRecord:
+        """The record at place ``i``."""
+        dates = self.dates(i)
+        return TurnRecord(
+            id=self._ids[i],
+            turn_id=self._turn_ids[i],
+            speaker=self._speaker_names[self.speaker_codes[i]],
+            text=self.texts[i],
+            ts=self._stamps[i],
+            session=self._session_names[self._session_codes[i]],
+            dates=dates,
+            position=self._positions[i],
+            kind=_KINDS[self._kinds[i]],
+            sources=self._behind[i],
+            source=self._origins[i],
+        )
+
+    def dates(self, i: int) -> tuple[SaidDate, ...]:
+        """The relative dates the record at place ``i`` said, resolved."""
+        said = self._dates[i]
+        return tuple(SaidDate(said[n], said[n + 1]) for n in range(0, len(said), 2))
+
+    def session(self, i: int) -> str | None:
+        """The session of the record at place ``i``."""
+        return self._session_names[self._session_codes[i]]
+
+    def same_session(self, a: int, b: int) -> bool:
+        """Whether the records at places ``a`` and ``b`` belong to one session."""
+        return self._session_codes[a] == self._session_codes[b]
+
+    @property
+    def n_passages(self) -> int:
+        """How many passages are indexed."""
+        return len(self._starts)
+
+    @property
+    def last_position(self) -> int | None:
+        """The log position of the newest record held, None when empty."""
+        return self._positions[-1] if self._positions else None
+
+    def span(self, doc: int) -> tuple[int, int]:
+        """The character span of passage ``doc`` in its record's text."""
+        return self._starts[doc], self._ends[doc]
+
+    def words_in(self, doc: int) -> int:
+        """The characters passage ``doc`` shows at least (its span without spaces around)."""
+        return self._chars[doc]
+
+    def turn_of(self, doc: int) -> int:
+        """The place of passage ``doc``'s record."""
+        return self._turn_of[doc]
+
+    def said_key(self, record: int) -> int:
+        """Half of the digest of who said what: equal for records that say the same words."""
+        return self._said[record]
+
+    def said_digests(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Per record: ``said_key``, and the digest's other half that tells colliding keys apart."""
+        return self._column(self._said, np.int64), self._column(self._said_check, np.int64)
+
+    def same_words(self, a: int, b: int) -> bool:
+        """Whether two records are one speaker saying the same words (any case or spacing)."""
+        return self._said[a] == self._said[b] and self._said_check[a] == self._said_check[b]
+
+    def is_turn(self, record: int) -> bool:
+        """Whether the record at ``record`` is a verbatim turn."""
+        return self._kinds[record] == 0
+
+    def extend(self, records: Iterable[TurnRecord]) -> int:
+        """Add the records that come after the newest one held; returns how many were added."""
+        last = self.last_position
+        added = 0
+        for record in sorted(records, key=lambda r: r.position):
+            if last is not None and record.position <= last:
+                continue  # already held: a cache may ask for rows it has seen
+            self._add(record)
+            last = record.position
+            added += 1
+        return added
+
+    def approx_bytes(self) -> int:
+        """A rough size of what the index holds, for a cache bounded in bytes."""
+        per_record = 8 * 15 + 60  # column entries, the prefix string
+        per_passage = 8 * 9
+        postings = self._posting_bytes + 120 * len(self._postings)
+        return (
+            len(self) * per_record
+            + 2 * self._text_chars
+            + len(self._starts) * per_passage
+            + postings
+        )
+
+    def _add(self, record: TurnRecord) -> None:
+        turn = len(self._ids)
+        self._ids.append(record.id)
+        self._turn_ids.append(record.turn_id)
+        self.texts.append(record.text)
+        self._stamps.append(record.ts)
+        self._origins.append(record.source)
+        self._positions.append(record.position)
+        self._kinds.append(_KINDS.index(record.kind))
+        self._dates.append(part for d in record.dates for part in (d.said, d.day))
+        self._behind.append(record.sources)
+        self._first_passage.append(len(self._starts))
+        self._text_chars += len(record.text)
+        day = stamp_day(record.ts)
+        speaker = f"{record.speaker}: " if record.speaker else ""
+        self.prefixes.append(f"[{day}] {speaker}" if day else speaker)
+        self._epochs.append(stamp_epoch(record.ts))
+        key, check = said_digest(record)
+        self._said.append(key)
+        self._said_check.append(check)
+        is_turn = record.kind == "turn"
+        speaker_tokens = tokenize(record.speaker)
+        code = self._speakers.get(record.speaker)
+        if code is None:
+            code = self._speakers[record.speaker] = len(self._speaker_tokens)
+            self._speaker_tokens.append(frozenset(speaker_tokens))
+            self._speaker_names.append(record.speaker)
+        self.speaker_codes.append(code)
+        named = self._sessions.get(record.session)
+        if named is None:
+            named = self._sessions[record.session] = len(self._session_names)
+            self._session_names.append(record.session)
+        self._session_codes.append(named)
+        session = named if is_turn else -1
+        spans = passages(record.text)
+        if len(spans) > 1:
+            self._cut.extend(range(len(self._starts), len(self._starts) + len(spans)))
+        for start, end in spans:
+            doc = len(self._starts)
+            if doc:
+                self._joined.append(session >= 0 and self._session_of[-1] == session)
+            self._session_of.append(session)
+            self._starts.append(start)
+            self._ends.append(end)
+            self._chars.append(len(record.text[start:end].strip()))
+            self._turn_of.append(turn)
+            self._speaker_of.append(code)
+            # The resolved days are searched too: "what did she do on 6 May" finds "yesterday";
+            # and who said it, as a line of a chat reads "Speaker: text".
+            tokens = tokenize(annotated(record.text[start:end], record.dates)) + speaker_tokens
+            self._lengths.append(len(tokens))
+            self._total_length += len(tokens)
+            if doc + 1 >= 2 * self._sample:  # the index doubled: take the mean length again
+                self._sample = doc + 1
+                self._sample_avgdl = self._total_length / self._sample or 1.0
+            # The same arithmetic, in the same order, as ``length_norms`` and ``_reweigh``.
+            norm = self.k1 * (1.0 - self.b + self.b * len(tokens) / self._sample_avgdl)
+            counts: dict[str, int] = {}
+            for token in tokens:
+                counts[token] = counts.get(token, 0) + 1
+            for token, count in counts.items():
+                tf = min(count, 2**31 - 1)
+                posting = self._postings.get(token)
+                if posting is None:
+                    posting = self._postings[token] = (bytearray(), bytearray(), bytearray())
+                    self._weighed_at[token] = self._sample
+                posting[0].extend(doc.to_bytes(4, "little"))
+                posting[1].extend(tf.to_bytes(4, "little"))
+                posting[2].extend(_FLOAT.pack(tf / (tf + norm)))
+                self._posting_bytes += 12
+
+    def passages_of(self, turn: int) -> range:
+        """The passage numbers of the record at ``turn`` in ``records``."""
+        end = self._first_passage[turn + 1] if turn + 1 < len(self) else len(self._starts)
+        return range(self._first_passage[turn], end)
+
+    def best_score(self, turn: int, scores: Scores) -> float:
+        """The best score of the record at ``turn``'s passages (0 when it has none)."""
+        own = self.passages_of(turn)
+        if len(own) == 1:
+            return float(scores[own.start])
+        return float(scores[own.start : own.stop].max()) if own else 0.0
+
+    def _column(self, values: array[Any], dtype: Any) -> npt.NDArray[Any]:
+        return np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)
+
+    def same_session_as_next(self) -> npt.NDArray[np.bool_]:
+        """Per passage but the last: whether the next passage is a turn of the same session."""
+        return np.frombuffer(self._joined, dtype=np.bool_) if self._joined else np.zeros(0, bool)
+
+    def record_epochs(self) -> FloatArray:
+        """Per record: its time in epoch seconds, NaN when it has none."""
+        return self._column(self._epochs, np.float64)
+
+    def first_passages(self) -> npt.NDArray[np.int64]:
+        """Per record: its first passage."""
+        return self._column(self._first_passage, np.int64)
+
+    def cut_passages(self) -> npt.NDArray[np.int64]:
+        """The passages of records cut into more than one, ascending."""
+        return self._column(self._cut, np.int64)
+
+    def passage_turns(self) -> npt.NDArray[np.int64]:
+        """Per passage: its record's place in ``records``."""
+        return self._column(self._turn_of, np.int64)
+
+    def scores(self, query_tokens: Sequence[str]) -> Scores:
+        """BM25 score of every passage for the query: idf as the index is now, norms as sampled."""
+        n = len(self._starts)
+        out = np.zeros(n, dtype=np.float32)
+        if not n:
+            return out
+        for token in query_tokens:  # a repeated query token counts again, as in BM25Index
+            posting = self._postings.get(token)
+            if posting is None:
+                continue
+            if self._weighed_at[token] != self._sample:
+                posting = self._reweigh(token)
+            docs = np.frombuffer(posting[0], dtype=_INT)
+            weights = np.frombuffer(posting[2], dtype=_WEIGHT)
+            # numpy's unbuffered scatter-add reads the packed ids as they are, and since numpy 2
+            # is faster than ``out[docs] += w`` (bench/bm25.py measures both).
+            np.add.at(out, docs, np.float32(idf(n, len(docs))) * weights)
+        return out
+
+    def _reweigh(self, token: str) -> tuple[bytearray, bytearray, bytearray]:
+        """A term's weights at the mean length sampled now (the index doubled since they were)."""
+        old = self._postings[token]
+        docs = np.frombuffer(old[0], dtype=_INT)
+        tf = np.frombuffer(old[1], dtype=_INT)
+        lengths = self._column(self._lengths, np.int64)
+        norms = length_norms(lengths[docs], self._sample_avgdl, self.k1, self.b)
+        weights = normed_weights(np.ones(1), tf, norms).astype(_WEIGHT)
+        posting = self._postings[token] = (old[0], old[1], bytearray(weights.tobytes()))
+        self._weighed_at[token] = self._sample
+        return posting
+
+    def speaker_words(self) -> frozenset[str]:
+        """Every word of every speaker's name."""
+        return frozenset(t for toks in self._speaker_tokens for t in toks)
+
+    def vocabulary(self) -> list[str]:
+        """Every term indexed."""
+        return list(self._postings)
+
+    def document_frequency(self, token: str) -> int:
+        """How many passages hold ``token``."""
+        posting = self._postings.get(token)
+        return len(posting[0]) // 4 if posting is not None else 0
+
+    def speakers_named(self, query_tokens: Iterable[str]) -> set[int]:
+        """The speakers (by number) whose whole name the query holds, in any case or one typo."""
+        held = set(query_tokens)
+        return {
+            code
+            for code, toks in enumerate(self._speaker_tokens)
+            if toks and all(t in held or any(_one_edit(t, h) for h in held) for t in toks)
+        }
+
+    def speaker_mask(self, codes: set[int]) -> npt.NDArray[np.bool_]:
+        """Which passages those speakers said."""
+        return np.isin(self._column(self._speaker_of, np.int64), sorted(codes))
+
+
+class MemoryIndex:
+    """What a context needs of one user that does not depend on the question."""
+
+    def __init__(self, head: Passport, evidence: EvidenceIndex | None = None) -> None:
+        self.evidence = evidence if evidence is not None else EvidenceIndex()
+        self.head = head
+        self.beliefs = BeliefIndex.of(head)
+
+    @classmethod
+    def of(cls, head: Passport, records: Iterable[TurnRecord]) -> MemoryIndex:
+        """An index of a head and the log's records, in log order."""
+        return cls(head, EvidenceIndex(records))
+
+    @classmethod
+    def of_document(cls, doc: dict[str, Any]) -> MemoryIndex:
+        """An index of a whole passport document (its log sections numbered in order)."""
+        head, rows = split(doc)
+        records = records_of((n, r.kind, r.item) for n, r in enumerate(rows, start=1))
+        return cls.of(Passport.from_dict(head), records)
+
+    def with_head(self, head: Passport) -> None:
+        """Take a newer head: its beliefs are rendered again, their words reused where unchanged."""
+        self.head = head
+        self.beliefs = BeliefIndex.of(head, known=self.beliefs.words())
+
+    def extend(self, records: Iterable[TurnRecord]) -> int:
+        """Add log records that came after the newest held; how many were added."""
+        return self.evidence.extend(records)
+
+    def approx_bytes(self) -> int:
+        """A rough size of the index, for a cache bounded in bytes."""
+        return self.evidence.approx_bytes() + self.beliefs.approx_bytes()
+
+    def word_weights(self, tokens: Iterable[str]) -> dict[str, float]:
+        """Each query word's weight for matching beliefs: rarer in the log, heavier.
+
+        A speaker's name weighs nothing: nearly every belief names its person, so a question
+        that names someone would otherwise match them all.
+        """
+        n = max(self.evidence.n_passages, 1)
+        names = self.evidence.speaker_words()
+        out = {}
+        for token in set(tokens):
+            df = self.evidence.document_frequency(token)
+            out[token] = 0.0 if token in names else float(idf(n, df))
+        return out

@@ -1,0 +1,125 @@
+"""A log row as context reads it: a turn, an observation or an episode, and who said what."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from app.domain.dates import SaidDate
+
+_SPACE_RE = re.compile(r"\s+")
+
+RecordKind = Literal["turn", "observation", "episode"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """One row of the log as context assembly reads it: a turn, an observation or an episode."""
+
+    id: str  # the log row's own id
+    turn_id: str | None  # the client's id of a turn: the provenance a context gives
+    speaker: str
+    text: str
+    ts: str | None  # event time, ISO 8601
+    session: str | None
+    dates: tuple[SaidDate, ...]  # relative dates resolved at ingest, in the order said
+    position: int  # order in the log
+    kind: RecordKind = "turn"
+    # The client ids of the turns it came from: a turn's own id; an observation's turns.
+    sources: tuple[str, ...] = ()
+    source: str | None = None  # the passport source (segment) it came from
+
+    @property
+    def turn_ids(self) -> tuple[str, ...]:
+        """The client ids of the turns behind this record."""
+        if self.kind == "turn":
+            return (self.turn_id,) if self.turn_id is not None else ()
+        return self.sources
+
+
+def record_of(
+    row_id: int,
+    kind: str,
+    item: Mapping[str, Any],
+    source_turns: Mapping[str, tuple[str, ...]] | None = None,
+) -> TurnRecord | None:
+    """A log row as a record to index (a source row, or an empty one, is not indexed).
+
+    An observation or episode that names no turns of its own takes its source's, from
+    ``source_turns`` (source id -> the client ids of its turns).
+    """
+    if kind == "turn":
+        text = item.get("text")
+        if not isinstance(text, str) or not text.strip():
+            return None
+        dates = tuple(
+            SaidDate(str(d.get("said", "")), str(d.get("day", "")))
+            for d in item.get("dates") or ()
+            if isinstance(d, Mapping)
+        )
+        turn_id = item.get("id")
+        session = item.get("session")
+        return TurnRecord(
+            id=str(row_id),
+            turn_id=str(turn_id) if turn_id is not None else None,
+            speaker=str(item.get("speaker") or ""),
+            text=text,
+            ts=_text_or_none(item.get("ts")),
+            session=str(session) if session is not None else None,
+            dates=dates,
+            position=row_id,
+            source=_text_or_none(item.get("source")),
+        )
+    if kind not in ("observation", "episode"):
+        return None
+    text = item.get("text") if kind == "observation" else item.get("summary")
+    if not isinstance(text, str) or not text.strip():
+        return None
+    ids = item.get("turn_ids")
+    if not isinstance(ids, list) and source_turns is not None:
+        ids = list(source_turns.get(str(item.get("source")), ()))
+    when = item.get("when") if kind == "observation" else None
+    return TurnRecord(
+        id=str(row_id),
+        turn_id=None,
+        speaker="",
+        text=text,
+        ts=_text_or_none(when) or _text_or_none(item.get("ts")),
+        session=None,
+        dates=(),
+        position=row_id,
+        kind="observation" if kind == "observation" else "episode",
+        sources=tuple(str(i) for i in ids) if isinstance(ids, list) else (),
+        source=_text_or_none(item.get("source")),
+    )
+
+
+def records_of(rows: Iterable[tuple[int, str, Mapping[str, Any]]]) -> list[TurnRecord]:
+    """Log rows (id, kind, item) in log order as records; source rows lend their turn ids."""
+    rows = list(rows)
+    source_turns: dict[str, tuple[str, ...]] = {}
+    for _, kind, item in rows:
+        if kind == "source" and isinstance(item.get("turn_ids"), list):
+            source_turns[str(item.get("id"))] = tuple(str(t) for t in item["turn_ids"])
+    return [
+        record
+        for row_id, kind, item in rows
+        if (record := record_of(row_id, kind, item, source_turns)) is not None
+    ]
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def said_digest(record: TurnRecord) -> tuple[int, int]:
+    """Who said what, case and spacing aside, as two signed 64-bit halves of a BLAKE2b digest."""
+    words = _SPACE_RE.sub(" ", record.text.strip().casefold())
+    digest = hashlib.blake2b(f"{record.speaker}\0{words}".encode(), digest_size=16).digest()
+    return (
+        int.from_bytes(digest[:8], "little", signed=True),
+        int.from_bytes(digest[8:], "little", signed=True),
+    )

@@ -1,0 +1,92 @@
+"""Query-ranked, budgeted context for one user: what GET /context renders.
+
+A context is two blocks within one character budget. First the beliefs that matter: a small core
+of facts always, then the facts, preferences and open loops the question's words match
+(``beliefs``), in at most ``BELIEF_SHARE`` of the budget. Then the memories BM25 ranks highest
+over the log (verbatim turns with their neighbours; observations and episode summaries where an
+extractor made them), in time order with date and speaker (``budget``). Whatever is left out is
+counted in the text. What does not depend on the question is held in a ``MemoryIndex``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.domain.context.beliefs import BeliefLine
+from app.domain.context.budget import Evidence, assemble
+from app.domain.context.index import MemoryIndex
+from app.domain.text import tokenize
+
+BELIEF_SHARE = 0.2
+BELIEFS_HEADER = "Beliefs:"
+MEMORIES_HEADER = "Memories:"
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """The selection ``build_context`` made, as text for a prompt or as JSON."""
+
+    query: str | None
+    budget_chars: int
+    beliefs: tuple[BeliefLine, ...]
+    beliefs_omitted: int
+    evidence: Evidence
+    text: str
+
+    def render_text(self) -> str:
+        """The context as compact text, at most ``budget_chars`` characters."""
+        return self.text
+
+    def to_json(self) -> dict[str, Any]:
+        """The same selection: beliefs with their sentence, memories with exact turn ids."""
+        return {
+            "query": self.query,
+            "budget_chars": self.budget_chars,
+            "chars": len(self.text),
+            "beliefs": [b.to_dict() for b in self.beliefs],
+            "beliefs_omitted": self.beliefs_omitted,
+            "memory_order": self.evidence.order,
+            "memories": [i.to_dict() for i in self.evidence.items],
+            "memories_omitted": self.evidence.omitted,
+        }
+
+
+def _beliefs_block(lines: list[BeliefLine], omitted: int) -> str:
+    if not lines:
+        return ""
+    out = [BELIEFS_HEADER, *(f"- {line.text}" for line in lines)]
+    if omitted:
+        out.append(f"(+{omitted} more beliefs not shown)")
+    return "\n".join(out)
+
+
+def build_context(
+    index: MemoryIndex,
+    q: str | None,
+    budget_chars: int,
+    *,
+    since: float | None = None,
+    until: float | None = None,
+) -> Context:
+    """Beliefs that matter for ``q``, then the memories that answer it, within the budget."""
+    budget = max(budget_chars, 0)
+    tokens = tokenize(q) if q else []
+    weights = index.word_weights(tokens)
+    # The note of what was left out must fit beside the lines: room is kept for it.
+    note_room = len("(+99999 more beliefs not shown)") + 1
+    room = int(budget * BELIEF_SHARE) - len(BELIEFS_HEADER) - 1 - note_room
+    lines, omitted = index.beliefs.choose(tokens, max(room, 0), weights)
+    block = _beliefs_block(lines, omitted)
+    if len(block) > budget:  # a budget too small for any belief with its header
+        lines, block = [], ""
+    # What is left goes to the memories, after a blank line and their header.
+    used = len(block) + 2 if block else 0
+    memory_room = budget - used - len(MEMORIES_HEADER) - 1
+    evidence = assemble(index.evidence, q, max(memory_room, 0), since=since, until=until)
+    parts = [block] if block else []
+    if evidence.items:
+        parts.append(f"{MEMORIES_HEADER}\n{evidence.text}")
+    text = "\n\n".join(parts)
+    assert len(text) <= budget, (len(text), budget)
+    return Context(q, budget_chars, tuple(lines), omitted if lines else 0, evidence, text)

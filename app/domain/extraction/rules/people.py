@@ -1,0 +1,124 @@
+"""Who a sentence is about, the keys beliefs about them get, and how claims are added."""
+
+from __future__ import annotations
+
+import re
+
+from app.domain.dates import iso_utc
+from app.domain.extraction.extractor import Extraction
+from app.domain.extraction.rules.view import GENERIC_SPEAKERS, MACHINE_SPEAKERS, Sentence, View
+from app.domain.keys import key_tokens, normalize_key, split_namespace
+from app.domain.passport import Belief, Entity, EntityType
+
+# --- people and keys ------------------------------------------------------------------------
+
+
+def is_subject(view: View, speaker: str) -> bool:
+    """Whether ``speaker`` (a display name) is the person the passport is about."""
+    name = speaker.strip().lower()
+    if view.subject is None:
+        return name == "user"
+    subject = view.subject.strip().lower()
+    return name == subject or name == subject.split(" ")[0]
+
+
+def is_person(view: View, speaker: str) -> bool:
+    """A speaker who can say things about themselves: the subject or anyone not a machine."""
+    return is_subject(view, speaker) or speaker.strip().lower() not in MACHINE_SPEAKERS
+
+
+def display_name(speaker: str) -> str:
+    """How a speaker is named in a third-person sentence: "Caroline", "the user"."""
+    lowered = speaker.strip().lower()
+    return f"the {lowered}" if lowered in GENERIC_SPEAKERS else speaker
+
+
+def _namespace(name: str) -> str:
+    first = re.findall(r"[^\W_]+(?:['-][^\W_]+)*", name.lower())
+    return re.sub(r"[^\w-]", "", first[0]) if first else ""
+
+
+def reuse_key(key: str, known: tuple[str, ...]) -> str:
+    """A known key naming the same thing as ``key`` (tier 0), else ``key`` itself."""
+    norm = normalize_key(key)
+    namespace, local = split_namespace(norm)
+    tokens = sorted(key_tokens(local))
+    synonyms = _SYNONYMS.get(local, ())
+    for candidate in known:
+        other_ns, other_local = split_namespace(normalize_key(candidate))
+        if other_ns != namespace:
+            continue
+        if sorted(key_tokens(other_local)) == tokens or other_local in synonyms:
+            return candidate
+    return key
+
+
+# Keys a client may already use for the same belief; reused instead of adding a twin.
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "location": ("city", "current_city", "current_location", "home_city", "lives_in", "residence"),
+    "occupation": ("job", "job_title", "profession"),
+    "employer": ("company", "works_at", "employer_name"),
+    "hometown": ("home_town", "town_of_origin"),
+    "home_country": ("country_of_origin", "nationality"),
+    "name": ("preferred_name",),
+    "spouse": ("husband", "wife"),
+}
+
+
+def belief_key(view: View, person: str, local: str) -> str:
+    """``local`` for the subject, ``firstname.local`` for anyone else; known keys reused."""
+    key = local if is_subject(view, person) else f"{_namespace(person)}.{local}"
+    return reuse_key(key, view.known_keys)
+
+
+def sentence_ts(sentence: Sentence) -> str | None:
+    """When a sentence was said, ``YYYY-MM-DDTHH:MM:SSZ``."""
+    return iso_utc(sentence.ts)
+
+
+def turn_id_of(view: View, turn: int) -> str | None:
+    """The client's id of the segment's ``turn``-th turn, if it has one."""
+    turns = view.segment.turns
+    return turns[turn].id if 0 <= turn < len(turns) else None
+
+
+def provenance(view: View, sentence: Sentence) -> dict[str, list[str]]:
+    """``{"turn_ids": [id]}`` of the turn a sentence is from, or nothing when it has no id."""
+    turn_id = turn_id_of(view, sentence.turn)
+    return {"turn_ids": [turn_id]} if turn_id else {}
+
+
+def add_belief(out: Extraction, section: str, belief: Belief) -> None:
+    """Append a belief; the same key and value said twice is kept once, at the higher confidence."""
+    beliefs: list[Belief] = getattr(out, section)
+    for existing in beliefs:
+        if existing.key == belief.key and _same(existing.value, belief.value):
+            if (belief.confidence or 0) > (existing.confidence or 0):
+                existing.confidence = belief.confidence
+            return
+    beliefs.append(belief)
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, str) and isinstance(b, str):
+        return a.casefold() == b.casefold()
+    return a == b
+
+
+def add_entity(out: Extraction, name: str, kind: EntityType, alias: str | None = None) -> None:
+    """Add an entity, or give a known one a type better than "other" and one more alias."""
+    if len(name) > 512:
+        return  # longer than the passport allows an entity name; the observation keeps it
+    if kind in ("place", "organization"):
+        # "the Red Cross" and "Red Cross" are one entity; entity_family drops "The" too.
+        name = re.sub(r"^[Tt]he\s+(?=\S)", "", name)
+    lowered = name.lower()
+    for entity in out.entities:
+        names = {entity.name.lower(), *(a.lower() for a in entity.aliases)}
+        if lowered in names:
+            if entity.type == "other" and kind != "other":
+                entity.type = kind
+            if alias and alias.lower() not in names:
+                entity.aliases.append(alias)
+            return
+    out.entities.append(Entity(name=name, type=kind, aliases=[alias] if alias else []))

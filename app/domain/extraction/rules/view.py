@@ -1,0 +1,143 @@
+"""What every rule family reads: a segment cut into sentences, with who said each and when."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from app.domain.dates import MONTHS, WEEKDAYS
+from app.domain.extraction.extractor import Extraction, ExtractionInput
+from app.domain.ingest import segment_time
+from app.domain.ingest.turns import Segment
+from app.domain.words import CHAT_STOPWORDS
+
+# Speakers that are machines: they never state facts about themselves.
+MACHINE_SPEAKERS = frozenset({"assistant", "system", "bot", "ai", "tool"})
+# Speaker names that name a role, not a person.
+GENERIC_SPEAKERS = MACHINE_SPEAKERS | {"user", "human"}
+
+CALENDAR_WORDS = frozenset(w.lower() for w in (*MONTHS, *WEEKDAYS))
+
+WORD_RE = re.compile(r"[^\W\d_]\w*(?:['-]\w+)*|\d+(?:[.,:/-]\d+)*")
+# No split after a title or a short form: "Dr. Lee", "St. Louis", "e.g. this".
+_SENTENCE_SPLIT_RE = re.compile(
+    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bvs\.)(?<!\be\.g\.)"
+    r"(?<!\bi\.e\.)(?<=[.!?…])\s+|\n+"
+)
+# Greetings and small talk carry no memory: they are stripped before sentences are scored.
+# Greetings go whatever follows; words like "great" or "no" only when punctuation follows, so
+# "Great Barrier Reef" and "No one came" survive.
+_GREETING = (
+    r"(?:hi|hey|hello|hiya|heya|yo|good (?:morning|afternoon|evening|night)|bye|goodbye|"
+    r"see (?:you|ya)(?: later| soon)?|take care|thanks(?: a lot| so much)?|"
+    r"thank you(?: so much)?|thx|cheers|lol|lmao|haha+|hehe|omg|"
+    r"how are you(?: doing)?|how's it going|what's up|how have you been|"
+    r"how (?:are|have) things(?: been)?|nice to (?:meet|see|hear from) you)\b"
+)
+_FILLER = (
+    r"(?:wow|oh|ah|aw+|ok|okay|cool|nice|great|awesome|amazing|sure|yes|yeah|yep|no|nope|same|"
+    r"i'm (?:good|fine|great|doing well)|not much|you too|me too|glad to hear(?: that)?|"
+    r"sounds good|that's (?:great|cool|nice|awesome|amazing))(?=\s*(?:[,!.?~:;]|$))"
+)
+_SMALL_TALK_RE = re.compile(rf"^(?:(?:{_GREETING}|{_FILLER})[\s,!.?:;~-]*)+", re.IGNORECASE)
+_TRAILING_FILLER_RE = re.compile(r"(?:[\s,]+(?:lol|lmao|haha+|hehe|xd|:\)|:d))+\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One sentence of one turn, with the display name of who said it."""
+
+    speaker: str
+    text: str
+    words: tuple[str, ...]  # lowercased tokens
+    small_talk: bool
+    ts: datetime | None = None  # when it was said: the turn's time, else the segment's
+    turn: int = 0  # which turn of the segment it belongs to: a turn's sentences share context
+
+
+@dataclass(slots=True)
+class View:
+    """What every pattern family reads: the segment, cut into sentences, with its time."""
+
+    segment: Segment
+    subject: str | None
+    known_keys: tuple[str, ...]
+    when: datetime | None
+    participants: list[str]
+    sentences: list[Sentence]
+    word_counts: Counter[str] = field(default_factory=Counter)
+
+
+PatternFamily = Callable[[View, Extraction], None]
+
+
+# --- the view -------------------------------------------------------------------------------
+
+
+def build_view(request: ExtractionInput) -> View:
+    segment = request.segment
+    speakers = [_speaker_name(t.kind, t.speaker, t.table, request.subject) for t in segment.turns]
+    participants = list(dict.fromkeys(speakers))
+    names = {w.lower() for p in participants for w in WORD_RE.findall(p)}
+    when = segment_time(segment, request.reference_ts)
+    sentences = [
+        sentence
+        for index, (who, turn) in enumerate(zip(speakers, segment.turns, strict=True))
+        for raw in _SENTENCE_SPLIT_RE.split(turn.text.replace("’", "'"))
+        if (sentence := _make_sentence(who, " ".join(raw.split()), names, turn.ts or when, index))
+        is not None
+    ]
+    view = View(
+        segment=segment,
+        subject=request.subject,
+        known_keys=request.known_keys,
+        when=when,
+        participants=participants,
+        sentences=sentences,
+    )
+    for sentence in sentences:
+        if not sentence.small_talk:
+            view.word_counts.update(w for w in sentence.words if _is_keyword(w, names))
+    return view
+
+
+def _make_sentence(
+    who: str, text: str, names: set[str], ts: datetime | None, turn: int
+) -> Sentence | None:
+    if not text:
+        return None
+    cleaned = _TRAILING_FILLER_RE.sub("", _SMALL_TALK_RE.sub("", text)).strip(" ,;:-")
+    tokens = WORD_RE.findall(cleaned)
+    content = [t for t in tokens if t.lower() not in CHAT_STOPWORDS and t.lower() not in names]
+    # "Hey Mel!" leaves only a name behind: still a greeting.
+    stripped = cleaned != text
+    small_talk = not content or (
+        stripped and len(content) <= 2 and all(t[0].isupper() for t in content)
+    )
+    words = tuple(t.lower().removesuffix("'s") for t in tokens)
+    if stripped:
+        cleaned = cleaned[:1].upper() + cleaned[1:]
+    return Sentence(who, cleaned if cleaned else text, words, small_talk, ts, turn)
+
+
+def _speaker_name(kind: str, speaker: str, table: str | None, subject: str | None) -> str:
+    if kind == "row":
+        return table or speaker or "rows"
+    # The passport is about its subject, so the default "user" author is that person.
+    if subject and speaker.strip().lower() == "user":
+        return subject
+    return speaker.strip() or "user"
+
+
+def _is_keyword(word: str, names: set[str]) -> bool:
+    # Numbers, two-letter words and the speakers' own names say little about the topic.
+    return (
+        len(word) > 2
+        and word not in CHAT_STOPWORDS
+        and word not in names
+        and word not in CALENDAR_WORDS
+        and not word[0].isdigit()
+    )
