@@ -75,7 +75,7 @@ def _collect_ms() -> float:
 
 def memory() -> list[str]:
     """Each index's retained bytes and estimate; full collections before and after them."""
-    from app.api.app import create_app
+    from app.main import create_app
     from app.settings import Settings
 
     create_app(Settings())  # what an API process has imported and made before it serves

@@ -469,6 +469,7 @@ def time_merge(n: int, seed: int, max_repeats: int, budget_s: float) -> MergeFig
 
 def time_request_steps(seed: int, repeats: int) -> dict[str, float]:
     """Median ms of the domain steps one 20-turn request costs the API and the worker."""
+    from app.domain.memory.log import source_of
     from app.services import ingest
     from app.settings import Settings
 
@@ -503,7 +504,7 @@ def time_request_steps(seed: int, repeats: int) -> dict[str, float]:
     def worker_extract() -> None:
         extract_rules(request)
 
-    source = ingest.source_of(segment, datetime(2030, 1, 1, tzinfo=UTC))
+    source = source_of(segment, datetime(2030, 1, 1, tzinfo=UTC))
 
     def worker_merge() -> None:
         old_doc = orjson.loads(small_doc)

@@ -2,8 +2,8 @@
 
 Each session is one job, as the worker runs it: ``prepare`` (normalise, prune, segment), the
 turns as log rows (``turn_rows``), segments already merged skipped by their source's identity,
-each new segment extracted, then ``app.services.jobs.merge_all`` applied through a ``LogDraft``
-seeded with the rows it may meet, exactly as ``app.services.jobs.finish`` does against Postgres.
+each new segment extracted, then ``app.services.running.merge_all`` applied through a ``LogDraft``
+seeded with the rows it may meet, exactly as ``app.services.running.finish`` does against Postgres.
 Only the storage differs: rows live in a list here. ``tests/integration/test_bench_pipeline.py``
 checks that both give the same passport.
 """
@@ -30,7 +30,7 @@ from app.domain.memory.log import (
 )
 from app.domain.passport import Passport
 from app.services.extraction import Work
-from app.services.jobs import merge_all
+from app.services.running import merge_all
 
 ExtractFn = Callable[[ExtractionInput], Awaitable[Extraction | None]]
 

@@ -133,7 +133,7 @@ def settings(database_url: str, test_servers: TestServers):  # type: ignore[no-u
 @pytest.fixture(scope="session")
 async def app(settings):  # type: ignore[no-untyped-def]
     """The ASGI app with its lifespan running."""
-    from app.api.app import create_app
+    from app.main import create_app
 
     application = create_app(settings)
     async with application.router.lifespan_context(application):

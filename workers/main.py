@@ -1,8 +1,7 @@
-"""The arq worker: thin jobs that carry ids only and call app.services."""
+"""The arq worker: thin jobs that carry ids only and call app.services, on the process's runtime."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 import time
@@ -15,14 +14,10 @@ from arq import Retry, cron
 from arq.worker import Function, Worker, check_health, func
 from redis.exceptions import RedisError
 
-from app.db.budget import TenantBudget
-from app.db.engine import create_engine, session_factory
-from app.db.queue import PROCESS_JOB, enqueuer, later_enqueuer, redis_settings
-from app.db.uow import UowFactory, uow_factory
-from app.llm.factory import make_client, make_extractor
+from app.db.queue import PROCESS_JOB, redis_settings
 from app.logging import configure_logging
-from app.services import ingest
-from app.services.extraction import Pipeline, extractor_name, uses_model
+from app.runtime import Runtime, close_worker_runtime, open_worker_runtime
+from app.services import processing
 from app.settings import Settings
 from app.startup import freeze_startup, thaw
 from workers import metrics
@@ -36,89 +31,41 @@ STOP_WAIT_SECONDS = 20
 
 
 async def startup(ctx: dict[str, Any]) -> None:
-    """Open the database engine and build the extractor once per worker process."""
-    settings: Settings = ctx["settings"]
-    ctx["engine"] = create_engine(
-        settings.require_database_url(), pool_size=settings.worker_max_jobs
-    )
-    ctx["sessions"] = session_factory(ctx["engine"])
-    ctx["enqueue"] = enqueuer(ctx["redis"], settings.queue_name)
-    ctx["enqueue_later"] = later_enqueuer(ctx["redis"], settings.queue_name)
-    # "llm_http_client" is only ever set by tests: it points the providers at a fake server.
-    ctx["extractor"] = make_extractor(
-        settings.extractor,
-        base_url=settings.llm_base_url,
-        timeout=settings.llm_timeout_seconds,
-        max_retries=settings.llm_max_retries,
-        http_client=ctx.get("llm_http_client"),
-    )
-    # Compaction (dedupe tier 3) talks to the same provider through a bare client.
-    ctx["llm_client"] = None
-    if uses_model(extractor_name(settings.extractor)):
-        ctx["llm_client"] = make_client(
-            settings.extractor,
-            base_url=settings.llm_base_url,
-            timeout=settings.llm_timeout_seconds,
-            max_retries=settings.llm_max_retries,
-            http_client=ctx.get("llm_http_client"),
-        )
-    # Shared by every job of this process: at most this many model calls at once.
-    ctx["llm_slots"] = asyncio.Semaphore(settings.llm_max_concurrency)
-    ctx["budget"] = TenantBudget(
+    """Open this worker process's runtime (database, extractor, budget) once."""
+    ctx["runtime"] = await open_worker_runtime(
+        ctx["settings"],
         ctx["redis"],
-        calls_per_minute=settings.tenant_calls_per_minute,
-        tokens_per_minute=settings.tenant_tokens_per_minute,
-        clock=ctx.get("budget_clock") or time.time,
+        llm_http_client=ctx.get("llm_http_client"),
+        budget_clock=ctx.get("budget_clock"),
     )
     # Started: what startup built stays out of the garbage collector's full passes.
     freeze_startup()
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
-    """Close the LLM clients and the engine."""
+    """Close the runtime: the LLM clients and the engine."""
     thaw()
-    for name in ("extractor", "llm_client"):
-        close = getattr(ctx.get(name), "aclose", None)
-        if close is not None:
-            await close()
-    engine = ctx.get("engine")
-    if engine is not None:
-        await engine.dispose()
+    runtime = ctx.get("runtime")
+    if runtime is not None:
+        await close_worker_runtime(runtime)
 
 
-def pipeline(ctx: dict[str, Any]) -> Pipeline:
-    """What the services extract with, from the worker's context."""
-    return Pipeline(
-        extractor=ctx["extractor"],
-        slots=ctx.get("llm_slots"),
-        budget=ctx.get("budget"),
-        enqueue_later=ctx.get("enqueue_later"),
-        llm_client=ctx.get("llm_client"),
-    )
-
-
-def units_of_work(ctx: dict[str, Any]) -> UowFactory:
-    """The unit-of-work factory the services run in, on the worker's sessions."""
-    return uow_factory(ctx["sessions"])
-
-
-async def process_ingest_job(ctx: dict[str, Any], tenant_id: str, job_id: str) -> str:
-    """Process one ingest job; an unexpected error puts it back for a later attempt."""
-    settings: Settings = ctx["settings"]
+async def process_job(ctx: dict[str, Any], tenant_id: str, job_id: str) -> str:
+    """Run one job by its kind; an unexpected error puts it back for a later attempt."""
+    runtime: Runtime = ctx["runtime"]
     tenant, job = uuid.UUID(tenant_id), uuid.UUID(job_id)
     started = time.perf_counter()
     # Every log line of this job, ours and the services', carries its ids.
     with structlog.contextvars.bound_contextvars(job_id=job_id, tenant_id=tenant_id):
         try:
-            outcome = await ingest.process_job(
-                units_of_work(ctx), tenant, job, settings, pipeline(ctx)
+            outcome = await processing.run_job(
+                runtime.uows, tenant, job, runtime.settings, runtime.worker_resources()
             )
         except Exception as exc:
             log.exception("job %s: unexpected error", job_id)
             metrics.record_job("retried", time.perf_counter() - started)
-            await ingest.release_for_retry(
-                units_of_work(ctx), tenant, job, f"{type(exc).__name__}: {exc}"
-            )
+            reason = f"{type(exc).__name__}: {exc}"
+            await processing.release_for_retry(runtime.uows, tenant, job, reason)
             raise Retry(defer=min(60, 2 ** ctx.get("job_try", 1))) from exc
         metrics.record_job(outcome.status, time.perf_counter() - started, outcome.usage)
         log.info("job %s: %s (version %s)", job_id, outcome.status, outcome.version)
@@ -127,10 +74,11 @@ async def process_ingest_job(ctx: dict[str, Any], tenant_id: str, job_id: str) -
 
 async def sweep_outbox(ctx: dict[str, Any]) -> int:
     """Re-enqueue jobs that Redis lost or whose worker died; forget payloads past retention."""
-    count = await ingest.sweep(units_of_work(ctx), ctx["enqueue"], ctx["settings"])
+    runtime: Runtime = ctx["runtime"]
+    count = await processing.sweep(runtime.uows, runtime.enqueue, runtime.settings)
     if count:
         log.info("sweeper re-enqueued %d jobs", count)
-    expired = await ingest.expire_payloads(units_of_work(ctx), ctx["settings"])
+    expired = await processing.expire_payloads(runtime.uows, runtime.settings)
     if expired:
         log.info("sweeper dropped the payloads of %d jobs past retention", expired)
     return count
@@ -145,7 +93,7 @@ def build_worker(
     """An arq Worker wired to our settings; the keyword arguments are seams for tests."""
     every = max(1, min(59, settings.sweep_interval_seconds))
     functions: list[Function] = [
-        func(process_ingest_job, name=PROCESS_JOB, max_tries=settings.job_max_attempts + 1)
+        func(process_job, name=PROCESS_JOB, max_tries=settings.job_max_attempts + 1)
     ]
     return Worker(
         functions=functions,

@@ -15,7 +15,8 @@ from fastapi.security.base import SecurityBase
 from app.api.schemas.jobs import JobOut, job_out
 from app.db.signals import JobSignals
 from app.db.uow import UowFactory
-from app.services import ingest, tenants
+from app.runtime import Runtime
+from app.services import jobs, tenants
 from app.services.errors import Forbidden, Unauthorized
 from app.services.views import JobView
 from app.settings import Settings
@@ -24,19 +25,29 @@ from app.settings import Settings
 USER_KEY_PATTERN = r"^[^\x00-\x1f\x7f]+$"
 
 
+def runtime_of(request: Request) -> Runtime:
+    """The runtime the app's lifespan opened (``app.main``): databases, queue, caches."""
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+# async, like every dependency here: FastAPI runs a plain def in a worker thread.
+async def get_runtime(request: Request) -> Runtime:
+    """The app's runtime."""
+    return runtime_of(request)
+
+
 async def get_settings(request: Request) -> Settings:
     """The Settings the app was built with."""
-    # async, like every dependency here: FastAPI runs a plain def in a worker thread.
-    settings: Settings = request.app.state.settings
-    return settings
+    return runtime_of(request).settings
 
 
 async def get_uows(request: Request) -> UowFactory:
     """The units of work the services run in: the app's sessions, jobs enqueued after commit."""
-    uows: UowFactory = request.app.state.uows
-    return uows
+    return runtime_of(request).uows
 
 
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 UowsDep = Annotated[UowFactory, Depends(get_uows)]
 
@@ -72,9 +83,9 @@ class TenantKey(SecurityBase):
         if scheme.lower() != "bearer" or not credentials.strip():
             raise Unauthorized(_NO_KEY)
         token = credentials.strip()
-        state = request.app.state
+        runtime = runtime_of(request)
         # No unit of work is opened on a key-cache hit: most requests then touch no ORM at all.
-        tenant_id = await tenants.authenticate(state.uows, token, state.key_cache)
+        tenant_id = await tenants.authenticate(runtime.uows, token, runtime.key_cache)
         if tenant_id is None:
             raise Unauthorized("unknown or revoked API key")
         # Every later log line of the request, and its access line, names the tenant.
@@ -115,8 +126,8 @@ Wait = Annotated[float, Query(ge=0, description="Seconds to wait for the job to 
 
 
 @dataclass(frozen=True)
-class Queue:
-    """What a route that queues a job needs: the tenant, its units of work, and how to answer."""
+class Accepting:
+    """How a route that queues a job answers: 202, or the job's end within ``?wait``."""
 
     tenant: uuid.UUID
     uows: UowFactory
@@ -125,11 +136,11 @@ class Queue:
     wait: float
     signals: JobSignals | None = None
 
-    async def reply(self, job: JobView) -> JobOut:
+    async def answer(self, job: JobView) -> JobOut:
         """The job as queued, or as it ended within ?wait: 202, or 200 once it ended; Location."""
         if self.wait > 0:
             seconds = min(self.wait, self.settings.ingest_wait_max_seconds)
-            job = await ingest.wait_for_job(job, self.uows, self.tenant, seconds, self.signals)
+            job = await jobs.wait_for_job(job, self.uows, self.tenant, seconds, self.signals)
         out = job_out(job)
         self.response.headers["Location"] = out.status_url
         if job.finished:
@@ -137,17 +148,11 @@ class Queue:
         return out
 
 
-async def get_queue(
-    tenant: TenantDep,
-    uows: UowsDep,
-    settings: SettingsDep,
-    request: Request,
-    response: Response,
-    wait: Wait = 0,
-) -> Queue:
-    """The tenant's queue as a route that accepts a job sees it, with the ?wait it was given."""
-    signals = getattr(request.app.state, "job_signals", None)
-    return Queue(tenant, uows, settings, response, wait, signals)
+async def get_accepting(
+    tenant: TenantDep, runtime: RuntimeDep, response: Response, wait: Wait = 0
+) -> Accepting:
+    """What a route that accepts a job answers with, for the ?wait it was given."""
+    return Accepting(tenant, runtime.uows, runtime.settings, response, wait, runtime.signals)
 
 
-QueueDep = Annotated[Queue, Depends(get_queue)]
+AcceptingDep = Annotated[Accepting, Depends(get_accepting)]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import os
 import secrets
@@ -36,16 +35,12 @@ def _resolve(settings: Settings, servers: EmbeddedServers, *, redis: bool) -> Se
 
 
 def _with_db(settings: Settings, work: Callable[[Any], Awaitable[T]]) -> T:
-    """Run an async function with a unit-of-work factory on the configured database."""
-    from app.db.engine import create_engine, session_factory
-    from app.db.uow import uow_factory
+    """Run an async function with the units of work of an admin runtime (the database only)."""
+    from app.runtime import admin_runtime
 
     async def runner() -> T:
-        engine = create_engine(settings.require_database_url(), pool_size=2)
-        try:
-            return await work(uow_factory(session_factory(engine)))
-        finally:
-            await engine.dispose()
+        async with admin_runtime(settings) as runtime:
+            return await work(runtime.uows)
 
     return asyncio.run(runner())
 
@@ -113,7 +108,7 @@ def cmd_keys_revoke(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_openapi(settings: Settings, args: argparse.Namespace) -> int:
     """Print the OpenAPI spec (no servers needed)."""
-    from app.api.app import create_app
+    from app.main import create_app
 
     spec = create_app(settings).openapi()
     print(json.dumps(spec, indent=2, sort_keys=True))
@@ -122,33 +117,15 @@ def cmd_openapi(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_api(settings: Settings, args: argparse.Namespace) -> int:
     """Serve the HTTP API with uvicorn."""
-    import uvicorn
+    from app.main import run_api
 
-    from app.api.app import create_app
-    from app.logging import configure_logging
-
-    configure_logging(settings)
-    app = create_app(settings)
-    # Everything made so far (modules, classes, the app) lives as long as the process: moved out
-    # of the collector's way, a full collection walks only what requests and caches made since
-    # (`python -m bench.context_check --memory` times a full pass with and without them).
-    gc.collect()
-    gc.freeze()
-    uvicorn.run(
-        app,
-        host=args.host or settings.host,
-        port=args.port or settings.port,
-        log_level=settings.log_level,
-        proxy_headers=True,
-        log_config=None,  # keep configure_logging's JSON handler
-        access_log=False,  # the app logs one access line per request, with its request id
-    )
+    run_api(settings, args.host or settings.host, args.port or settings.port)
     return 0
 
 
 def cmd_worker(settings: Settings, args: argparse.Namespace) -> int:
     """Run an arq worker that processes ingest jobs and sweeps the outbox."""
-    from workers.main import check_worker, run_worker
+    from app.main import check_worker, run_worker
 
     if args.check:
         return check_worker(settings)

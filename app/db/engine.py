@@ -43,6 +43,10 @@ def sync_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
 
 
+# The engine type, named here so the runtime can hold one without importing SQLAlchemy.
+Engine = AsyncEngine
+
+
 def create_engine(url: str, *, pool_size: int = 10, max_overflow: int | None = None) -> AsyncEngine:
     """An asyncpg engine (overflow: ``pool_size`` more unless given); JSON by orjson."""
     import orjson

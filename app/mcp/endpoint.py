@@ -13,6 +13,7 @@ from starlette.types import Receive, Scope, Send
 
 from app.api.deps import get_tenant
 from app.mcp.server import TENANT, build_server
+from app.settings import Settings
 
 PATH = "/mcp"
 
@@ -37,11 +38,11 @@ def mount(app: FastAPI) -> None:
 
 
 @asynccontextmanager
-async def serving(app: FastAPI) -> AsyncIterator[None]:
+async def serving(app: FastAPI, settings: Settings) -> AsyncIterator[None]:
     """Run the MCP server's session manager for as long as the app runs (in its lifespan)."""
     # Built here, not with the app: a session manager runs once, and an app's lifespan may run
     # more than once (tests start one per app they build).
-    app.state.mcp = build_server(app.state.settings)
+    app.state.mcp = build_server(settings)
     started, stop = asyncio.Event(), asyncio.Event()
 
     async def run() -> None:

@@ -22,10 +22,9 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
-from starlette.datastructures import State
 from starlette.requests import Request
 
-from app.api.deps import USER_KEY_PATTERN
+from app.api.deps import USER_KEY_PATTERN, runtime_of
 from app.api.problems import service_status
 from app.api.schemas.context import SearchResult, search_result
 from app.api.schemas.jobs import Accepted, JobOut, accepted_out, job_out
@@ -33,7 +32,8 @@ from app.api.schemas.records import reply_of
 from app.api.schemas.users import ForgottenOut
 from app.domain.dates import DateWindow
 from app.domain.ingest.payload import IngestPayload, TurnIn
-from app.services import context, forget, ingest, passports
+from app.runtime import Runtime
+from app.services import context, forget, ingest, jobs, passports
 from app.services.errors import NotFound, ServiceError
 from app.settings import Settings
 
@@ -66,16 +66,15 @@ READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 @dataclass(frozen=True)
 class Caller:
-    """Who calls (the tenant of the key the endpoint checked) and the app's shared state."""
+    """Who calls (the tenant of the key the endpoint checked) and the app's runtime."""
 
     tenant: uuid.UUID
-    state: State
+    runtime: Runtime
 
     @property
     def settings(self) -> Settings:
         """The app's settings."""
-        settings: Settings = self.state.settings
-        return settings
+        return self.runtime.settings
 
 
 def caller(ctx: Context) -> Caller:
@@ -85,7 +84,7 @@ def caller(ctx: Context) -> Caller:
     if not isinstance(request, Request) or not isinstance(tenant, uuid.UUID):
         # Only reachable when the server is run outside the endpoint that checks the key.
         raise ToolError("Unauthorized: send the key as 'Authorization: Bearer <key>'")
-    return Caller(tenant, request.app.state)
+    return Caller(tenant, runtime_of(request))
 
 
 def problem_words(exc: ServiceError) -> str:
@@ -145,7 +144,7 @@ async def remember(
     with refusals():
         payload = IngestPayload.model_validate({k: v for k, v in given.items() if v is not None})
         accepted = await ingest.accept(
-            who.state.uows,
+            who.runtime.uows,
             who.tenant,
             user,
             payload,
@@ -155,7 +154,7 @@ async def remember(
         job = accepted.job
         if wait > 0:
             seconds = min(wait, who.settings.ingest_wait_max_seconds)
-            job = await ingest.wait_for_job(job, who.state.uows, who.tenant, seconds)
+            job = await jobs.wait_for_job(job, who.runtime.uows, who.tenant, seconds)
     return accepted_out(job_out(job), accepted.plan)
 
 
@@ -170,14 +169,9 @@ async def recall(
     """The memory to put in your prompt: beliefs about the user, then the messages that answer."""
     who = caller(ctx)
     with refusals():
+        ask = context.ContextQuery(query or None, budget_chars)
         reply = await context.read_context(
-            who.state.read_uows,
-            who.state.context_cache,
-            who.state.context_results,
-            who.tenant,
-            user,
-            q=query or None,
-            budget_chars=budget_chars,
+            who.runtime.read_uows, who.runtime.caches, who.tenant, user, ask
         )
     return reply.body.decode()
 
@@ -192,7 +186,7 @@ async def search(
     who = caller(ctx)
     with refusals():
         index, stamp = await context.index_for(
-            who.state.read_uows, who.state.context_cache, who.tenant, user
+            who.runtime.read_uows, who.runtime.caches, who.tenant, user
         )
         hits = context.search_memories(index, query, limit, DateWindow())
     return search_result(stamp.version, hits)
@@ -200,7 +194,7 @@ async def search(
 
 async def head_of(who: Caller, user: str) -> dict[str, Any]:
     """The head of a user's passport now: what is believed, without the log."""
-    exported = await passports.export(who.state.read_uows, who.tenant, user, None, passports.HEAD)
+    exported = await passports.export(who.runtime.read_uows, who.tenant, user, None, passports.HEAD)
     doc: dict[str, Any] = orjson.loads(await exported.body())
     return doc
 
@@ -222,14 +216,11 @@ async def forget_turn(
     """Delete one of a user's messages for good, and what was derived only from it."""
     who = caller(ctx)
     with refusals():
+        every = who.settings.version_snapshot_every
+        target = forget.ForgetTarget(turn_id=turn_id)
         done = await forget.forget(
-            who.state.uows,
-            who.tenant,
-            user,
-            turn_id=turn_id,
-            snapshot_every=who.settings.version_snapshot_every,
+            who.runtime.uows, who.runtime.caches, who.tenant, user, target, every
         )
-    context.forget_cached(who.state.context_cache, who.state.context_results, who.tenant, user)
     return reply_of(ForgottenOut, done)
 
 
@@ -240,7 +231,7 @@ async def job_status(
     """Where an ingest job stands: queued, running, done or failed, and what it produced."""
     who = caller(ctx)
     with refusals():
-        return job_out(await ingest.get_job(who.state.uows, who.tenant, job_id))
+        return job_out(await jobs.get_job(who.runtime.uows, who.tenant, job_id))
 
 
 async def passport_resource(user: str, ctx: Context) -> str:

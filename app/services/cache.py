@@ -1,4 +1,4 @@
-"""In-process caches: parsed passports with their index (LRU by bytes) and API key lookups."""
+"""In-process caches: each user's index and recent context answers (LRU by bytes), API keys."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from threading import Lock
 from typing import Generic, TypeVar
+
+from app.db.repository import PassportStamp
+from app.domain.context import MemoryIndex
 
 V = TypeVar("V")
 
@@ -173,3 +177,47 @@ class ResultLRU:
             while self._bytes > self.max_bytes and self._items:
                 _, (evicted, _) = self._items.popitem(last=False)
                 self._bytes -= len(evicted) + 200
+
+
+@dataclass
+class HeldIndex:
+    """A user's index as this process holds it: at which version, epoch and creation."""
+
+    index: MemoryIndex
+    version: int
+    epoch: int
+    created_at: datetime
+
+    @property
+    def stamp(self) -> PassportStamp:
+        """The stamp of the passport this index is of."""
+        return PassportStamp(self.version, self.created_at)
+
+
+IndexCache = VersionedLRU[HeldIndex]
+
+
+@dataclass(frozen=True)
+class ContextCaches:
+    """What this process keeps of its users to read fast: their indexes and recent answers.
+
+    The service that forgets or deletes drops what it held (``forget``); other processes never
+    serve it again either, since their entries are keyed by the passport's stamp.
+    """
+
+    indexes: IndexCache
+    results: ResultLRU
+
+    @classmethod
+    def of_size(cls, max_bytes: int) -> ContextCaches:
+        """Caches within ``max_bytes`` for indexes, an eighth of it for answers."""
+        return cls(VersionedLRU(max_bytes), ResultLRU(max_bytes // 8))
+
+    def forget(self, tenant_id: uuid.UUID, user_key: str) -> None:
+        """Drop everything held of a user (after a delete or a forget)."""
+        self.indexes.drop(tenant_id, user_key)
+        self.forget_answers(tenant_id, user_key)
+
+    def forget_answers(self, tenant_id: uuid.UUID, user_key: str) -> None:
+        """Drop the answers built from a user's log (it was rewritten)."""
+        self.results.drop_where(lambda k: isinstance(k, tuple) and k[:2] == (tenant_id, user_key))

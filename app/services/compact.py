@@ -17,10 +17,11 @@ from app.domain.memory.merge import MergeReport, apply_key_merges
 from app.domain.passport import Passport
 from app.llm.errors import FatalProviderError, ProviderError, SegmentOutputError
 from app.llm.reconcile import MAX_SAMPLES, KeySample, Reconciliation, reconcile
-from app.services import jobs, passports
+from app.services import jobs, passports, running
+from app.services.claimed import ClaimedJob
 from app.services.errors import Conflict
 from app.services.extraction import extractor_name, new_usage, uses_model
-from app.services.jobs import Outcome
+from app.services.running import Outcome
 from app.services.views import JobView
 from app.settings import Settings
 
@@ -72,12 +73,13 @@ def _usage(calls: int, input_tokens: int, output_tokens: int) -> dict[str, int]:
     }
 
 
-async def run(claimed: jobs.Claimed) -> Outcome:
+async def run(claimed: ClaimedJob) -> Outcome:
     """Ask the model for key merges (no transaction open), then apply them under the row lock."""
-    uows, tenant_id, job, settings, pipeline = claimed
-    client = pipeline.llm_client
+    uows, tenant_id, job = claimed.uows, claimed.tenant_id, claimed.job
+    resources = claimed.resources
+    client = resources.llm_client
     if client is None:
-        return await jobs.fail(uows, tenant_id, job.id, NEEDS_LLM)
+        return await running.fail(uows, tenant_id, job.id, NEEDS_LLM)
     async with uows() as uow:
         row = await uow.tenant(tenant_id).passport(job.user_key)
     if row is None:
@@ -86,26 +88,24 @@ async def run(claimed: jobs.Claimed) -> Outcome:
     keys = key_samples(passport)
     rec = Reconciliation()
     if len(keys) >= 2:  # fewer: nothing to merge, and no call
-        async with pipeline.slots or asyncio.Semaphore(1):
-            if pipeline.budget is not None:
-                wait = await pipeline.budget.reserve_call(tenant_id)
+        async with resources.slots or asyncio.Semaphore(1):
+            if resources.budget is not None:
+                wait = await resources.budget.reserve_call(tenant_id)
                 if wait is not None:
-                    return await jobs.defer(
-                        uows, tenant_id, job, new_usage(), wait, pipeline.enqueue_later
-                    )
+                    return await running.defer(claimed, new_usage(), wait)
             try:
                 rec = await reconcile(client, keys, pending_pairs(passport))
             except FatalProviderError as exc:
-                return await jobs.fail(uows, tenant_id, job.id, f"compaction failed: {exc}")
+                return await running.fail(uows, tenant_id, job.id, f"compaction failed: {exc}")
             except SegmentOutputError as exc:
                 spent = _usage(exc.calls, exc.input_tokens, exc.output_tokens)
                 reason = f"compaction failed: {exc.reason}"
-                return await jobs.fail(uows, tenant_id, job.id, reason, spent)
+                return await running.fail(uows, tenant_id, job.id, reason, spent)
             except ProviderError as exc:  # transient, retries used up: the job can be retried
-                return await jobs.fail(uows, tenant_id, job.id, f"compaction failed: {exc}")
+                return await running.fail(uows, tenant_id, job.id, f"compaction failed: {exc}")
     usage = _usage(rec.calls, rec.input_tokens, rec.output_tokens)
-    if pipeline.budget is not None:
-        await pipeline.budget.charge_tokens(tenant_id, rec.input_tokens + rec.output_tokens)
+    if resources.budget is not None:
+        await resources.budget.charge_tokens(tenant_id, rec.input_tokens + rec.output_tokens)
 
     def edit(current: Passport, now: str, draft: LogDraft) -> MergeReport:
         return apply_key_merges(current, rec.merges, rejected=rec.rejected, now=now)
@@ -115,13 +115,7 @@ async def run(claimed: jobs.Claimed) -> Outcome:
         {"keep": m.keep, "drop": m.drop, "reason": m.reason, "refused": why}
         for m, why in rec.rejected
     ]
-    return await jobs.finish(
-        uows,
-        tenant_id,
-        job,
-        jobs.Edit(edit),
-        cause=KIND,
-        usage=usage,
-        settings=settings,
-        result={"keys": len(keys), "merges": merges, "rejected": rejected},
+    result = {"keys": len(keys), "merges": merges, "rejected": rejected}
+    return await running.finish(
+        claimed, running.Edit(edit), running.Ending(KIND, usage, result=result)
     )

@@ -6,9 +6,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import orjson
@@ -21,7 +19,7 @@ from app.domain.ids import sha256_hex
 from app.domain.memory.log import StoredRow
 from app.domain.passport import Passport
 from app.services import passports
-from app.services.cache import ResultLRU, VersionedLRU
+from app.services.cache import ContextCaches, HeldIndex
 from app.services.errors import NotFound, Unprocessable
 
 # The kinds of log rows a context ranks: what was said, and what an extractor made of it.
@@ -43,48 +41,33 @@ async def current_stamp(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -
     return await passports.fresh_stamp(uows, tenant_id, user_key)
 
 
-@dataclass
-class HeldIndex:
-    """A user's index as this process holds it: at which version, epoch and creation."""
-
-    index: MemoryIndex
-    version: int
-    epoch: int
-    created_at: datetime
-
-    @property
-    def stamp(self) -> PassportStamp:
-        """The stamp of the passport this index is of."""
-        return PassportStamp(self.version, self.created_at)
-
-
-IndexCache = VersionedLRU[HeldIndex]
+# One catch-up or build per user at a time in this process.
 _locks: dict[tuple[uuid.UUID, str], tuple[asyncio.Lock, int]] = {}
 
 
 async def index_for(
-    uows: UowFactory, cache: IndexCache, tenant_id: uuid.UUID, user_key: str
+    uows: UowFactory, caches: ContextCaches, tenant_id: uuid.UUID, user_key: str
 ) -> tuple[MemoryIndex, PassportStamp]:
     """The user's index as it is now: one small query when warm, NotFound if no user."""
     stamp = await current_stamp(uows, tenant_id, user_key)
-    return await index_at(uows, cache, tenant_id, user_key, stamp)
+    return await index_at(uows, caches, tenant_id, user_key, stamp)
 
 
 async def index_at(
     uows: UowFactory,
-    cache: IndexCache,
+    caches: ContextCaches,
     tenant_id: uuid.UUID,
     user_key: str,
     stamp: PassportStamp,
-    on_rewrite: Callable[[], None] | None = None,
 ) -> tuple[MemoryIndex, PassportStamp]:
     """The index at a stamp just read (or newer): grown by the rows added since it was held.
 
     Warm, nothing is read. After a write, the head and the rows added since the version held
     are read (two small queries) and the index grows by them. A user created again, or whose
-    log was rewritten (forget, reprocess, an import), is indexed from scratch; ``on_rewrite``
-    is then called, so caches of what the old log said can be dropped.
+    log was rewritten (forget, reprocess, an import), is indexed from scratch, and the answers
+    built from the old log are dropped.
     """
+    cache = caches.indexes
     held = cache.latest(tenant_id, user_key)
     if held is not None and held.stamp == stamp:
         return held.index, stamp
@@ -102,8 +85,7 @@ async def index_at(
                 if grown is not None:
                     cache.put(tenant_id, user_key, grown, grown, grown.index.approx_bytes())
                     return grown.index, grown.stamp
-                if on_rewrite is not None:
-                    on_rewrite()
+                caches.forget_answers(tenant_id, user_key)
             built = await _build(uows, tenant_id, user_key)
             cache.put(tenant_id, user_key, built, built, built.index.approx_bytes())
             return built.index, built.stamp
@@ -184,57 +166,49 @@ class ContextReply:
     not_modified: bool = False
 
 
+@dataclass(frozen=True)
+class ContextQuery:
+    """What a context read asks: the question, the budget, the format, the window, the ETag."""
+
+    q: str | None
+    budget_chars: int
+    fmt: str = "text"
+    since: str | None = None
+    until: str | None = None
+    if_none_match: str | None = None
+
+
 async def read_context(
     uows: UowFactory,
-    cache: IndexCache,
-    results: ResultLRU,
+    caches: ContextCaches,
     tenant_id: uuid.UUID,
     user_key: str,
-    *,
-    q: str | None,
-    budget_chars: int,
-    fmt: str = "text",
-    since: str | None = None,
-    until: str | None = None,
-    if_none_match: str | None = None,
+    ask: ContextQuery,
 ) -> ContextReply:
     """The budgeted context an agent puts in its prompt, as text or JSON (REST and MCP)."""
-    window = date_window(since, until)
+    window = date_window(ask.since, ask.until)
     # Warm, this one-row read is the only database work.
     stamp = await current_stamp(uows, tenant_id, user_key)
-    params = (q, budget_chars, fmt, since, until)
+    params = (ask.q, ask.budget_chars, ask.fmt, ask.since, ask.until)
     etag = context_etag(stamp, params)
-    if if_none_match is not None and etag in {t.strip() for t in if_none_match.split(",")}:
+    if ask.if_none_match is not None and etag in {t.strip() for t in ask.if_none_match.split(",")}:
         return ContextReply(b"", "", etag, stamp.version, not_modified=True)
     # The same read of the same passport gives the same bytes: agents repeat questions.
-    cached = results.get((tenant_id, user_key, etag))
+    cached = caches.results.get((tenant_id, user_key, etag))
     if cached is not None:
         return ContextReply(cached[0], cached[1], etag, stamp.version)
-
-    def forget_results() -> None:
-        # The log was rewritten (a turn forgotten): no answer built from it may be served.
-        results.drop_where(lambda k: isinstance(k, tuple) and k[:2] == (tenant_id, user_key))
-
-    index, built = await index_at(uows, cache, tenant_id, user_key, stamp, forget_results)
+    index, built = await index_at(uows, caches, tenant_id, user_key, stamp)
     if built != stamp:  # a newer version landed while the index caught up
         stamp = built
         etag = context_etag(stamp, params)
-    chosen = render(index, q, budget_chars, window)
-    if fmt == "json":
-        body = {"version": stamp.version, "budget_chars": budget_chars, **chosen.to_json()}
+    chosen = render(index, ask.q, ask.budget_chars, window)
+    if ask.fmt == "json":
+        body = {"version": stamp.version, "budget_chars": ask.budget_chars, **chosen.to_json()}
         reply = (orjson.dumps(body), "application/json")
     else:
         reply = (chosen.render_text().encode(), "text/plain; charset=utf-8")
-    results.put((tenant_id, user_key, etag), *reply)
+    caches.results.put((tenant_id, user_key, etag), *reply)
     return ContextReply(reply[0], reply[1], etag, stamp.version)
-
-
-def forget_cached(
-    cache: IndexCache, results: ResultLRU, tenant_id: uuid.UUID, user_key: str
-) -> None:
-    """Drop everything this process holds of a user (after a delete or a forget)."""
-    cache.drop(tenant_id, user_key)
-    results.drop_where(lambda k: isinstance(k, tuple) and k[:2] == (tenant_id, user_key))
 
 
 class IndexRefresher:
@@ -246,9 +220,9 @@ class IndexRefresher:
     not hold is left alone: building an index is the read's business.
     """
 
-    def __init__(self, uows: UowFactory, cache: IndexCache) -> None:
+    def __init__(self, uows: UowFactory, caches: ContextCaches) -> None:
         self._uows = uows
-        self._cache = cache
+        self._caches = caches
         self._queue: asyncio.Queue[tuple[uuid.UUID, str]] = asyncio.Queue()
         self._queued: set[tuple[uuid.UUID, str]] = set()
         self._task: asyncio.Task[None] | None = None
@@ -256,7 +230,7 @@ class IndexRefresher:
     def note(self, tenant_id: uuid.UUID, user_key: str) -> None:
         """A write to this user's passport was committed."""
         key = (tenant_id, user_key)
-        if key in self._queued or self._cache.peek(tenant_id, user_key) is None:
+        if key in self._queued or self._caches.indexes.peek(tenant_id, user_key) is None:
             return
         self._queued.add(key)
         self._queue.put_nowait(key)
@@ -277,8 +251,8 @@ class IndexRefresher:
             key = await self._queue.get()
             self._queued.discard(key)
             try:
-                await index_for(self._uows, self._cache, *key)
+                await index_for(self._uows, self._caches, *key)
             except NotFound:
-                self._cache.drop(*key)  # deleted meanwhile
+                self._caches.indexes.drop(*key)  # deleted meanwhile
             except Exception as exc:  # the next read catches up itself
                 log.warning("index catch-up failed: %s", exc)

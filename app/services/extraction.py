@@ -16,19 +16,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from app.db.budget import TenantBudget
 from app.db.engine import DatabaseError
-from app.db.queue import EnqueueLater
-from app.db.uow import UowFactory
 from app.domain.dates import iso_utc
-from app.domain.extraction.extractor import Extraction, ExtractionInput, Extractor
+from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.ids import sha256_hex
 from app.domain.ingest import segment_time
 from app.domain.ingest.turns import Segment
 from app.llm.errors import FatalProviderError, SegmentOutputError
 from app.llm.factory import parse_spec
 from app.llm.prompt import PROMPT_VERSION
-from app.llm.structured import StructuredClient
+from app.services.claimed import ClaimedJob, WorkerResources
 
 log = logging.getLogger(__name__)
 
@@ -55,17 +52,6 @@ def new_usage() -> dict[str, int]:
 def add_usage(total: dict[str, int], more: dict[str, int]) -> dict[str, int]:
     """The sum of two usage dicts (missing counters count as zero)."""
     return {k: int(total.get(k, 0)) + int(more.get(k, 0)) for k in USAGE_KEYS}
-
-
-@dataclass
-class Pipeline:
-    """What a worker process lends every job: built once at start-up, closed at shutdown."""
-
-    extractor: Extractor
-    slots: asyncio.Semaphore | None = None  # model calls at once, shared by all jobs
-    budget: TenantBudget | None = None
-    enqueue_later: EnqueueLater | None = None
-    llm_client: StructuredClient | None = None  # for compaction; None with the rule extractor
 
 
 @dataclass(frozen=True)
@@ -96,130 +82,149 @@ def cache_key(work: Work, known_keys: Sequence[str], extractor: str) -> str:
     return sha256_hex(parts)
 
 
-async def extract_all(
-    uows: UowFactory,
-    tenant_id: uuid.UUID,
-    user_key: str,
-    works: Sequence[Work],
-    known_keys: Sequence[str],
-    pipeline: Pipeline,
-    *,
-    max_concurrency: int,
-    heartbeat: Callable[[int], Awaitable[None]],
-    heartbeat_seconds: float,
-) -> Extracted:
-    """Extract every segment (cache, budget, bounded concurrency); never raises provider errors."""
-    extractor = pipeline.extractor
-    model = uses_model(extractor.name)
-    out = Extracted()
-    results: list[Extraction | None] = [None] * len(works)
-    failed: dict[int, dict[str, str]] = {}
-    keys = [cache_key(w, known_keys, extractor.name) for w in works] if model else []
-    if keys:
-        async with uows() as uow:
-            cached = await uow.tenant(tenant_id).cached_extractions(keys)
-        for index, key in enumerate(keys):
+class _Run:
+    """One job's extraction: cached results first, then calls under the slots and the budget."""
+
+    def __init__(self, claimed: ClaimedJob, works: Sequence[Work], known_keys: Sequence[str]):
+        self.claimed = claimed
+        self.works = works
+        self.known_keys = tuple(known_keys)
+        self.extractor = claimed.resources.extractor
+        self.model = uses_model(self.extractor.name)
+        self.out = Extracted()
+        self.results: list[Extraction | None] = [None] * len(works)
+        self.failed: dict[int, dict[str, str]] = {}
+        self.keys = (
+            [cache_key(w, known_keys, self.extractor.name) for w in works] if self.model else []
+        )
+        # The rule extractor goes one segment at a time: it never awaits, and taking turns on
+        # the semaphore is what lets the heartbeat run between segments.
+        resources, limit = claimed.resources, claimed.settings.llm_max_concurrency
+        self.slots = (
+            (resources.slots or asyncio.Semaphore(limit)) if self.model else asyncio.Semaphore(1)
+        )
+        self.finished = 0
+
+    async def load_cached(self) -> None:
+        """Take what the cache holds for these segments: no call for them."""
+        if not self.keys:
+            return
+        claimed = self.claimed
+        async with claimed.uows() as uow:
+            cached = await uow.tenant(claimed.tenant_id).cached_extractions(self.keys)
+        for index, key in enumerate(self.keys):
             if key in cached:
-                results[index] = Extraction.from_items_dict(cached[key].output)
-                out.usage["cache_hits"] += 1
-    # The rule extractor goes one segment at a time: it never awaits, and taking turns on the
-    # semaphore is what lets the heartbeat run between segments.
-    slots = (
-        (pipeline.slots or asyncio.Semaphore(max_concurrency)) if model else asyncio.Semaphore(1)
-    )
-    finished = sum(r is not None for r in results)
+                self.results[index] = Extraction.from_items_dict(cached[key].output)
+                self.out.usage["cache_hits"] += 1
+        self.finished = sum(r is not None for r in self.results)
 
-    def count(calls: int, input_tokens: int, output_tokens: int) -> None:
-        out.usage["calls"] += calls
-        out.usage["input_tokens"] += input_tokens
-        out.usage["output_tokens"] += output_tokens
+    def count(self, calls: int, input_tokens: int, output_tokens: int) -> None:
+        """Add a call's usage to the job's."""
+        self.out.usage["calls"] += calls
+        self.out.usage["input_tokens"] += input_tokens
+        self.out.usage["output_tokens"] += output_tokens
 
-    async def one(index: int) -> None:
-        nonlocal finished
-        work = works[index]
+    def fail_segment(self, index: int, reason: str) -> None:
+        """Record a segment that gave nothing; the job goes on with the others."""
+        self.failed[index] = {"segment": self.works[index].segment.id, "error": reason}
+        self.finished += 1
+
+    async def one(self, index: int) -> None:
+        """Extract one segment, unless the job has stopped (a fatal error, a spent budget)."""
+        work, claimed, out = self.works[index], self.claimed, self.out
+        resources, tenant_id = claimed.resources, claimed.tenant_id
         request = ExtractionInput(
             segment=work.segment,
             subject=work.subject,
-            known_keys=tuple(known_keys),
+            known_keys=self.known_keys,
             reference_ts=work.reference_ts,
         )
-        async with slots:
+        async with self.slots:
             if out.fatal is not None or out.defer_seconds is not None:
                 return  # the job stops: make no more calls
-            if model and pipeline.budget is not None:
-                wait = await pipeline.budget.reserve_call(tenant_id)
+            if self.model and resources.budget is not None:
+                wait = await resources.budget.reserve_call(tenant_id)
                 if wait is not None:
                     out.defer_seconds = wait
                     return
             try:
-                extraction = await extractor.extract(request)
+                extraction = await self.extractor.extract(request)
             except FatalProviderError as exc:
                 out.fatal = out.fatal or exc.reason
                 return
             except SegmentOutputError as exc:
-                count(exc.calls, exc.input_tokens, exc.output_tokens)
-                await _charge(pipeline, tenant_id, exc.input_tokens + exc.output_tokens)
-                failed[index] = {"segment": work.segment.id, "error": exc.reason}
-                finished += 1
+                self.count(exc.calls, exc.input_tokens, exc.output_tokens)
+                await _charge(resources, tenant_id, exc.input_tokens + exc.output_tokens)
+                self.fail_segment(index, exc.reason)
                 return
             except Exception as exc:  # retries used up (TransientProviderError), or a bug
                 log.warning("segment %s failed: %s", work.segment.id, exc)
-                reason = f"{type(exc).__name__}: {exc}"
-                failed[index] = {"segment": work.segment.id, "error": reason}
-                finished += 1
+                self.fail_segment(index, f"{type(exc).__name__}: {exc}")
                 return
-        count(extraction.calls, extraction.input_tokens, extraction.output_tokens)
-        await _charge(pipeline, tenant_id, extraction.input_tokens + extraction.output_tokens)
-        if model:
-            await _store(uows, tenant_id, user_key, keys[index], work, extractor.name, extraction)
-        results[index] = extraction
-        finished += 1
+        self.count(extraction.calls, extraction.input_tokens, extraction.output_tokens)
+        await _charge(resources, tenant_id, extraction.input_tokens + extraction.output_tokens)
+        if self.model:
+            await _store(claimed, self.keys[index], work, self.extractor.name, extraction)
+        self.results[index] = extraction
+        self.finished += 1
 
-    async def beat() -> None:
+    async def beat(self, heartbeat: Heartbeat, seconds: float) -> None:
+        """Report progress every ``seconds`` until cancelled: the sweeper leaves the job alone."""
         while True:
-            await asyncio.sleep(heartbeat_seconds)
+            await asyncio.sleep(seconds)
             try:
-                await heartbeat(finished)
+                await heartbeat(self.finished)
             except DatabaseError as exc:
                 log.warning("heartbeat failed: %s", exc)
 
-    beating = asyncio.create_task(beat())
+    def extracted(self) -> Extracted:
+        """The results in segment order, and the failures."""
+        self.out.done = [(self.works[i], r) for i, r in enumerate(self.results) if r is not None]
+        self.out.failures = [self.failed[i] for i in sorted(self.failed)]
+        return self.out
+
+
+Heartbeat = Callable[[int], Awaitable[None]]
+
+
+async def extract_all(
+    claimed: ClaimedJob, works: Sequence[Work], known_keys: Sequence[str], heartbeat: Heartbeat
+) -> Extracted:
+    """Extract every segment (cache, budget, bounded concurrency); never raises provider errors.
+
+    ``heartbeat`` is called with how many segments are done, every third of the stale limit.
+    """
+    run = _Run(claimed, works, known_keys)
+    await run.load_cached()
+    beating = asyncio.create_task(run.beat(heartbeat, claimed.settings.job_stale_seconds / 3))
     try:
         async with asyncio.TaskGroup() as group:
-            for index, result in enumerate(results):
+            for index, result in enumerate(run.results):
                 if result is None:
-                    group.create_task(one(index))
+                    group.create_task(run.one(index))
     except ExceptionGroup as group_error:
         # Unexpected (Redis or the database went away): the caller's retry path takes over.
         raise group_error.exceptions[0] from group_error
     finally:
         beating.cancel()
-    out.done = [(works[i], r) for i, r in enumerate(results) if r is not None]
-    out.failures = [failed[i] for i in sorted(failed)]
-    return out
+    return run.extracted()
 
 
-async def _charge(pipeline: Pipeline, tenant_id: uuid.UUID, tokens: int) -> None:
-    if pipeline.budget is not None:
-        await pipeline.budget.charge_tokens(tenant_id, tokens)
+async def _charge(resources: WorkerResources, tenant_id: uuid.UUID, tokens: int) -> None:
+    if resources.budget is not None:
+        await resources.budget.charge_tokens(tenant_id, tokens)
 
 
 async def _store(
-    uows: UowFactory,
-    tenant_id: uuid.UUID,
-    user_key: str,
-    key: str,
-    work: Work,
-    extractor: str,
-    extraction: Extraction,
+    claimed: ClaimedJob, key: str, work: Work, extractor: str, extraction: Extraction
 ) -> None:
     # Its own short transaction, right after the call: a job that is deferred, crashes or is
     # cancelled later still keeps what it paid for.
     try:
-        async with uows() as uow:
-            await uow.tenant(tenant_id).cache_extraction(
+        async with claimed.uows() as uow:
+            await uow.tenant(claimed.tenant_id).cache_extraction(
                 key,
-                user_key,
+                claimed.user_key,
                 work.segment.id,
                 extractor,
                 extraction.items_dict(),

@@ -65,16 +65,9 @@ async def write_facts(
         change = draft.collect(passport, spill=HEAD_CAPS)
         version = row.version
         if report.changed:
-            version = await passports.record_version(
-                repo,
-                user_key,
-                old_head=row.doc,
-                new_head=passport.to_dict(),
-                change=change,
-                old_version=row.version,
-                cause="facts",
-                now=now,
-                snapshot_every=snapshot_every,
+            new = passports.NewVersion(
+                row.doc, passport.to_dict(), row.version, "facts", now, change
             )
+            version = await passports.record_version(repo, user_key, new, snapshot_every)
         await uow.commit()
     return FactsResult(version=version, changed=report.changed, summary=report.summary())

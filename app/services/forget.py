@@ -4,8 +4,8 @@ One transaction under the passport's row lock: the turn rows and every row deriv
 deleted; the head loses what was derived from them; every stored version from the one that added
 the turns is rewritten without it; stored job payloads lose the turns; extractions cached for
 their segments are dropped; a new version records that something was forgotten (how much, never
-what). The caller drops what this process caches; other processes see the log's new epoch and
-build the user's index again.
+what). What this process caches of the user goes after the commit; other processes see the
+log's new epoch and build the user's index again.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from app.domain.memory import delta
 from app.domain.memory.forget import WITHHELD, Forgetting, entity_candidates, payload_without
 from app.domain.memory.log import StoredRow
 from app.services import passports
+from app.services.cache import ContextCaches
 from app.services.errors import NotFound
 
 # How much of a forgotten text, as JSON writes it, is looked for in stored payloads: enough to
@@ -55,16 +56,36 @@ class Forgotten:
         }
 
 
+@dataclass(frozen=True)
+class ForgetTarget:
+    """What to forget: the turns a client id names, or every turn of a source."""
+
+    turn_id: str | None = None
+    source: str | None = None
+
+
 async def forget(
     uows: UowFactory,
+    caches: ContextCaches,
     tenant_id: uuid.UUID,
     user_key: str,
-    *,
-    turn_id: str | None = None,
-    source: str | None = None,
+    target: ForgetTarget,
     snapshot_every: int,
 ) -> Forgotten:
     """Hard-delete the turns with this client id (or of this source) and what came of them."""
+    done = await _forget(uows, tenant_id, user_key, target, snapshot_every)
+    caches.forget(tenant_id, user_key)
+    return done
+
+
+async def _forget(
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    target: ForgetTarget,
+    snapshot_every: int,
+) -> Forgotten:
+    turn_id, source = target.turn_id, target.source
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(user_key, lock=True)
@@ -104,18 +125,16 @@ async def forget(
             cached_extractions=cached,
         )
         now = datetime.now(UTC)
-        await passports.record_version(
-            repo,
-            user_key,
-            old_head=head,
-            new_head=head,
-            old_version=row.version,
-            cause="forget",
-            now=now,
-            snapshot_every=snapshot_every,
+        new = passports.NewVersion(
+            head,
+            head,
+            row.version,
+            "forget",
+            now,
             new_epoch=True,
             extra_summary={"forgotten": done.summary()},
         )
+        await passports.record_version(repo, user_key, new, snapshot_every)
         await uow.commit()
     return done
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -28,6 +28,7 @@ from app.domain.memory.log import (
 )
 from app.domain.passport import Passport, PassportError, sozograph_item, sozograph_value
 from app.domain.storable import json_problem, storable
+from app.services.cache import ContextCaches
 from app.services.errors import NotFound, PreconditionFailed, Unprocessable
 
 T = TypeVar("T")
@@ -349,36 +350,39 @@ def summary_of(
     return out
 
 
+@dataclass(frozen=True)
+class NewVersion:
+    """One change to a passport, to be written as its next version."""
+
+    old_head: dict[str, Any]
+    new_head: dict[str, Any]
+    old_version: int
+    cause: str  # job kind, import, facts, forget
+    now: datetime
+    change: LogChange = field(default_factory=LogChange)
+    removed_kinds: dict[int, str] = field(default_factory=dict)  # removed row id -> its kind
+    job_id: uuid.UUID | None = None
+    new_epoch: bool = False  # rows were rewritten: caches of this user start over
+    extra_summary: dict[str, Any] = field(default_factory=dict)
+
+
 async def record_version(
-    repo: TenantRepository,
-    user_key: str,
-    *,
-    old_head: dict[str, Any],
-    new_head: dict[str, Any],
-    old_version: int,
-    cause: str,
-    now: datetime,
-    snapshot_every: int,
-    change: LogChange | None = None,
-    removed_kinds: dict[int, str] | None = None,
-    job_id: uuid.UUID | None = None,
-    new_epoch: bool = False,
-    extra_summary: dict[str, Any] | None = None,
+    repo: TenantRepository, user_key: str, new: NewVersion, snapshot_every: int
 ) -> int:
     """Write a new version: the head, its log rows, and the version row (caller holds the lock).
 
     The cost is what changed: the head (the size of what is believed now) and the new rows,
     never the history.
     """
-    version = old_version + 1
-    change = change or LogChange()
-    new_head = with_sections(new_head, change)
-    added = await repo.add_rows(user_key, change.added, version, job_id)
+    old_head, change, now = new.old_head, new.change, new.now
+    version = new.old_version + 1
+    new_head = with_sections(new.new_head, change)
+    added = await repo.add_rows(user_key, change.added, version, new.job_id)
     await repo.remove_rows(user_key, change.removed, version)
     head_delta = delta.diff(old_head, new_head)
     snapshot = new_head if snapshot_every > 0 and version % snapshot_every == 0 else None
     await repo.save_passport(
-        user_key, new_head, version, now, new_epoch=new_epoch or bool(change.removed)
+        user_key, new_head, version, now, new_epoch=new.new_epoch or bool(change.removed)
     )
     await repo.add_version(
         PassportVersion(
@@ -387,13 +391,13 @@ async def record_version(
             delta=head_delta,
             snapshot=snapshot,
             summary={
-                **summary_of(old_head, head_delta, change, removed_kinds or {}),
-                **(extra_summary or {}),
+                **summary_of(old_head, head_delta, change, new.removed_kinds),
+                **new.extra_summary,
             },
             rows_added=added,
             rows_removed=list(change.removed),
-            cause=cause,
-            job_id=job_id,
+            cause=new.cause,
+            job_id=new.job_id,
             created_at=now,
         )
     )
@@ -475,28 +479,24 @@ async def _put(
     if new_head == row.doc and not change:
         await uow.commit()
         return WriteResult(user_key, row.version, created, changed=created)
-    version = await record_version(
-        repo,
-        user_key,
-        old_head=row.doc,
-        new_head=new_head,
-        old_version=row.version,
-        cause="import",
-        now=now,
-        snapshot_every=snapshot_every,
-        change=change,
-        removed_kinds={r.id: r.kind for r in live},
-    )
+    kinds = {r.id: r.kind for r in live}
+    new = NewVersion(row.doc, new_head, row.version, "import", now, change, kinds)
+    version = await record_version(repo, user_key, new, snapshot_every)
     await uow.commit()
     return WriteResult(user_key, version, created, changed=True)
 
 
-async def delete_user(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> None:
-    """Hard-delete a user's passport, log, versions, jobs and stored payloads."""
+async def delete_user(
+    uows: UowFactory, caches: ContextCaches, tenant_id: uuid.UUID, user_key: str
+) -> None:
+    """Hard-delete a user's passport, log, versions, jobs and payloads, and what is cached of it."""
     async with uows() as uow:
         if not await uow.tenant(tenant_id).delete_user(user_key):
             raise NotFound(f"no user {user_key!r}")
         await uow.commit()
+    # Frees the memory here at once; other processes never serve it again either, because
+    # their caches are keyed by the passport's stamp, which a re-created user does not share.
+    caches.forget(tenant_id, user_key)
 
 
 async def list_users(

@@ -19,10 +19,11 @@ from app.domain.ingest.segmentation import refiled, untimed_ids
 from app.domain.memory.log import LogDraft
 from app.domain.memory.merge import MergeReport, remove_sources
 from app.domain.passport import Passport
-from app.services import jobs
+from app.services import ingest, jobs, running
+from app.services.claimed import ClaimedJob
 from app.services.errors import Unprocessable
 from app.services.extraction import Work
-from app.services.jobs import Outcome
+from app.services.running import Outcome
 from app.services.views import JobView
 from app.settings import Settings
 
@@ -47,7 +48,7 @@ def works_of(sources: Sequence[IngestJob], settings: Settings) -> tuple[list[Wor
     for source in sources:
         try:
             payload = IngestPayload.model_validate(source.payload)
-            segments = jobs.segments_of(payload, settings)
+            segments = ingest.segments_of(payload, settings)
         except (Unprocessable, ValueError):
             unusable += 1  # its items stay as they are
             continue
@@ -58,50 +59,46 @@ def works_of(sources: Sequence[IngestJob], settings: Settings) -> tuple[list[Wor
     return works, unusable
 
 
-async def run(claimed: jobs.Claimed) -> Outcome:
+async def run(claimed: ClaimedJob) -> Outcome:
     """Extract every stored segment again (the cache applies), then rebuild under the row lock."""
-    uows, tenant_id, job, settings, pipeline = claimed
+    uows, tenant_id, job = claimed.uows, claimed.tenant_id, claimed.job
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(job.user_key)
         sources = await repo.stored_ingest_jobs(job.user_key)
     if row is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
-    works, unusable = works_of(sources, settings)
+    works, unusable = works_of(sources, claimed.settings)
     async with uows() as uow:
         filed = await uow.tenant(tenant_id).sources_of_turns(
             job.user_key, untimed_ids([w.segment for w in works])
         )
     moved = refiled([w.segment for w in works], filed)
     works = [dataclasses.replace(w, segment=s) for w, s in zip(works, moved, strict=True)]
-    await jobs.progress(uows, tenant_id, job.id, 0, total=len(works))
+    await running.progress(uows, tenant_id, job.id, 0, total=len(works))
     # The current keys, so the fresh extractions reuse them (dedupe tier 0) and keys stay stable.
     known = Passport.from_dict(row.doc).known_keys()
-    extracted = await jobs.extract(uows, tenant_id, job, works, known, settings, pipeline)
+    extracted = await running.extract(claimed, works, known)
+    result = {"jobs_reprocessed": len(sources) - unusable, "jobs_unusable": unusable}
+    settled = running.settle(extracted, cause=KIND, total=len(works), result=result)
+    if settled is None:
+        return await running.stop(claimed, extracted)
+    return await running.finish(claimed, rebuild(settled.done), settled.ending)
 
-    def build(done: Sequence[tuple[Work, Extraction]]) -> jobs.Edit:
-        merge = jobs.merge_all(done)
-        # Only segments extracted again lose their old items: a failed one keeps what it had.
-        redone = frozenset(work.segment.id for work, _ in done)
 
-        def rebuild(passport: Passport, now: str, draft: LogDraft) -> MergeReport:
-            removed = remove_sources(passport, set(redone))
-            report = merge.apply(passport, now, draft)
-            report.bump("items_removed", removed)
-            report.changed |= removed > 0
-            return report
+def rebuild(done: Sequence[tuple[Work, Extraction]]) -> running.Edit:
+    """The fresh extractions merged in order, after what their segments gave before is removed.
 
-        return jobs.Edit(rebuild, merge.hashes, redone)
+    Only segments extracted again lose their old items: a failed one keeps what it had.
+    """
+    merge = running.merge_all(done)
+    redone = frozenset(work.segment.id for work, _ in done)
 
-    return await jobs.conclude(
-        uows,
-        tenant_id,
-        job,
-        extracted,
-        build,
-        cause=KIND,
-        total=len(works),
-        settings=settings,
-        enqueue_later=pipeline.enqueue_later,
-        result={"jobs_reprocessed": len(sources) - unusable, "jobs_unusable": unusable},
-    )
+    def apply(passport: Passport, now: str, draft: LogDraft) -> MergeReport:
+        removed = remove_sources(passport, set(redone))
+        report = merge.apply(passport, now, draft)
+        report.bump("items_removed", removed)
+        report.changed |= removed > 0
+        return report
+
+    return running.Edit(apply, merge.hashes, redone)

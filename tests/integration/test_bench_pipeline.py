@@ -14,8 +14,8 @@ from app.db.models import Tenant
 from app.db.uow import uow_factory
 from app.domain.extraction.rules import RuleExtractor
 from app.domain.ingest.payload import IngestPayload
-from app.services import ingest, passports
-from app.services.extraction import Pipeline
+from app.services import ingest, passports, processing
+from app.services.claimed import WorkerResources
 from bench.ingest import user_sessions
 from bench.pipeline import InMemoryUser
 
@@ -50,11 +50,11 @@ async def test_the_in_memory_pipeline_writes_what_the_worker_writes(settings):
             await uow.commit()
         user = InMemoryUser("twin")
         extractor = RuleExtractor()
-        pipeline = Pipeline(extractor=extractor)
+        pipeline = WorkerResources(extractor=extractor)
         for body in user_sessions(7, "twin", 12, 12):
             payload = IngestPayload.model_validate(body)
             accepted = await ingest.accept(uows, tenant, "twin", payload, settings)
-            outcome = await ingest.process_job(uows, tenant, accepted.job.id, settings, pipeline)
+            outcome = await processing.run_job(uows, tenant, accepted.job.id, settings, pipeline)
             assert outcome.status == "done"
             await user.ingest(payload, accepted.job.created_at, extractor.extract)
         stored = (await passports.read_passport(uows, tenant, "twin")).body

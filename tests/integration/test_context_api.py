@@ -136,7 +136,7 @@ async def test_a_re_created_user_never_gets_the_deleted_users_context(client, me
     # learns of it from the passport row. Versions restart when the user is created again.
     import httpx
 
-    from app.api.app import create_app
+    from app.main import create_app
 
     other_app = create_app(settings)
     async with other_app.router.lifespan_context(other_app):
@@ -226,7 +226,7 @@ async def test_a_held_index_catches_up_when_a_write_lands_before_any_read(client
     done = await client.post("/users/ana/ingest?wait=20", json=body, headers=t.headers)
     assert done.json()["job"]["version_after"] == 1
     await client.get("/users/ana/context", params={"q": "cat"}, headers=t.headers)
-    cache = app.state.context_cache
+    cache = app.state.runtime.caches.indexes
     assert cache.peek(uuid.UUID(t.id), "ana").version == 1
     more = {"subject": "Ana", "turns": [{"speaker": "Ana", "text": "Her name is Miso.", "id": "2"}]}
     done = await client.post("/users/ana/ingest?wait=20", json=more, headers=t.headers)

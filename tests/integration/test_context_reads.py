@@ -9,7 +9,7 @@ import httpx
 import pytest
 from sqlalchemy import event
 
-from app.api.app import create_app
+from app.main import create_app
 from app.services import context as context_service
 from tests.conftest import _libpq, make_tenant
 from tests.integration.test_context_api import PASSPORT
@@ -99,7 +99,7 @@ async def test_an_unreachable_database_is_a_503_problem(settings):  # type: igno
 
         # A key the cache already trusts: the read goes straight to the version query.
         token = format_key("abcdefgh", "s" * 32)
-        application.state.key_cache.put(hash_key(token), uuid.uuid4(), "abcdefgh")
+        application.state.runtime.key_cache.put(hash_key(token), uuid.uuid4(), "abcdefgh")
         transport = httpx.ASGITransport(app=application)
         async with httpx.AsyncClient(transport=transport, base_url="http://t.test") as c:
             resp = await c.get("/users/ana/context", headers={"Authorization": f"Bearer {token}"})
@@ -131,7 +131,7 @@ async def test_a_warm_read_is_one_statement_and_a_dead_connection_fails_one_read
         def opened(dbapi_connection: Any, _: Any) -> None:
             backends.append(dbapi_connection.driver_connection.get_server_pid())
 
-        sync_engine = application.state.engine.sync_engine
+        sync_engine = application.state.runtime.engine.sync_engine
         event.listen(sync_engine, "before_cursor_execute", record)
         event.listen(sync_engine, "connect", opened)
         transport = httpx.ASGITransport(app=application)
@@ -164,7 +164,7 @@ async def test_concurrent_reads_wait_for_the_pool_rather_than_open_more(settings
     application = create_app(settings.model_copy(update={"db_pool_size": 2}))
     async with application.router.lifespan_context(application):
         opened: list[object] = []
-        sync_engine = application.state.engine.sync_engine
+        sync_engine = application.state.runtime.engine.sync_engine
         event.listen(sync_engine, "connect", lambda conn, _: opened.append(conn))
         transport = httpx.ASGITransport(app=application)
         async with httpx.AsyncClient(transport=transport, base_url="http://t.test") as c:

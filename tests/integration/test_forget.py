@@ -83,7 +83,7 @@ async def test_a_forgotten_turn_leaves_no_trace_anywhere(settings):
         # Nowhere in the database: no row, no version, no payload, no cache entry.
         assert _places_holding(settings.database_url, SECRET) == []
         # Nowhere the API answers from: no cached context, no export, no earlier version.
-        cached = s.app.state.context_results.values()
+        cached = s.app.state.runtime.caches.results.values()
         assert not any(SECRET.encode() in body for body in cached)
         for version in range(done["version"] + 1):
             old = await s.api.get(

@@ -130,7 +130,7 @@ class Stack:
 @asynccontextmanager
 async def llm_stack(settings: Any, **overrides: Any) -> AsyncIterator[Stack]:
     """API + in-process worker with the fake LLM, on a queue no other worker reads."""
-    from app.api.app import create_app
+    from app.main import create_app
     from workers.main import build_worker
 
     clock = overrides.pop("budget_clock", None)
@@ -368,7 +368,7 @@ async def test_an_exhausted_tenant_budget_defers_the_job_instead_of_failing_it(s
 
         # The next window: arq delivers the deferred job then; here it is delivered at once.
         clock.now += 60
-        await s.app.state.enqueue(uuid.UUID(t.id), uuid.UUID(job_id))
+        await s.app.state.runtime.enqueue(uuid.UUID(t.id), uuid.UUID(job_id))
         job = await poll(s.api, t.headers, job_id, lambda j: j["status"] == "done")
         assert "note" not in job["result"] and job["result"]["segments_applied"] == 2
         # The segment extracted before the deferral came back from the cache.
@@ -468,18 +468,17 @@ async def test_retry_needs_a_finished_job_with_its_payload(settings):
                 "UPDATE ingest_job SET finished_at = now() - interval '31 days' WHERE id = %s",
                 (job["job_id"],),
             )
-        from app.db.uow import uow_factory
-        from app.services import ingest as ingest_service
+        from app.services import processing
 
         # What every worker's sweeper runs each tick (one of them may have been first).
-        await ingest_service.expire_payloads(uow_factory(s.app.state.sessions), s.settings)
+        await processing.expire_payloads(s.app.state.runtime.uows, s.settings)
         gone = await s.api.post(f"/jobs/{job['job_id']}/retry", headers=t.headers)
         assert gone.status_code == 409
         assert "no longer stored" in gone.json()["detail"]
 
 
 async def test_a_job_waiting_for_a_worker_cannot_be_retried(settings):
-    from app.api.app import create_app
+    from app.main import create_app
 
     idle = create_app(settings.model_copy(update={"queue_name": f"idle:{uuid.uuid4().hex}"}))
     async with idle.router.lifespan_context(idle):

@@ -211,9 +211,9 @@ def test_identities_stored_before_0004_are_keyed_by_time_and_still_found(test_se
     from app.domain.ingest.payload import IngestPayload
     from app.domain.memory.log import row_hash, turn_rows
     from app.domain.passport import Passport
-    from app.services import ingest, reprocess
-    from app.services.extraction import Pipeline
-    from app.services.jobs import segments_of
+    from app.services import ingest, processing, reprocess
+    from app.services.claimed import WorkerResources
+    from app.services.ingest import segments_of
 
     body = {
         "turns": [
@@ -282,8 +282,8 @@ def test_identities_stored_before_0004_are_keyed_by_time_and_still_found(test_se
         uows = uow_factory(session_factory(eng))
         try:
             accepted = await job_of(uows)
-            pipeline = Pipeline(extractor=RuleExtractor())
-            done = await ingest.process_job(uows, tenant, accepted.id, settings, pipeline)
+            pipeline = WorkerResources(extractor=RuleExtractor())
+            done = await processing.run_job(uows, tenant, accepted.id, settings, pipeline)
             async with eng.connect() as conn:
                 count = (await conn.exec_driver_sql("SELECT count(*) FROM memory")).scalar_one()
                 named = await conn.exec_driver_sql(

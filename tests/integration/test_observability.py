@@ -17,6 +17,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -25,10 +26,10 @@ import redis
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from app.api.app import create_app
 from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.extraction.rules import RuleExtractor
 from app.logging import configure_logging
+from app.main import create_app
 from app.settings import Settings
 from tests.conftest import make_tenant
 
@@ -246,7 +247,8 @@ async def own_queue(settings) -> AsyncIterator[tuple[Settings, httpx.AsyncClient
 
 
 async def test_worker_job_metrics_count_outcomes_and_usage(own_queue, app):
-    from workers.main import process_ingest_job
+    from app.services.claimed import WorkerResources
+    from workers.main import process_job
 
     own, api = own_queue
     t = await make_tenant(api, "metered")
@@ -255,7 +257,10 @@ async def test_worker_job_metrics_count_outcomes_and_usage(own_queue, app):
     assert accepted.status_code == 202, accepted.text
     job_id = accepted.json()["job_id"]
     segments = accepted.json()["plan"]["segments"]
-    ctx = {"settings": own, "sessions": app.state.sessions, "extractor": CountingExtractor()}
+    runtime = dataclasses.replace(
+        app.state.runtime, settings=own, resources=WorkerResources(CountingExtractor())
+    )
+    ctx = {"runtime": runtime}
     before = {
         "done": sample("tessera_jobs_total", outcome="done"),
         "skipped": sample("tessera_jobs_total", outcome="skipped"),
@@ -264,9 +269,9 @@ async def test_worker_job_metrics_count_outcomes_and_usage(own_queue, app):
         "input": sample("tessera_extraction_tokens_total", type="input"),
     }
 
-    assert await process_ingest_job(ctx, t.id, job_id) == "done"
+    assert await process_job(ctx, t.id, job_id) == "done"
     # A second delivery of the same job (at-least-once) finds it finished.
-    assert await process_ingest_job(ctx, t.id, job_id) == "skipped"
+    assert await process_job(ctx, t.id, job_id) == "skipped"
 
     assert sample("tessera_jobs_total", outcome="done") == before["done"] + 1
     assert sample("tessera_jobs_total", outcome="skipped") == before["skipped"] + 1
@@ -282,8 +287,8 @@ async def test_worker_job_metrics_count_outcomes_and_usage(own_queue, app):
 async def test_worker_counts_a_crashed_job_as_retried(monkeypatch, settings):
     from arq import Retry
 
-    from app.services import ingest
-    from workers.main import process_ingest_job
+    from app.services import processing
+    from workers.main import process_job
 
     async def crash(*args: object) -> None:
         raise ConnectionError("database went away")
@@ -293,12 +298,13 @@ async def test_worker_counts_a_crashed_job_as_retried(monkeypatch, settings):
     async def release(sessions: object, tenant: object, job: object, reason: str) -> None:
         released.append(reason)
 
-    monkeypatch.setattr(ingest, "process_job", crash)
-    monkeypatch.setattr(ingest, "release_for_retry", release)
+    monkeypatch.setattr(processing, "run_job", crash)
+    monkeypatch.setattr(processing, "release_for_retry", release)
     before = sample("tessera_jobs_total", outcome="retried")
-    ctx = {"settings": settings, "sessions": None, "extractor": None, "job_try": 1}
+    runtime = SimpleNamespace(settings=settings, uows=None, worker_resources=lambda: None)
+    ctx = {"runtime": runtime, "job_try": 1}
     with pytest.raises(Retry):
-        await process_ingest_job(ctx, str(uuid.uuid4()), str(uuid.uuid4()))
+        await process_job(ctx, str(uuid.uuid4()), str(uuid.uuid4()))
     assert sample("tessera_jobs_total", outcome="retried") == before + 1
     assert released == ["ConnectionError: database went away"]
 

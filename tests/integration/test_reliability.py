@@ -31,7 +31,7 @@ def rel_settings(settings):
 
 @pytest.fixture
 async def rel_client(rel_settings) -> AsyncIterator[httpx.AsyncClient]:
-    from app.api.app import create_app
+    from app.main import create_app
 
     app = create_app(rel_settings)
     async with app.router.lifespan_context(app):

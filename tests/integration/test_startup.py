@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from app.api.app import create_app
+from app.main import create_app
 from app.settings import Settings
 
 

@@ -8,10 +8,10 @@ from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.extraction.rules import RuleExtractor
 from app.domain.ingest.segmentation import make_segment
 from app.domain.ingest.turns import Turn
+from app.domain.memory.log import source_of
 from app.domain.memory.merge import merge_extraction
 from app.domain.passport import Passport
 from app.services.extraction import Work, cache_key, extractor_name, uses_model
-from app.services.jobs import source_of
 
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 ACCEPTED = datetime(2024, 1, 1, tzinfo=UTC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.api.app import create_app
+from app.main import create_app
 from app.settings import Settings
 
 SPEC = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"

@@ -17,7 +17,7 @@ from sqlalchemy import inspect
 
 from app.domain.ingest.payload import IngestPayload
 from app.domain.memory.log import LogRow, StoredRow
-from app.services import ingest, passports
+from app.services import ingest, jobs, passports
 from app.services.errors import Conflict, NotFound, PreconditionFailed
 from app.settings import Settings
 
@@ -284,6 +284,6 @@ def test_an_idempotency_key_belongs_to_its_tenant():
         ingest.accept(uows, OTHER, "ana", _payload("Hello."), settings, idempotency_key="k1")
     )
     assert theirs.job.id != mine.job.id and not theirs.replayed
-    assert run(ingest.get_job(uows, OTHER, theirs.job.id)).user_key == "ana"
+    assert run(jobs.get_job(uows, OTHER, theirs.job.id)).user_key == "ana"
     with pytest.raises(NotFound):
-        run(ingest.get_job(uows, OTHER, mine.job.id))
+        run(jobs.get_job(uows, OTHER, mine.job.id))

@@ -6,7 +6,7 @@ import uuid
 
 from fastapi import APIRouter, Request, Response, status
 
-from app.api.deps import AdminDep, UowsDep
+from app.api.deps import AdminDep, UowsDep, runtime_of
 from app.api.problems import ADMIN
 from app.api.schemas.admin import (
     IssuedKeyOut,
@@ -46,5 +46,5 @@ async def create_key(
 @router.delete("/keys/{prefix}", status_code=status.HTTP_204_NO_CONTENT, name="revoke_key")
 async def revoke_key(prefix: str, uows: UowsDep, _: AdminDep, request: Request) -> Response:
     """Revoke a key by its prefix; it gets 401 from then on."""
-    await tenants.revoke_key(uows, prefix, request.app.state.key_cache)
+    await tenants.revoke_key(uows, prefix, runtime_of(request).key_cache)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

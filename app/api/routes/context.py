@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, Query, Request, Response
 
-from app.api.deps import TenantDep, UserKey
+from app.api.deps import TenantDep, UserKey, runtime_of
 from app.api.problems import COMMON, NOT_FOUND
 from app.api.schemas.context import SearchResult, search_result
 from app.api.schemas.params import Period
@@ -58,20 +58,9 @@ async def get_context(
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> Response:
     """Beliefs that matter for ``q``, then the memories that answer it, within the budget."""
-    state = request.app.state
-    reply = await context.read_context(
-        state.read_uows,
-        state.context_cache,
-        state.context_results,
-        tenant,
-        key,
-        q=q,
-        budget_chars=budget_chars,
-        fmt=format,
-        since=since,
-        until=until,
-        if_none_match=if_none_match,
-    )
+    runtime = runtime_of(request)
+    ask = context.ContextQuery(q, budget_chars, format, since, until, if_none_match)
+    reply = await context.read_context(runtime.read_uows, runtime.caches, tenant, key, ask)
     headers = {"ETag": reply.etag, "X-Passport-Version": str(reply.version)}
     if reply.not_modified:
         return Response(status_code=304, headers=headers)
@@ -90,7 +79,7 @@ async def search(
 ) -> SearchResult:
     """The log's passages ranked for ``q`` (one per turn), with scores and provenance."""
     window = context.date_window(since, until)
-    state = request.app.state
-    index, stamp = await context.index_for(state.read_uows, state.context_cache, tenant, key)
+    runtime = runtime_of(request)
+    index, stamp = await context.index_for(runtime.read_uows, runtime.caches, tenant, key)
     hits = context.search_memories(index, q, limit, window)
     return search_result(stamp.version, hits)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Response
 
-from app.api.deps import UowsDep
+from app.api.deps import RuntimeDep
 from app.api.problems import READY, problem_response
 from app.api.schemas.health import Health
 from app.services import health
@@ -21,25 +22,25 @@ async def live() -> Health:
 
 
 @router.get("/readyz", name="ready", response_model=Health, responses=READY)
-async def ready(request: Request, uows: UowsDep) -> Response:
+async def ready(runtime: RuntimeDep) -> Response:
     """Postgres and Redis both answer; 503 otherwise."""
-    state = request.app.state
-    checks: dict[str, str] = {}
-    try:
-        async with asyncio.timeout(2):
-            await health.ping_database(uows)
-        checks["postgres"] = "ok"
-    except Exception as exc:
-        checks["postgres"] = f"error: {type(exc).__name__}"
-    try:
-        async with asyncio.timeout(2):
-            await state.redis.ping()
-        checks["redis"] = "ok"
-    except Exception as exc:
-        checks["redis"] = f"error: {type(exc).__name__}"
+    checks = {
+        "postgres": await _check(health.ping_database(runtime.uows)),
+        "redis": await _check(health.ping_redis(runtime.redis)),
+    }
     if all(v == "ok" for v in checks.values()):
         return Response(
             Health(status="ok", checks=checks).model_dump_json(), media_type="application/json"
         )
     failing = ", ".join(f"{k} ({v})" for k, v in checks.items() if v != "ok")
     return problem_response(503, "Not ready", f"not answering: {failing}")
+
+
+async def _check(ping: Awaitable[None]) -> str:
+    """ "ok", or what went wrong, within two seconds."""
+    try:
+        async with asyncio.timeout(2):
+            await ping
+    except Exception as exc:
+        return f"error: {type(exc).__name__}"
+    return "ok"

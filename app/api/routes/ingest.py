@@ -8,7 +8,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Header, Path, Query, status
 
-from app.api.deps import QueueDep, SettingsDep, TenantDep, UowsDep, UserKey
+from app.api.deps import AcceptingDep, SettingsDep, TenantDep, UowsDep, UserKey
 from app.api.problems import COMMON, CONFLICT, NOT_FOUND
 from app.api.schemas.jobs import (
     Accepted,
@@ -27,7 +27,7 @@ from app.api.schemas.jobs import (
 from app.api.schemas.params import MAX_TIME_CURSOR, MAX_VERSION, MIN_TIME_CURSOR
 from app.api.schemas.records import page_of, reply_of
 from app.domain.ingest.payload import IngestPayload
-from app.services import compact, facts, ingest, reprocess, versions
+from app.services import compact, facts, ingest, jobs, reprocess, versions
 from app.services.errors import Unprocessable
 
 router = APIRouter(responses={**COMMON, **NOT_FOUND})
@@ -67,14 +67,19 @@ def _queues(path: str, *, tag: str, name: str) -> Callable[[Route], Route]:
 async def ingest_route(
     key: UserKey,
     payload: IngestPayload,
-    queue: QueueDep,
+    accepting: AcceptingDep,
     idempotency_key: Annotated[str | None, Header(max_length=256)] = None,
 ) -> Accepted:
     """Store the input durably and queue it; 202 with the job, or its end state with ?wait."""
     accepted = await ingest.accept(
-        queue.uows, queue.tenant, key, payload, queue.settings, idempotency_key=idempotency_key
+        accepting.uows,
+        accepting.tenant,
+        key,
+        payload,
+        accepting.settings,
+        idempotency_key=idempotency_key,
     )
-    return accepted_out(await queue.reply(accepted.job), accepted.plan)
+    return accepted_out(await accepting.answer(accepted.job), accepted.plan)
 
 
 @router.post("/users/{key}/plan", tags=["ingest"], name="plan")
@@ -88,7 +93,7 @@ async def plan_route(
 @router.get("/jobs/{job_id}", tags=["jobs"], name="get_job")
 async def get_job(job_id: uuid.UUID, tenant: TenantDep, uows: UowsDep) -> JobOut:
     """One ingest job: status, progress, usage, error, the version it produced."""
-    return job_out(await ingest.get_job(uows, tenant, job_id))
+    return job_out(await jobs.get_job(uows, tenant, job_id))
 
 
 @router.get("/users/{key}/jobs", tags=["jobs"], name="list_jobs")
@@ -100,25 +105,27 @@ async def list_jobs(
     cursor: JobCursor = None,
 ) -> JobPage:
     """A user's jobs, newest first."""
-    return page_of(JobPage, await ingest.list_jobs(uows, tenant, key, limit, cursor), job_out)
+    return page_of(JobPage, await jobs.list_jobs(uows, tenant, key, limit, cursor), job_out)
 
 
 @_queues("/jobs/{job_id}/retry", tag="jobs", name="retry_job")
-async def retry_job(job_id: uuid.UUID, queue: QueueDep) -> JobOut:
+async def retry_job(job_id: uuid.UUID, accepting: AcceptingDep) -> JobOut:
     """Run a failed job, or a done one with failed segments, again; 409 if it cannot be."""
-    return await queue.reply(await ingest.retry_job(queue.uows, queue.tenant, job_id))
+    return await accepting.answer(await jobs.retry_job(accepting.uows, accepting.tenant, job_id))
 
 
 @_queues("/users/{key}/reprocess", tag="users", name="reprocess")
-async def reprocess_route(key: UserKey, queue: QueueDep) -> JobOut:
+async def reprocess_route(key: UserKey, accepting: AcceptingDep) -> JobOut:
     """Rebuild the passport from its stored transcripts with the current extractor."""
-    return await queue.reply(await reprocess.accept(queue.uows, queue.tenant, key))
+    return await accepting.answer(await reprocess.accept(accepting.uows, accepting.tenant, key))
 
 
 @_queues("/users/{key}/compact", tag="users", name="compact")
-async def compact_route(key: UserKey, queue: QueueDep) -> JobOut:
+async def compact_route(key: UserKey, accepting: AcceptingDep) -> JobOut:
     """Merge keys that mean the same thing, with one model pass over all keys (LLM only)."""
-    return await queue.reply(await compact.accept(queue.uows, queue.tenant, key, queue.settings))
+    return await accepting.answer(
+        await compact.accept(accepting.uows, accepting.tenant, key, accepting.settings)
+    )
 
 
 @router.post("/users/{key}/facts", tags=["ingest"], name="write_facts")

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Header, Path, Query, Request, Response, status
 from fastapi.responses import StreamingResponse
 
-from app.api.deps import SettingsDep, TenantDep, UowsDep, UserKey
+from app.api.deps import RuntimeDep, SettingsDep, TenantDep, UowsDep, UserKey, runtime_of
 from app.api.problems import COMMON, NOT_FOUND, PRECONDITION
 from app.api.schemas.params import MAX_ROW_ID, MAX_VERSION, Period
 from app.api.schemas.records import reply_of
 from app.api.schemas.users import ForgottenOut, PassportWritten, UserOut, UserPage
 from app.domain.passport import SECTIONS, Passport
+from app.runtime import Runtime
 from app.services import forget, passports
-from app.services.context import date_window, forget_cached
+from app.services.context import date_window
 from app.services.errors import Unprocessable
 
 # Log rows in a page when ``limit`` is not given.
@@ -98,7 +100,7 @@ async def get_passport(
     chosen = _sections(sections)
     if version is None and if_none_match is not None:
         # The one-row read of the context route: a 304 never loads the document.
-        current = (await passports.fresh_stamp(request.app.state.read_uows, tenant, key)).version
+        current = (await passports.fresh_stamp(runtime_of(request).read_uows, tenant, key)).version
         if passports.etag_matches(if_none_match, current):
             return Response(status_code=304, headers={"ETag": passports.etag(current)})
     if limit is not None or after is not None or since is not None or until is not None:
@@ -161,13 +163,9 @@ async def put_passport(
 
 
 @router.delete("/users/{key}", status_code=status.HTTP_204_NO_CONTENT, name="delete_user")
-async def delete_user(key: UserKey, tenant: TenantDep, uows: UowsDep, request: Request) -> Response:
+async def delete_user(key: UserKey, tenant: TenantDep, runtime: RuntimeDep) -> Response:
     """Hard-delete the user: passport, versions, jobs and their stored payloads."""
-    await passports.delete_user(uows, tenant, key)
-    # Frees the memory here at once; other processes never serve it again either, because
-    # their caches are keyed by the passport's stamp, which a re-created user does not share.
-    state = request.app.state
-    forget_cached(state.context_cache, state.context_results, tenant, key)
+    await passports.delete_user(runtime.uows, runtime.caches, tenant, key)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
@@ -181,35 +179,27 @@ SourceId = Annotated[
 
 
 async def _forget(
-    request: Request, tenant: Any, key: str, *, turn_id: str | None, source: str | None
+    runtime: Runtime, tenant: uuid.UUID, key: str, target: forget.ForgetTarget
 ) -> ForgottenOut:
-    state = request.app.state
-    done = await forget.forget(
-        state.uows,
-        tenant,
-        key,
-        turn_id=turn_id,
-        source=source,
-        snapshot_every=state.settings.version_snapshot_every,
-    )
-    forget_cached(state.context_cache, state.context_results, tenant, key)
+    every = runtime.settings.version_snapshot_every
+    done = await forget.forget(runtime.uows, runtime.caches, tenant, key, target, every)
     return reply_of(ForgottenOut, done)
 
 
 @router.delete("/users/{key}/turns/{turn_id:path}", name="forget_turn")
 async def forget_turn(
-    key: UserKey, turn_id: ClientTurnId, tenant: TenantDep, request: Request
+    key: UserKey, turn_id: ClientTurnId, tenant: TenantDep, runtime: RuntimeDep
 ) -> ForgottenOut:
     """Hard-delete a turn, and what was derived from it, from the passport and every version."""
-    return await _forget(request, tenant, key, turn_id=turn_id, source=None)
+    return await _forget(runtime, tenant, key, forget.ForgetTarget(turn_id=turn_id))
 
 
 @router.delete("/users/{key}/sources/{source_id}", name="forget_source")
 async def forget_source(
-    key: UserKey, source_id: SourceId, tenant: TenantDep, request: Request
+    key: UserKey, source_id: SourceId, tenant: TenantDep, runtime: RuntimeDep
 ) -> ForgottenOut:
     """Hard-delete every turn of a source (one ingested segment) and what came of them."""
-    return await _forget(request, tenant, key, turn_id=None, source=source_id)
+    return await _forget(runtime, tenant, key, forget.ForgetTarget(source=source_id))
 
 
 @router.get("/users", name="list_users")

@@ -277,6 +277,17 @@ def segment_keys(segment: Segment) -> tuple[str, str]:
 # --- what a merge touches --------------------------------------------------------------------
 
 
+def source_of(segment: Segment, reference: datetime) -> Source:
+    """The passport source for a segment: its id, hash, time and client turn ids."""
+    return Source(
+        id=segment.id,
+        kind=segment.kind,
+        ts=iso_utc(segment.end_ts or segment.start_ts or reference),
+        hash=segment.hash,
+        turn_ids=list(segment.turn_ids),
+    )
+
+
 def merge_candidates(sources: Iterable[Source], extractions: Iterable[Extraction]) -> set[str]:
     """The identities of the existing rows a merge of these extractions could meet."""
     wanted = {key for s in sources for key in source_keys(s.id, s.hash)}

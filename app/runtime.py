@@ -1,0 +1,164 @@
+"""What a process builds once from its settings: one typed ``Runtime`` every entry point receives.
+
+The API (its routes, MCP and the inspector), the worker and the CLI's admin commands each open
+a runtime when they start and close it when they stop; nothing is created at import time.
+``app.main`` is where they are wired together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from arq.connections import ArqRedis
+
+from app.db.budget import TenantBudget
+from app.db.engine import Engine, create_engine, read_session_factory, session_factory
+from app.db.queue import enqueuer, later_enqueuer, open_pool
+from app.db.signals import JobSignals
+from app.db.uow import Enqueue, UowFactory, uow_factory
+from app.llm.factory import make_client, make_extractor
+from app.services.cache import ContextCaches, KeyCache
+from app.services.claimed import WorkerResources
+from app.services.context import IndexRefresher
+from app.services.extraction import extractor_name, uses_model
+from app.settings import Settings
+
+
+async def _no_enqueue(tenant_id: object, job_id: object) -> None:
+    raise RuntimeError("this process queues no jobs")
+
+
+@dataclass
+class Runtime:
+    """Everything a process built from its settings: databases, queue, caches, worker tools."""
+
+    settings: Settings
+    engine: Engine
+    uows: UowFactory  # read-write units of work; a job is enqueued after its commit
+    read_uows: UowFactory  # autocommit reads: one statement, no BEGIN/ROLLBACK
+    enqueue: Enqueue
+    key_cache: KeyCache
+    caches: ContextCaches
+    redis: ArqRedis | None = None
+    signals: JobSignals | None = None  # the API's: a worker committed a job's end
+    resources: WorkerResources | None = None  # the worker's: extractor, slots, budget
+
+    def worker_resources(self) -> WorkerResources:
+        """The worker's resources; only a worker's runtime has them."""
+        if self.resources is None:
+            raise RuntimeError("this runtime was not opened for a worker")
+        return self.resources
+
+
+def _database(
+    settings: Settings, enqueue: Enqueue, pool_size: int, max_overflow: int | None = None
+) -> Runtime:
+    url = settings.require_database_url()
+    engine = create_engine(url, pool_size=pool_size, max_overflow=max_overflow)
+    return Runtime(
+        settings=settings,
+        engine=engine,
+        uows=uow_factory(session_factory(engine), enqueue),
+        read_uows=uow_factory(read_session_factory(engine)),
+        enqueue=enqueue,
+        key_cache=KeyCache(settings.auth_cache_seconds),
+        caches=ContextCaches.of_size(settings.context_cache_bytes),
+    )
+
+
+@asynccontextmanager
+async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
+    """The API's runtime: the database, the queue, the caches, and job-end signals."""
+    redis = await open_pool(settings.require_redis_url())
+    # No overflow: past the pool, a request waits for a connection. An overflow connection is
+    # closed as soon as it is given back, so under steady concurrency above the pool every read
+    # would open (and Postgres fork) a connection of its own.
+    enqueue = enqueuer(redis, settings.queue_name)
+    runtime = _database(settings, enqueue, settings.db_pool_size, max_overflow=0)
+    runtime.redis = redis
+    # ?wait wakes when a worker commits the job's end, instead of polling for it; and the
+    # index of the user it wrote catches up before the next read asks.
+    refresher = IndexRefresher(runtime.read_uows, runtime.caches)
+    runtime.signals = JobSignals(settings.require_database_url(), refresher.note)
+    await runtime.signals.start()
+    refresher.start()
+    try:
+        yield runtime
+    finally:
+        await refresher.stop()
+        await runtime.signals.stop()
+        await redis.aclose()
+        await runtime.engine.dispose()
+
+
+@asynccontextmanager
+async def admin_runtime(settings: Settings) -> AsyncIterator[Runtime]:
+    """The CLI's runtime for admin commands: the database only (two connections)."""
+    runtime = _database(settings, _no_enqueue, 2)
+    try:
+        yield runtime
+    finally:
+        await runtime.engine.dispose()
+
+
+async def open_worker_runtime(
+    settings: Settings,
+    redis: ArqRedis,
+    *,
+    llm_http_client: object | None = None,
+    budget_clock: Callable[[], float] | None = None,
+) -> Runtime:
+    """A worker's runtime on the Redis arq gave it: the extractor is built once, here.
+
+    ``llm_http_client`` (a fake provider) and ``budget_clock`` are seams for tests.
+    """
+    enqueue = enqueuer(redis, settings.queue_name)
+    runtime = _database(settings, enqueue, settings.worker_max_jobs)
+    runtime.redis = redis
+    # Jobs are not enqueued from a worker's units of work: the sweeper enqueues after commit.
+    runtime.uows = uow_factory(session_factory(runtime.engine))
+    extractor = make_extractor(
+        settings.extractor,
+        base_url=settings.llm_base_url,
+        timeout=settings.llm_timeout_seconds,
+        max_retries=settings.llm_max_retries,
+        http_client=llm_http_client,
+    )
+    # Compaction (dedupe tier 3) talks to the same provider through a bare client.
+    client = None
+    if uses_model(extractor_name(settings.extractor)):
+        client = make_client(
+            settings.extractor,
+            base_url=settings.llm_base_url,
+            timeout=settings.llm_timeout_seconds,
+            max_retries=settings.llm_max_retries,
+            http_client=llm_http_client,
+        )
+    runtime.resources = WorkerResources(
+        extractor=extractor,
+        # Shared by every job of this process: at most this many model calls at once.
+        slots=asyncio.Semaphore(settings.llm_max_concurrency),
+        budget=TenantBudget(
+            redis,
+            calls_per_minute=settings.tenant_calls_per_minute,
+            tokens_per_minute=settings.tenant_tokens_per_minute,
+            clock=budget_clock or time.time,
+        ),
+        enqueue_later=later_enqueuer(redis, settings.queue_name),
+        llm_client=client,
+    )
+    return runtime
+
+
+async def close_worker_runtime(runtime: Runtime) -> None:
+    """Close the LLM clients and the engine of a worker's runtime."""
+    resources = runtime.resources
+    for closable in (resources.extractor, resources.llm_client) if resources else ():
+        close = getattr(closable, "aclose", None)
+        if close is not None:
+            await close()
+    await runtime.engine.dispose()

@@ -1,0 +1,320 @@
+"""What every kind of job does once a worker claimed it: progress, fail, defer, finish.
+
+A job extracts with no transaction open (``extract``), then ``settle`` says what that means for
+it: stop (fail it, or defer it to the tenant's next budget window, ``stop``), or apply what was
+extracted. The caller builds its ``Edit`` from what ``settle`` kept, and ``finish`` applies it
+under the passport's row lock with the job's ``Ending``.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from app.db.uow import UowFactory
+from app.domain.dates import iso_utc
+from app.domain.extraction import Extraction
+from app.domain.memory import LogDraft, LogRow, MergeReport, merge_extraction
+from app.domain.memory.log import DERIVED_KINDS, HEAD_CAPS, merge_candidates, source_of
+from app.domain.passport import Passport
+from app.services import passports
+from app.services.claimed import ClaimedJob
+from app.services.extraction import Extracted, Work, add_usage, extract_all, new_usage
+
+log = logging.getLogger(__name__)
+
+DEFER_NOTE = "deferred: tenant budget"
+# A job's result lists at most this many rule failures (each names its rule, turn and error).
+MAX_RULE_FAILURES = 50
+
+
+@dataclass
+class Outcome:
+    """What processing a job did, for logs and tests."""
+
+    status: str  # done, failed, skipped or deferred
+    version: int | None = None
+    changed: bool = False
+    failed_segments: list[dict[str, str]] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)  # model calls, tokens and cache hits
+
+
+def hour_of(now: datetime) -> datetime:
+    """The start of the UTC hour ``now`` falls in: the key of the tenant's usage rows."""
+    return now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+
+
+async def progress(
+    uows: UowFactory, tenant_id: uuid.UUID, job_id: uuid.UUID, done: int, total: int | None = None
+) -> None:
+    """Record progress; also the heartbeat that keeps the sweeper off a running job."""
+    values: dict[str, Any] = {"progress_done": done, "updated_at": datetime.now(UTC)}
+    if total is not None:
+        values["progress_total"] = total
+    async with uows() as uow:
+        await uow.tenant(tenant_id).update_job(job_id, **values)
+        await uow.commit()
+
+
+async def extract(
+    claimed: ClaimedJob, works: list[Work], known_keys: Sequence[str], *, done_before: int = 0
+) -> Extracted:
+    """Extract a job's segments, recording progress (after ``done_before`` done) as it goes."""
+
+    async def heartbeat(done: int) -> None:
+        await progress(claimed.uows, claimed.tenant_id, claimed.job.id, done_before + done)
+
+    return await extract_all(claimed, works, known_keys, heartbeat)
+
+
+async def fail(
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    job_id: uuid.UUID,
+    reason: str,
+    usage: dict[str, int] | None = None,
+) -> Outcome:
+    """Mark a job failed with its reason; nothing is applied, what was spent is counted."""
+    now = datetime.now(UTC)
+    spent = usage or new_usage()
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        job = await repo.job(job_id, lock=True)
+        if job is None:
+            return Outcome(status="skipped")
+        result = dict(job.result or {})
+        result.pop("note", None)
+        result.pop("deferred_until", None)
+        await repo.update_job(
+            job_id,
+            status="failed",
+            error=reason,
+            usage=add_usage(job.usage or {}, spent),
+            result=result,
+            finished_at=now,
+            updated_at=now,
+        )
+        await repo.add_usage(hour_of(now), {**spent, "jobs": 1})
+        await uow.system.signal_job_done(job_id, tenant_id, job.user_key)
+        await uow.commit()
+    return Outcome(status="failed", usage=spent)
+
+
+async def defer(claimed: ClaimedJob, usage: dict[str, int], seconds: float) -> Outcome:
+    """Put a job back to queued until the tenant's next budget window; the attempt is not counted.
+
+    Nothing is merged: the extractions made so far are in the cache, so the next run gets them
+    back without a call.
+    """
+    now = datetime.now(UTC)
+    job_id, tenant_id = claimed.job.id, claimed.tenant_id
+    async with claimed.uows() as uow:
+        repo = uow.tenant(tenant_id)
+        locked = await repo.job(job_id, lock=True)
+        if locked is None or locked.status != "running":
+            return Outcome(status="skipped")
+        result = dict(locked.result or {})
+        result["note"] = DEFER_NOTE
+        result["deferred_until"] = iso_utc(now + timedelta(seconds=seconds))
+        await repo.update_job(
+            job_id,
+            status="queued",
+            attempts=max(0, locked.attempts - 1),
+            usage=add_usage(locked.usage or {}, usage),
+            result=result,
+            updated_at=now,
+        )
+        await repo.add_usage(hour_of(now), usage)
+        await uow.commit()
+    enqueue_later = claimed.resources.enqueue_later
+    if enqueue_later is not None:
+        try:
+            await enqueue_later(tenant_id, job_id, seconds)
+        except Exception:
+            log.warning("deferred enqueue of job %s failed; the sweeper will retry it", job_id)
+    return Outcome(status="deferred", usage=usage)
+
+
+def _content(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k != "updated_at"}
+
+
+Apply = Callable[[Passport, str, LogDraft], MergeReport]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """How a job changes a passport, and which existing log rows it may meet.
+
+    ``hashes`` are the identities of rows the change may match (found through an index);
+    ``sources`` the sources whose observations, episodes and source rows it replaces.
+    """
+
+    apply: Apply
+    hashes: frozenset[str] = frozenset()
+    sources: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a job that writes ends: its cause, what it spent, what failed, what it reports."""
+
+    cause: str
+    usage: dict[str, int]
+    failures: list[dict[str, str]] = field(default_factory=list)
+    failed: bool = False
+    error: str | None = None
+    result: dict[str, Any] = field(default_factory=dict)
+
+
+def _result_of(prior: dict[str, Any] | None, ending: Ending, changed: bool, summary: Any) -> dict:
+    body = dict(prior or {})
+    body.pop("note", None)
+    body.pop("deferred_until", None)
+    body.update(ending.result)
+    body.update({"changed": changed, "summary": summary, "segments_failed": ending.failures})
+    return body
+
+
+async def finish(claimed: ClaimedJob, edit: Edit, ending: Ending) -> Outcome:
+    """Apply ``edit`` under the passport's row lock, version it, and finish the job.
+
+    One short transaction: the head, the new log rows, the version row, the job row and the
+    tenant's usage. Its cost is the change: the head and the rows the edit may meet, looked up
+    by identity, never the history. A job another worker finished first is skipped. An edit
+    that changes no row and leaves the head as it was (``updated_at`` aside) makes no version.
+    """
+    job, tenant_id = claimed.job, claimed.tenant_id
+    async with claimed.uows() as uow:
+        repo = uow.tenant(tenant_id)
+        row = await repo.passport(job.user_key, lock=True)
+        locked = await repo.job(job.id, lock=True)
+        if row is None or locked is None or locked.status in ("done", "failed"):
+            return Outcome(status="skipped")  # the user is gone, or another worker finished it
+        now = datetime.now(UTC)
+        existing = await repo.rows_by_hash(job.user_key, edit.hashes)
+        if edit.sources:
+            existing += await repo.rows_of_sources(job.user_key, edit.sources, DERIVED_KINDS)
+        draft = LogDraft({r.id: r for r in existing}.values())
+        passport = Passport.from_dict(row.doc)
+        draft.seed(passport)
+        report = edit.apply(passport, iso_utc(now) or "", draft)
+        change = draft.collect(passport, spill=HEAD_CAPS)
+        new_head = passport.to_dict()
+        version = row.version
+        changed = bool(change) or _content(new_head) != _content(row.doc)
+        if changed:
+            new = passports.NewVersion(
+                row.doc, new_head, row.version, ending.cause, now, change, draft.kinds, job.id
+            )
+            every = claimed.settings.version_snapshot_every
+            version = await passports.record_version(repo, job.user_key, new, every)
+        status = "failed" if ending.failed else "done"
+        await repo.update_job(
+            job.id,
+            status=status,
+            error=ending.error,
+            progress_done=locked.progress_total,
+            usage=add_usage(locked.usage or {}, ending.usage),
+            result=_result_of(locked.result, ending, changed, report.summary()),
+            version_after=version,
+            finished_at=now,
+            updated_at=now,
+        )
+        await repo.add_usage(hour_of(now), {**ending.usage, "jobs": 1})
+        await uow.system.signal_job_done(job.id, tenant_id, job.user_key)
+        await uow.commit()
+    failures = ending.failures
+    return Outcome(status, version, changed, failed_segments=failures, usage=ending.usage)
+
+
+def failure_text(failures: list[dict[str, str]], total: int) -> str:
+    """The job's error when some segments failed and the rest was applied."""
+    first = failures[0]["error"]
+    return f"{len(failures)} of {total} segments failed (first: {first}); the rest was applied"
+
+
+def merge_all(done: Sequence[tuple[Work, Extraction]], turns: Sequence[LogRow] = ()) -> Edit:
+    """The turns said, then each extraction merged in segment order under its segment's source."""
+    sources = [source_of(work.segment, work.reference_ts) for work, _ in done]
+
+    subject = next((work.subject for work, _ in done if work.subject), None)
+
+    def apply(passport: Passport, now: str, draft: LogDraft) -> MergeReport:
+        report = MergeReport(changed=False, counts={}, decisions=[])
+        added = draft.add_turns(turns)
+        if added:
+            report.bump("turns_added", added)
+            report.changed = True
+        if subject and not passport.meta.get("subject"):
+            # Who the passport is about: beliefs without a person's name are this person's.
+            passport.meta["subject"] = subject
+        for source, (_, extraction) in zip(sources, done, strict=True):
+            step = merge_extraction(passport, extraction, source, now=now)
+            report.changed |= step.changed
+            for name, count in step.counts.items():
+                report.bump(name, count)
+            report.decisions.extend(step.decisions)
+        return report
+
+    hashes = merge_candidates(sources, [e for _, e in done]) | {t.hash for t in turns}
+    return Edit(apply, frozenset(hashes))
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What an extraction means for its job when it goes on to write: what to merge, how it ends."""
+
+    done: Sequence[tuple[Work, Extraction]]
+    ending: Ending
+
+
+def settle(
+    extracted: Extracted,
+    *,
+    cause: str,
+    total: int,
+    result: dict[str, Any] | None = None,
+    keep_on_failure: bool = False,
+) -> Settled | None:
+    """What to write after extraction, and how the job ends; None when ``stop`` must end it.
+
+    With ``keep_on_failure`` (an ingest), a job whose extraction failed outright still writes
+    its turns (nothing is merged) before it is marked failed.
+    """
+    result = dict(result or {})
+    if extracted.fatal is not None:
+        if not keep_on_failure:
+            return None
+        reason = f"extraction failed: {extracted.fatal}"
+        result["segments_applied"] = 0
+        return Settled([], Ending(cause, extracted.usage, failed=True, error=reason, result=result))
+    if extracted.defer_seconds is not None:
+        return None
+    failures = extracted.failures
+    failed_all = bool(failures) and not extracted.done
+    error = None
+    if failed_all:
+        error = f"every segment failed ({len(failures)}; first: {failures[0]['error']})"
+    elif failures:
+        error = failure_text(failures, total)
+    # A rule that raised cost only what it would have added for that sentence: recorded, and
+    # the job is still done.
+    rules = [f for _, extraction in extracted.done for f in extraction.failures]
+    if rules:
+        result["rules_failed"] = rules[:MAX_RULE_FAILURES]
+    result["segments_applied"] = len(extracted.done)
+    ending = Ending(cause, extracted.usage, failures, failed_all, error, result)
+    return Settled(extracted.done, ending)
+
+
+async def stop(claimed: ClaimedJob, extracted: Extracted) -> Outcome:
+    """End a job that writes nothing: failed outright, or deferred to the next budget window."""
+    if extracted.fatal is not None:
+        reason = f"extraction failed: {extracted.fatal}"
+        return await fail(claimed.uows, claimed.tenant_id, claimed.job.id, reason, extracted.usage)
+    return await defer(claimed, extracted.usage, extracted.defer_seconds or 0.0)
