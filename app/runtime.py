@@ -23,8 +23,8 @@ from app.db.uow import Enqueue, UowFactory, uow_factory
 from app.llm.factory import make_client, make_extractor
 from app.services.cache import ContextCaches, KeyCache
 from app.services.claimed import WorkerResources
-from app.services.context import IndexRefresher
 from app.services.extraction import extractor_name, uses_model
+from app.services.reading import IndexRefresher
 from app.settings import Settings
 
 

@@ -22,6 +22,7 @@ import time
 import tracemalloc
 
 from app.domain import context
+from app.domain.dates import DateWindow
 from app.domain.passport import Passport
 from bench.context_speed import QUESTIONS, make_passport
 
@@ -50,7 +51,7 @@ def digest() -> str:
         for q in questions:
             for budget in BUDGETS:
                 for since, until in WINDOWS:
-                    read = context.build_context(index, q, budget, since=since, until=until)
+                    read = context.build_context(index, q, budget, DateWindow(since, until))
                     out.update(json.dumps(read.to_json(), sort_keys=True, default=str).encode())
                     out.update(read.text.encode())
                     reads += 1

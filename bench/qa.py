@@ -38,7 +38,7 @@ from app.llm.structured import StructuredRequest, ask_structured
 from bench.pipeline import InMemoryUser
 from bench.qa_data import ConversationRecord, DataError, DataSet, SessionRecord, load, validate
 from bench.recall.generate import QUESTION_TYPES, generate
-from bench.recall.run import _table, domain_digest
+from bench.recall.run import domain_digest, text_table
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BUDGET = 3000
@@ -167,7 +167,7 @@ def plan_report(plans: Sequence[ConversationPlan], budget: int) -> str:
     questions = sum(sum(p.questions.values()) for p in plans)
     context = math.ceil(budget / 4) + estimate_tokens(ANSWER_SYSTEM) + QUESTION_TOKENS
     lines = [
-        _table(headers, rows),
+        text_table(headers, rows),
         "   est. input tokens: of the extraction calls (segment + prompt overhead), as POST /plan;",
         "   model calls: paid extraction calls (0 with the rule extractor).",
         f"   then {questions:,} answer calls (at most ~{questions * context:,} input tokens) and "
@@ -568,11 +568,11 @@ def report(results: Sequence[ConversationResult], meta: dict[str, Any]) -> str:
         f"judge {meta['judge_model']}, context budget {meta['budget']:,} chars",
         "",
         "Accuracy (judged), overall and by question type",
-        _table(["conversation", "questions", "correct", "accuracy", *types], accuracy),
+        text_table(["conversation", "questions", "correct", "accuracy", *types], accuracy),
         "",
         "Memory and cost: memory tok/q = context characters / 4, mean per question; "
         "tokens in/out from the usage fields",
-        _table(
+        text_table(
             [
                 "conversation",
                 "memory tok/q",

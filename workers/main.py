@@ -14,7 +14,7 @@ from arq import Retry, cron
 from arq.worker import Function, Worker, check_health, func
 from redis.exceptions import RedisError
 
-from app.db.queue import PROCESS_JOB, redis_settings
+from app.db.queue import LEGACY_PROCESS_JOB, PROCESS_JOB, redis_settings
 from app.logging import configure_logging
 from app.runtime import Runtime, close_worker_runtime, open_worker_runtime
 from app.services import processing
@@ -92,8 +92,9 @@ def build_worker(
 ) -> Worker:
     """An arq Worker wired to our settings; the keyword arguments are seams for tests."""
     every = max(1, min(59, settings.sweep_interval_seconds))
+    tries = settings.job_max_attempts + 1
     functions: list[Function] = [
-        func(process_job, name=PROCESS_JOB, max_tries=settings.job_max_attempts + 1)
+        func(process_job, name=name, max_tries=tries) for name in (PROCESS_JOB, LEGACY_PROCESS_JOB)
     ]
     return Worker(
         functions=functions,

@@ -18,7 +18,7 @@ from app.api.metrics import install_metrics
 from app.api.naming import operation_id
 from app.api.problems import add_problem_schema, install_handlers
 from app.api.request_id import RequestContext
-from app.api.routes import admin, context, health, ingest, usage, users
+from app.api.routes import admin, health, ingest, reading, usage, users
 from app.settings import Settings
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
@@ -36,7 +36,7 @@ def build_api(settings: Settings, lifespan: Lifespan | None = None) -> FastAPI:
     install_handlers(app)
     # Routes are matched in this order: the probes, then the reads agents make most.
     app.include_router(health.router)
-    app.include_router(context.router)
+    app.include_router(reading.router)
     app.include_router(users.router)
     app.include_router(ingest.router)
     app.include_router(usage.router)

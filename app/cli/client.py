@@ -11,6 +11,7 @@ from collections.abc import Callable
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+from urllib.parse import quote
 from uuid import UUID
 
 import httpx
@@ -225,19 +226,15 @@ def cmd_ingest(client: AuthenticatedClient, args: argparse.Namespace) -> int:
 
 def cmd_context(client: AuthenticatedClient, args: argparse.Namespace) -> int:
     """Print the budgeted context for a query: the text an agent puts in its prompt, or JSON."""
-    from tessera_client.api.context import context_get_context
-    from tessera_client.models import ContextGetContextFormat
-    from tessera_client.types import UNSET
-
-    wanted = ContextGetContextFormat.JSON if args.json else ContextGetContextFormat.TEXT
-    # Sent without the generated parser, so problem+json errors keep their detail.
-    request = context_get_context._get_kwargs(
-        args.user,
-        q=args.query if args.query is not None else UNSET,
-        budget_chars=args.budget if args.budget is not None else UNSET,
-        format_=wanted,
-    )
-    response = client.get_httpx_client().request(**request)
+    params: dict[str, str | int] = {"format": "json" if args.json else "text"}
+    if args.query is not None:
+        params["q"] = args.query
+    if args.budget is not None:
+        params["budget_chars"] = args.budget
+    # Sent on the SDK's own HTTP client, not through its parser: an error keeps its detail
+    # whatever body it came with (a proxy's HTML page included).
+    path = f"/users/{quote(args.user, safe='')}/context"
+    response = client.get_httpx_client().get(path, params=params)
     if response.status_code >= 400:
         raise CommandError(problem_message(response.status_code, response.content))
     text = response.text

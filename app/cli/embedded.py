@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import shutil
 import socket
 import subprocess
@@ -157,17 +156,3 @@ class EmbeddedServers:
         """Stop whatever we started, Redis first (workers may still be writing to Postgres)."""
         self.redis.stop()
         self.postgres.stop()
-
-
-def fill_in_urls(env: dict[str, str], data_dir: Path, servers: EmbeddedServers) -> None:
-    """Start an embedded server for each URL missing from env, and record the URL there."""
-    if not env.get("TESSERA_DATABASE_URL"):
-        env["TESSERA_DATABASE_URL"] = servers.postgres.start()
-    if not env.get("TESSERA_REDIS_URL"):
-        env["TESSERA_REDIS_URL"] = servers.redis.start()
-    env.setdefault("TESSERA_DATA_DIR", str(data_dir))
-
-
-def current_env() -> dict[str, str]:
-    """A copy of the process environment."""
-    return dict(os.environ)

@@ -35,10 +35,6 @@ NAMING = {
     "pk": "pk_%(table_name)s",
 }
 
-JOB_STATUSES = ("queued", "running", "done", "failed")
-JOB_KINDS = ("ingest", "reprocess", "compact")
-MEMORY_KINDS = ("turn", "observation", "episode", "source", "contradiction", "open_loop")
-
 
 class Base(DeclarativeBase):
     """Declarative base with the naming convention."""

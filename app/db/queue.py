@@ -9,7 +9,10 @@ from arq.connections import ArqRedis, RedisSettings, create_pool
 
 from app.db.uow import Enqueue
 
-PROCESS_JOB = "process_ingest_job"
+# The arq function that runs a job of any kind; jobs queued before it had this name carry the
+# legacy one, which workers still answer to.
+PROCESS_JOB = "process_job"
+LEGACY_PROCESS_JOB = "process_ingest_job"
 
 # (tenant id, job id, seconds from now): queue a job to run later, e.g. in the next budget window.
 EnqueueLater = Callable[[uuid.UUID, uuid.UUID, float], Awaitable[None]]

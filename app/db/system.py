@@ -62,15 +62,6 @@ class SystemRepository:
         result = await self.session.execute(select(ApiKey).where(ApiKey.prefix == prefix))
         return result.scalar_one_or_none()
 
-    async def count_keys(self, tenant_id: uuid.UUID) -> int:
-        """How many live keys a tenant has."""
-        result = await self.session.execute(
-            select(func.count())
-            .select_from(ApiKey)
-            .where(ApiKey.tenant_id == tenant_id, ApiKey.revoked_at.is_(None))
-        )
-        return int(result.scalar_one())
-
     async def touch_key(self, key_id: uuid.UUID, now: datetime) -> None:
         """Record that a key was used."""
         await self.session.execute(

@@ -64,10 +64,6 @@ class Belief(_Item):
     source: str | None = None
 
 
-Fact = Belief
-Pref = Belief
-
-
 class Entity(_Item):
     """A named thing the user talks about."""
 
@@ -167,8 +163,12 @@ class Passport(_Item):
     sources: list[Source] = Field(default_factory=list)
     turns: list[TurnEntry] = Field(default_factory=list)
     meta: dict[str, Any] = Field(default_factory=dict)
-    # Lookup tables the merge keeps while it works on this object (never serialised).
-    _merge_lookup: Any = PrivateAttr(default=None)
+    # Working state a writer keeps with this object while it changes it (never serialised).
+    _scratch: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def scratch(self) -> dict[str, Any]:
+        """Working state kept with this object (a merge's lookup tables); never serialised."""
+        return self._scratch
 
     @classmethod
     def empty(cls, user_key: str) -> Passport:
@@ -257,11 +257,6 @@ def _migrate_1_to_2(doc: dict[str, Any]) -> dict[str, Any]:
     out["meta"] = meta
     out["version"] = PASSPORT_FORMAT
     return out
-
-
-def canonical_passport_bytes(doc: dict[str, Any]) -> bytes:
-    """Canonical bytes of an already-dumped passport dict."""
-    return canonical_bytes(doc)
 
 
 # --- the SozoGraph library's own reading of the format ---------------------------------------

@@ -26,14 +26,14 @@ from starlette.requests import Request
 
 from app.api.deps import USER_KEY_PATTERN, runtime_of
 from app.api.problems import service_status
-from app.api.schemas.context import SearchResult, search_result
 from app.api.schemas.jobs import Accepted, JobOut, accepted_out, job_out
+from app.api.schemas.reading import SearchResult, search_result
 from app.api.schemas.records import reply_of
 from app.api.schemas.users import ForgottenOut
 from app.domain.dates import DateWindow
 from app.domain.ingest.payload import IngestPayload, TurnIn
 from app.runtime import Runtime
-from app.services import context, forget, ingest, jobs, passports
+from app.services import forget, ingest, jobs, passports, reading
 from app.services.errors import NotFound, ServiceError
 from app.settings import Settings
 
@@ -169,8 +169,8 @@ async def recall(
     """The memory to put in your prompt: beliefs about the user, then the messages that answer."""
     who = caller(ctx)
     with refusals():
-        ask = context.ContextQuery(query or None, budget_chars)
-        reply = await context.read_context(
+        ask = reading.ContextQuery(query or None, budget_chars)
+        reply = await reading.read_context(
             who.runtime.read_uows, who.runtime.caches, who.tenant, user, ask
         )
     return reply.body.decode()
@@ -185,10 +185,10 @@ async def search(
     """A user's past messages that match a query, best first, with date, speaker and ids."""
     who = caller(ctx)
     with refusals():
-        index, stamp = await context.index_for(
+        index, stamp = await reading.index_for(
             who.runtime.read_uows, who.runtime.caches, who.tenant, user
         )
-        hits = context.search_memories(index, query, limit, DateWindow())
+        hits = reading.search_memories(index, query, limit, DateWindow())
     return search_result(stamp.version, hits)
 
 

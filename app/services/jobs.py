@@ -15,7 +15,7 @@ from app.db.models import IngestJob
 from app.db.signals import JobSignals
 from app.db.uow import Uow, UowFactory
 from app.domain.ids import sha256_hex
-from app.services import versions
+from app.services import paging
 from app.services.errors import Conflict, NotFound
 from app.services.extraction import new_usage
 from app.services.views import JobView, job_view
@@ -62,18 +62,15 @@ async def get_job(uows: UowFactory, tenant_id: uuid.UUID, job_id: uuid.UUID) -> 
 
 async def list_jobs(
     uows: UowFactory, tenant_id: uuid.UUID, user_key: str, limit: int, cursor: int | None
-) -> versions.Page[JobView]:
+) -> paging.Page[JobView]:
     """A page of a user's jobs, newest first, older than the cursor; NotFound if no such user."""
-    before = None if cursor is None else versions.cursor_time(cursor)
-    return await versions.page_of_user(
-        uows,
-        tenant_id,
-        user_key,
-        limit,
+    before = None if cursor is None else paging.cursor_time(cursor)
+    listing = paging.Listing(
         lambda repo, n: repo.list_jobs(user_key, n, before),
         job_view,
-        lambda row: versions.time_cursor(row.created_at),
+        lambda row: paging.time_cursor(row.created_at),
     )
+    return await paging.page_of_user(uows, tenant_id, user_key, limit, listing)
 
 
 async def wait_for_job(

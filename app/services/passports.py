@@ -41,14 +41,6 @@ STREAM_ITEMS = 500
 
 
 @dataclass(frozen=True)
-class PassportBytes:
-    """A passport as canonical JSON bytes, with the version it is at."""
-
-    body: bytes
-    version: int
-
-
-@dataclass(frozen=True)
 class WriteResult:
     """Outcome of a write: the version now current and whether the passport is new."""
 
@@ -129,14 +121,6 @@ class Export:
         return b"".join([chunk async for chunk in self.chunks])
 
 
-async def read_passport(
-    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, version: int | None = None
-) -> PassportBytes:
-    """The passport now, or exactly as it was at ``version``, as one body."""
-    found = await export(uows, tenant_id, user_key, version)
-    return PassportBytes(await found.body(), found.version)
-
-
 async def export(
     uows: UowFactory,
     tenant_id: uuid.UUID,
@@ -160,11 +144,9 @@ async def export(
         head = {k: sozograph_value(k, v) for k, v in head.items()}
         if head.get("updated_at") is None:
             head.pop("updated_at", None)  # the library stamps its own
-    kinds = _kinds(sections)
     items = sozograph_item if for_sozograph else None
-    return Export(
-        at, _stream(uows, tenant_id, user_key, at, head, kinds, sections is not None, items)
-    )
+    shape = _Shape(at, head, _kinds(sections), sections is not None, items)
+    return Export(at, _stream(uows, tenant_id, user_key, shape))
 
 
 @dataclass(frozen=True)
@@ -176,18 +158,21 @@ class PassportPage:
     next_cursor: int | None
 
 
+@dataclass(frozen=True)
+class PageQuery:
+    """Which page a reader asks for: of which version and sections, after which row."""
+
+    version: int | None
+    sections: Collection[str] | None
+    after: int | None
+    limit: int
+    since: datetime | None = None
+    until: datetime | None = None
+    for_sozograph: bool = False
+
+
 async def page(
-    uows: UowFactory,
-    tenant_id: uuid.UUID,
-    user_key: str,
-    *,
-    version: int | None,
-    sections: Collection[str] | None,
-    after: int | None,
-    limit: int,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    for_sozograph: bool = False,
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, query: PageQuery
 ) -> PassportPage:
     """A document of the chosen sections whose log sections hold one page of rows.
 
@@ -195,18 +180,19 @@ async def page(
     order after the cursor (a row id), optionally only those dated within [since, until]; the
     head's sections come whole with every page.
     """
+    sections, limit = query.sections, query.limit
     kinds = [k for k in _kinds(sections) if SECTION_OF[k] in ROW_SECTIONS]
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
-        at, head = await _head(repo, user_key, version)
+        at, head = await _head(repo, user_key, query.version)
         rows = await repo.page_rows(
             user_key,
             version=at,
             kinds=kinds,
-            after=after,
+            after=query.after,
             limit=limit + 1,
-            since=since,
-            until=until,
+            since=query.since,
+            until=query.until,
         )
         spilled = [
             (r.kind, r.item)
@@ -223,7 +209,7 @@ async def page(
     for section in sections or ():
         if section in ROW_SECTIONS:
             doc.setdefault(section, [])
-    if for_sozograph:
+    if query.for_sozograph:
         doc = {
             k: v
             for k, v in ((k, sozograph_value(k, v)) for k, v in doc.items())
@@ -254,17 +240,28 @@ async def _head(repo: TenantRepository, user_key: str, version: int | None) -> t
     return version, await head_at(repo, user_key, version)
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """What an export holds: the head at a version, the log's kinds, and how items are shown."""
+
+    version: int
+    head: dict[str, Any]
+    kinds: Sequence[str]
+    selected: bool  # the reader chose sections: each chosen log section comes, even empty
+    items: Callable[[str, Any], dict[str, Any] | None] | None = None
+
+
 async def _stream(
-    uows: UowFactory,
-    tenant_id: uuid.UUID,
-    user_key: str,
-    version: int,
-    head: dict[str, Any],
-    kinds: Sequence[str],
-    selected: bool,
-    items: Callable[[str, Any], dict[str, Any] | None] | None = None,
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, shape: _Shape
 ) -> AsyncIterator[bytes]:
     """Canonical JSON (sorted keys) of head and rows: the bytes ``canonical_bytes`` would give."""
+    version, head, kinds, selected, items = (
+        shape.version,
+        shape.head,
+        shape.kinds,
+        shape.selected,
+        shape.items,
+    )
     log_sections = {SECTION_OF[k] for k in kinds}
     # A log section is in the document when its head names it (every one, unless a document
     # imported without it had no rows added since), or when a reader asks for it.

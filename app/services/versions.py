@@ -1,65 +1,30 @@
-"""Version history listing and the cursors of paginated listings."""
+"""Version history: listing the versions, and what one changed."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any
 
-from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
 from app.domain.memory import delta
 from app.domain.memory.log import SECTION_OF
 from app.services import passports
 from app.services.errors import NotFound
+from app.services.paging import Listing, Page, page_of_user
 from app.services.views import VersionView, version_view
-
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-Row = TypeVar("Row")
-Record = TypeVar("Record")
-
-
-@dataclass(frozen=True)
-class Page(Generic[Record]):
-    """One page of a listing, and the cursor of the next page (None on the last)."""
-
-    items: list[Record]
-    next_cursor: str | None
-
-
-async def page_of_user(
-    uows: UowFactory,
-    tenant_id: uuid.UUID,
-    user_key: str,
-    limit: int,
-    read: Callable[[TenantRepository, int], Awaitable[Sequence[Row]]],
-    record: Callable[[Row], Record],
-    cursor: Callable[[Row], int],
-) -> Page[Record]:
-    """Up to ``limit`` of what ``read`` finds for a known user; NotFound for an unknown one."""
-    # One row more than the page says whether a next page exists, without counting.
-    rows = await passports.read_of_user(
-        uows, tenant_id, user_key, lambda repo: read(repo, limit + 1)
-    )
-    last = str(cursor(rows[limit - 1])) if len(rows) > limit else None
-    return Page([record(row) for row in rows[:limit]], last)
 
 
 async def list_versions(
     uows: UowFactory, tenant_id: uuid.UUID, user_key: str, limit: int, before: int | None
 ) -> Page[VersionView]:
     """A page of a user's versions, newest first, below an optional version cursor."""
-    return await page_of_user(
-        uows,
-        tenant_id,
-        user_key,
-        limit,
+    listing = Listing(
         lambda repo, n: repo.list_versions(user_key, n, before),
         version_view,
         lambda row: row.version,
     )
+    return await page_of_user(uows, tenant_id, user_key, limit, listing)
 
 
 @dataclass(frozen=True)
@@ -96,13 +61,3 @@ async def version_changes(
             if len(change[side]) < limit:
                 change[side].append(stored.item)
     return VersionChanges(version_view(row), items)
-
-
-def time_cursor(when: datetime) -> int:
-    """A page cursor for a timestamp: whole microseconds since the Unix epoch."""
-    return (when - EPOCH) // timedelta(microseconds=1)
-
-
-def cursor_time(cursor: int) -> datetime:
-    """The timestamp a cursor names (the spec bounds it to the years a datetime holds)."""
-    return EPOCH + timedelta(microseconds=cursor)

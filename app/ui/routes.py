@@ -20,7 +20,7 @@ from fastapi.templating import Jinja2Templates
 from app.api.deps import TenantDep, UowsDep, UserKey
 from app.api.schemas.params import MAX_ROW_ID, MAX_VERSION, Period
 from app.services import passports, versions
-from app.services.context import date_window
+from app.services.reading import date_window
 from app.ui import view
 
 HERE = FilePath(__file__).parent
@@ -141,12 +141,14 @@ async def timeline(
         uows,
         tenant,
         key,
-        version=None,
-        sections=TIMELINE,
-        after=after,
-        limit=TIMELINE_PAGE,
-        since=window.since_time,
-        until=window.until_time,
+        passports.PageQuery(
+            version=None,
+            sections=TIMELINE,
+            after=after,
+            limit=TIMELINE_PAGE,
+            since=window.since_time,
+            until=window.until_time,
+        ),
     )
     days = view.days(orjson.loads(found.body), TIMELINE)
     return html(

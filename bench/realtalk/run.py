@@ -35,7 +35,7 @@ from app.domain.ingest.payload import IngestPayload
 from bench.pipeline import InMemoryUser
 from bench.realtalk.data import DEFAULT_DATA, Conversation, DataError, Message, Question, load
 from bench.realtalk.metrics import SPELLINGS, Answer, Haystack
-from bench.recall.run import _table, domain_digest, fill_budget, word_tokens
+from bench.recall.run import domain_digest, fill_budget, text_table, word_tokens
 
 BUDGETS = (1500, 3000, 6000)
 TESSERA, BASELINE, WHOLE = "tessera", "bm25", "whole"
@@ -290,7 +290,7 @@ def report(results: Results, budgets: Sequence[int], meta: dict[str, Any]) -> st
     rows.append(
         ["all", LABELS[WHOLE], "-", f"{w.answer:.3f}", f"{w.items:.3f}", f"{w.mean_named:.1f}"]
     )
-    lines += [_table(headers, rows), "", verdicts(results, budgets), ""]
+    lines += [text_table(headers, rows), "", verdicts(results, budgets), ""]
     measures = (
         ("Evidence recall", lambda t: t.recall),
         ("Answer in context", lambda t: t.answer),
@@ -313,7 +313,7 @@ def report(results: Results, budgets: Sequence[int], meta: dict[str, Any]) -> st
                 rows.append(row)
             lines += [
                 f"{title} by category (T = tessera, B = bm25 baseline)",
-                _table(headers, rows),
+                text_table(headers, rows),
                 "",
             ]
     return "\n".join(lines)

@@ -319,7 +319,7 @@ def evaluate(
 # --- output ---------------------------------------------------------------------------------------
 
 
-def _table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+def text_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     """A plain text table: the first column left-aligned, the others right-aligned."""
     body = [list(row) for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(headers)]
@@ -359,7 +359,7 @@ def report(results: Results, meta: dict[str, Any]) -> str:
                 ]
             )
     headers = ["budget", "system", "evidence recall", "answer in context", "turn reach"]
-    lines.append(_table(headers, rows))
+    lines.append(text_table(headers, rows))
     ceiling = results.tally("ceiling", 0, "all").answer_rate
     anywhere = results.tally("passport", 0, "all").answer_rate
     lines.append(
@@ -392,7 +392,7 @@ def _by_type(results: Results, title: str, value: Callable[[Tally], float], *, e
             ]
         rows.append(row)
     legend = "(T = tessera, B = bm25 baseline, W = bm25 word tokens)"
-    return f"{title} by question type {legend}\n" + _table(headers, rows)
+    return f"{title} by question type {legend}\n" + text_table(headers, rows)
 
 
 def verdict(results: Results) -> str:

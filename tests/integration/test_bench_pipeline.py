@@ -57,7 +57,7 @@ async def test_the_in_memory_pipeline_writes_what_the_worker_writes(settings):
             outcome = await processing.run_job(uows, tenant, accepted.job.id, settings, pipeline)
             assert outcome.status == "done"
             await user.ingest(payload, accepted.job.created_at, extractor.extract)
-        stored = (await passports.read_passport(uows, tenant, "twin")).body
+        stored = await (await passports.export(uows, tenant, "twin")).body()
     finally:
         await engine.dispose()
     served = orjson.loads(stored)

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import event
 
 from app.main import create_app
-from app.services import context as context_service
+from app.services import reading as context_service
 from tests.conftest import _libpq, make_tenant
 from tests.integration.test_context_api import PASSPORT
 

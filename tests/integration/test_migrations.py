@@ -178,8 +178,8 @@ def test_the_log_migration_moves_old_passports_and_keeps_every_version(test_serv
         uows = uow_factory(session_factory(eng))
         try:
             return [
-                (await passports.read_passport(uows, tenant, "mel", v)).body for v in range(3)
-            ] + [(await passports.read_passport(uows, tenant, "mel")).body]
+                await (await passports.export(uows, tenant, "mel", v)).body() for v in range(3)
+            ] + [await (await passports.export(uows, tenant, "mel")).body()]
         finally:
             await eng.dispose()
 

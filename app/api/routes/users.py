@@ -16,8 +16,8 @@ from app.api.schemas.users import ForgottenOut, PassportWritten, UserOut, UserPa
 from app.domain.passport import SECTIONS, Passport
 from app.runtime import Runtime
 from app.services import forget, passports
-from app.services.context import date_window
 from app.services.errors import Unprocessable
+from app.services.reading import date_window
 
 # Log rows in a page when ``limit`` is not given.
 DEFAULT_PAGE = 500
@@ -109,13 +109,15 @@ async def get_passport(
             uows,
             tenant,
             key,
-            version=version,
-            sections=chosen,
-            after=after,
-            limit=limit or DEFAULT_PAGE,
-            since=window.since_time,
-            until=window.until_time,
-            for_sozograph=format == "sozograph",
+            passports.PageQuery(
+                version=version,
+                sections=chosen,
+                after=after,
+                limit=limit or DEFAULT_PAGE,
+                since=window.since_time,
+                until=window.until_time,
+                for_sozograph=format == "sozograph",
+            ),
         )
         headers = {"ETag": passports.etag(found.version)}
         if found.next_cursor is not None:

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from app.services.versions import Page
+from app.services.paging import Page
 
 Reply = TypeVar("Reply", bound=BaseModel)
 Record = TypeVar("Record")

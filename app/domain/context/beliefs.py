@@ -101,9 +101,9 @@ class BeliefIndex:
             beliefs: list[Belief] = getattr(head, section)
             for order, b in enumerate(_newest_first(beliefs)):
                 text = render(section, b, changes.get(b.key, ()), subject=subject)
-                lines.append(_line(section, b.key, b.value, text, b, order, known))
+                lines.append(_line(section, text, b, order, known))
         for order, loop in enumerate(_newest_first(head.open_loops)):
-            lines.append(_line("open_loops", None, None, loop_text(loop), loop, order, known))
+            lines.append(_line("open_loops", loop_text(loop), loop, order, known))
         for order, e in enumerate(head.entities):
             text = entity_text(e)
             words = known.get(text)
@@ -148,19 +148,15 @@ class BeliefIndex:
 
 
 def _line(
-    section: Section,
-    key: str | None,
-    value: Any,
-    text: str,
-    item: Any,
-    order: int,
-    known: Mapping[str, frozenset[str]],
+    section: Section, text: str, item: Any, order: int, known: Mapping[str, frozenset[str]]
 ) -> BeliefLine:
+    """A belief's line (with its key and value), or an open loop's (it has neither)."""
     words = known.get(text)
+    belief = isinstance(item, Belief)
     return BeliefLine(
         section=section,
-        key=key,
-        value=value,
+        key=item.key if belief else None,
+        value=item.value if belief else None,
         text=text,
         ts=getattr(item, "ts", None),
         source=getattr(item, "source", None),

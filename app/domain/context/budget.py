@@ -19,6 +19,7 @@ from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.context.passages import PASSAGE_MAX, annotated
 from app.domain.context.ranking import MIN_LINE, allowed_records, rank, sort_time
 from app.domain.context.records import RecordKind
+from app.domain.dates import EVER, DateWindow
 from app.domain.text import tokenize
 
 # Turns shown on each side of a hit: the message it answers and the answer it gets.
@@ -210,19 +211,15 @@ def assemble(
     q: str | None,
     budget_chars: int,
     *,
-    since: float | None = None,
-    until: float | None = None,
-    neighbours: int = NEIGHBOURS,
-    neighbour_weight: float = NEIGHBOUR_WEIGHT,
-    neighbour_chars: int = NEIGHBOUR_CHARS,
+    window: DateWindow = EVER,
 ) -> Evidence:
     """The records that best answer ``q`` with their neighbours, in time order, within budget.
 
-    ``since`` and ``until`` (epoch seconds, inclusive) keep only records dated within them.
+    A ``window`` keeps only records dated within it.
     """
     budget = max(budget_chars, 0)
     tokens = tokenize(q) if q else []
-    allowed = allowed_records(index, since, until)
+    allowed = allowed_records(index, window)
     found = rank(index, tokens, allowed, budget)
     scores = found.scores
     if found.order:
@@ -231,9 +228,6 @@ def assemble(
             found.order,
             scores,
             budget,
-            neighbours,
-            neighbour_weight,
-            neighbour_chars,
             allowed,
             found.matching,
         )
@@ -277,21 +271,18 @@ def _by_relevance(
     ranked: list[int],
     scores: Scores,
     budget: int,
-    neighbours: int,
-    neighbour_weight: float,
-    neighbour_chars: int,
     allowed: npt.NDArray[np.bool_] | None,
     matching: int,
 ) -> tuple[_Selection, int]:
     """Hits and their neighbours by priority while they fit; and the matching records left out.
 
     A hit's priority is its score; once it is shown, each neighbour waits with
-    ``neighbour_weight`` times that score (less again for each further step), so the context
+    ``NEIGHBOUR_WEIGHT`` times that score (less again for each further step), so the context
     of a strong match comes before a weak match, and a weak match before the context of another.
     """
     # Room for the note at its longest, so whatever is chosen, the note still fits.
     room = budget + 1 - (len(_note(matching, "relevance")) + 1)
-    selection = _Selection(index, room, neighbour_chars)
+    selection = _Selection(index, room, NEIGHBOUR_CHARS)
     seen: dict[int, int] = {}  # a turn said again word for word is shown once
     twins = 0
     hit_turns: set[int] = set()
@@ -323,10 +314,10 @@ def _by_relevance(
             continue
         for side in (-1, 1):
             weight = -priority
-            for other in _window(index, turn, side, neighbours):
+            for other in _window(index, turn, side, NEIGHBOURS):
                 if allowed is not None and not allowed[other]:
                     break
-                weight *= neighbour_weight
+                weight *= NEIGHBOUR_WEIGHT
                 passage = _neighbour_passage(index, other, scores, side)
                 order += 1
                 heapq.heappush(queue, (-weight, order, passage, other, False))

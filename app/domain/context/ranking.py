@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.context.index import EvidenceIndex, Scores
+from app.domain.dates import DateWindow
 
 # A query that names a speaker lifts that speaker's matching passages by this share of the best
 # score: enough to order near-ties, never enough to outrank a clearly better match.
@@ -91,10 +92,9 @@ def sort_time(epoch: float) -> float:
     return -math.inf if math.isnan(epoch) else epoch
 
 
-def allowed_records(
-    index: EvidenceIndex, since: float | None, until: float | None
-) -> npt.NDArray[np.bool_] | None:
-    """Per record: whether it is dated within [since, until]; None when nothing is excluded."""
+def allowed_records(index: EvidenceIndex, window: DateWindow) -> npt.NDArray[np.bool_] | None:
+    """Per record: whether it is dated within the window; None when nothing is excluded."""
+    since, until = window.since, window.until
     if since is None and until is None:
         return None
     epochs = index.record_epochs()

@@ -16,6 +16,7 @@ from typing import Any
 from app.domain.context.beliefs import BeliefLine
 from app.domain.context.budget import Evidence, assemble
 from app.domain.context.index import MemoryIndex
+from app.domain.dates import EVER, DateWindow
 from app.domain.text import tokenize
 
 BELIEF_SHARE = 0.2
@@ -65,9 +66,7 @@ def build_context(
     index: MemoryIndex,
     q: str | None,
     budget_chars: int,
-    *,
-    since: float | None = None,
-    until: float | None = None,
+    window: DateWindow = EVER,
 ) -> Context:
     """Beliefs that matter for ``q``, then the memories that answer it, within the budget."""
     budget = max(budget_chars, 0)
@@ -83,7 +82,7 @@ def build_context(
     # What is left goes to the memories, after a blank line and their header.
     used = len(block) + 2 if block else 0
     memory_room = budget - used - len(MEMORIES_HEADER) - 1
-    evidence = assemble(index.evidence, q, max(memory_room, 0), since=since, until=until)
+    evidence = assemble(index.evidence, q, max(memory_room, 0), window=window)
     parts = [block] if block else []
     if evidence.items:
         parts.append(f"{MEMORIES_HEADER}\n{evidence.text}")

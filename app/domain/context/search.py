@@ -8,6 +8,7 @@ from typing import Any
 from app.domain.context.index import MemoryIndex
 from app.domain.context.ranking import allowed_records, rank
 from app.domain.context.records import TurnRecord
+from app.domain.dates import EVER, DateWindow
 from app.domain.text import tokenize
 
 
@@ -38,16 +39,14 @@ def search(
     index: MemoryIndex,
     q: str,
     limit: int,
-    *,
-    since: float | None = None,
-    until: float | None = None,
+    window: DateWindow = EVER,
 ) -> list[Hit]:
     """The ``limit`` best-matching passages of the log for ``q``, best first, one per record."""
     ev = index.evidence
     tokens = tokenize(q)
     if not tokens:
         return []
-    found = rank(ev, tokens, allowed_records(ev, since, until), limit * 48)
+    found = rank(ev, tokens, allowed_records(ev, window), limit * 48)
     scores = found.scores
     hits: list[Hit] = []
     seen: set[int] = set()

@@ -15,6 +15,7 @@ from app.domain.dates.calendar import (
     stamp_epoch,
 )
 from app.domain.dates.periods import (
+    EVER,
     DateWindow,
     When,
     check_day,
@@ -33,6 +34,7 @@ from app.domain.dates.relative import (
 from app.domain.dates.said import SaidDate, turn_dates
 
 __all__ = [
+    "EVER",
     "MONTHS",
     "MONTH_NUMBERS",
     "NUMBER_WORDS",

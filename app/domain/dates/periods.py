@@ -110,6 +110,10 @@ class DateWindow:
         return None if self.until is None else datetime.fromtimestamp(self.until, UTC)
 
 
+# No limit either way.
+EVER = DateWindow()
+
+
 def _bound(value: str | None, name: str, *, start: bool) -> float | None:
     if value is None or value == "":
         return None

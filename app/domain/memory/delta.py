@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -44,14 +43,6 @@ def apply(old: Any, delta: Any) -> Any:
     """The value ``delta`` turns ``old`` into; ``old`` and ``delta`` are not mutated."""
     # One private copy of old up front lets _apply reuse its pieces without aliasing the input.
     return _apply(_copy(old), delta)
-
-
-def replay(deltas: Iterable[Any], base: Any = None) -> Any:
-    """Apply a sequence of forward deltas in order, starting from ``base``."""
-    value = _copy(base)
-    for delta in deltas:
-        value = _apply(value, delta)
-    return value
 
 
 def summarize(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any]:

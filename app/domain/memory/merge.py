@@ -171,10 +171,11 @@ def _shape(passport: Passport) -> tuple[tuple[int, int], ...]:
 
 
 def _lookup(passport: Passport) -> _Lookup:
-    found: _Lookup | None = passport._merge_lookup
+    """The merge's lookup tables for this passport, kept with it while its sections keep shape."""
+    scratch = passport.scratch()
+    found: _Lookup | None = scratch.get("merge_lookup")
     if found is None or found.shape != _shape(passport):
-        found = _Lookup(passport)
-        passport._merge_lookup = found
+        found = scratch["merge_lookup"] = _Lookup(passport)
     return found
 
 
@@ -427,15 +428,15 @@ def apply_key_merges(
     for merge in merges:
         sections = [s for s in ("facts", "prefs") if _fold_key(passport, s, merge, report)]
         for section in sections:
-            _record_tier3(passport, report, merge, "merge", merge.reason, now, section)
+            _record_tier3(passport, report, merge, now, ("merge", merge.reason, section))
         if sections:
             report.bump("keys_merged")
         else:
             why = f"neither {merge.keep!r} nor {merge.drop!r} is a key any more"
-            _record_tier3(passport, report, merge, "skip", why, now)
+            _record_tier3(passport, report, merge, now, ("skip", why, None))
         _forget_review(passport, merge.drop)
     for merge, why in rejected:
-        _record_tier3(passport, report, merge, "refuse", why, now)
+        _record_tier3(passport, report, merge, now, ("refuse", why, None))
         report.bump("keys_refused")
     if report.decisions:
         report.changed = True
@@ -477,11 +478,11 @@ def _record_tier3(
     passport: Passport,
     report: MergeReport,
     merge: KeyMergeLike,
-    action: str,
-    reason: str,
     now: str,
-    section: str | None = None,
+    verdict: tuple[str, str, str | None],
 ) -> None:
+    """Record a tier-3 verdict: (action, reason, the section merged in, if one was)."""
+    action, reason, section = verdict
     entry: dict[str, Any] = {
         "incoming": merge.drop,
         "resolved": merge.keep if action == "merge" else merge.drop,

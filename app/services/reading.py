@@ -147,12 +147,12 @@ def context_etag(stamp: PassportStamp, params: tuple[object, ...]) -> str:
 
 def render(index: MemoryIndex, q: str | None, budget_chars: int, window: DateWindow) -> Context:
     """The budgeted context for a query (pure; the index is already loaded)."""
-    return build_context(index, q or None, budget_chars, since=window.since, until=window.until)
+    return build_context(index, q or None, budget_chars, window)
 
 
 def search_memories(index: MemoryIndex, q: str, limit: int, window: DateWindow) -> list[Hit]:
     """The log's best passages for a query, one per record, with provenance."""
-    return search(index, q, limit, since=window.since, until=window.until)
+    return search(index, q, limit, window)
 
 
 @dataclass(frozen=True)

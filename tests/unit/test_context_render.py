@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from app.domain.context import MemoryIndex, TurnRecord, build_context, search
 from app.domain.context.render import BELIEF_SHARE
-from app.domain.dates import parse_when, turn_dates
+from app.domain.dates import DateWindow, parse_when, turn_dates
 from app.domain.passport import Passport
 
 START = datetime(2023, 5, 7, 18, 0, tzinfo=UTC)
@@ -137,7 +137,7 @@ def test_since_and_until_keep_only_memories_dated_within() -> None:
     since = parse_when("2023-05-20")
     until = parse_when("2023-06-10")
     assert since is not None and until is not None
-    ctx = build_context(idx, "sailing", 3000, since=since.epoch, until=until.epoch)
+    ctx = build_context(idx, "sailing", 3000, DateWindow(since.epoch, until.epoch))
     assert [m.turn_ids for m in ctx.evidence.items] == [("m2",), ("m3",)]
 
 

@@ -8,9 +8,9 @@ from fastapi import APIRouter, Header, Query, Request, Response
 
 from app.api.deps import TenantDep, UserKey, runtime_of
 from app.api.problems import COMMON, NOT_FOUND
-from app.api.schemas.context import SearchResult, search_result
 from app.api.schemas.params import Period
-from app.services import context
+from app.api.schemas.reading import SearchResult, search_result
+from app.services import reading
 
 router = APIRouter(tags=["context"], responses={**COMMON, **NOT_FOUND})
 
@@ -59,8 +59,8 @@ async def get_context(
 ) -> Response:
     """Beliefs that matter for ``q``, then the memories that answer it, within the budget."""
     runtime = runtime_of(request)
-    ask = context.ContextQuery(q, budget_chars, format, since, until, if_none_match)
-    reply = await context.read_context(runtime.read_uows, runtime.caches, tenant, key, ask)
+    ask = reading.ContextQuery(q, budget_chars, format, since, until, if_none_match)
+    reply = await reading.read_context(runtime.read_uows, runtime.caches, tenant, key, ask)
     headers = {"ETag": reply.etag, "X-Passport-Version": str(reply.version)}
     if reply.not_modified:
         return Response(status_code=304, headers=headers)
@@ -78,8 +78,8 @@ async def search(
     until: Until = None,
 ) -> SearchResult:
     """The log's passages ranked for ``q`` (one per turn), with scores and provenance."""
-    window = context.date_window(since, until)
+    window = reading.date_window(since, until)
     runtime = runtime_of(request)
-    index, stamp = await context.index_for(runtime.read_uows, runtime.caches, tenant, key)
-    hits = context.search_memories(index, q, limit, window)
+    index, stamp = await reading.index_for(runtime.read_uows, runtime.caches, tenant, key)
+    hits = reading.search_memories(index, q, limit, window)
     return search_result(stamp.version, hits)
