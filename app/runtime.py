@@ -23,7 +23,8 @@ from app.db.uow import Enqueue, UowFactory, uow_factory
 from app.llm.factory import make_client, make_extractor
 from app.services.cache import ContextCaches, KeyCache
 from app.services.claimed import WorkerResources
-from app.services.extraction import extractor_name, uses_model
+from app.services.extraction import RULES, extractor_name, uses_model
+from app.services.offload import CpuPool, PooledRules
 from app.services.reading import IndexRefresher
 from app.settings import Settings
 
@@ -138,8 +139,13 @@ async def open_worker_runtime(
             max_retries=settings.llm_max_retries,
             http_client=llm_http_client,
         )
+    # The rule extractor is pure Python: it runs in the pool, off this process's event loop.
+    pool = CpuPool(settings.cpu_processes, settings.cpu_seconds)
+    if extractor.name == RULES:
+        extractor = PooledRules(pool)
     runtime.resources = WorkerResources(
         extractor=extractor,
+        pool=pool,
         # Shared by every job of this process: at most this many model calls at once.
         slots=asyncio.Semaphore(settings.llm_max_concurrency),
         budget=TenantBudget(
@@ -161,4 +167,6 @@ async def close_worker_runtime(runtime: Runtime) -> None:
         close = getattr(closable, "aclose", None)
         if close is not None:
             await close()
+    if resources is not None and resources.pool is not None:
+        resources.pool.close()
     await runtime.engine.dispose()

@@ -65,6 +65,20 @@ class Settings(BaseSettings):
     )
     sweep_interval_seconds: int = Field(default=30, description="How often the sweeper runs.")
     worker_max_jobs: int = Field(default=8, description="Concurrent jobs per worker process.")
+    cpu_processes: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="Processes each worker runs the rule extractor and payload preparation in, "
+        "off its event loop.",
+    )
+    cpu_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="Longest one segment's rule extraction (or one payload's preparation) may "
+        "run; past it the segment is recorded as failed and its turns are kept.",
+    )
     worker_poll_seconds: float = Field(
         default=0.02,
         gt=0,

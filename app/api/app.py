@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from app.api.auth import AuthenticateFirst
 from app.api.limits import BodySizeLimit
 from app.api.metrics import install_metrics
 from app.api.naming import operation_id
@@ -48,6 +49,8 @@ def install_middleware(app: FastAPI, settings: Settings) -> None:
     """Body limits, metrics, request ids and (when enabled) tracing, around every route."""
     imports = ("PUT", re.compile(r"/users/[^/]+/passport"), settings.max_import_bytes)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, larger=[imports])
+    # Added after the body-size limit, so it runs first: a bad key costs no byte of the body.
+    app.add_middleware(AuthenticateFirst)
     install_metrics(app)
     # Added after the body-size limit, so it wraps it: its 413s are timed and carry the id.
     app.add_middleware(RequestContext)

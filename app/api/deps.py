@@ -12,6 +12,7 @@ from fastapi import Depends, Path, Query, Request, Response, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.security.base import SecurityBase
 
+from app.api.auth import TENANT_STATE
 from app.api.schemas.jobs import JobOut, job_out
 from app.db.signals import JobSignals
 from app.db.uow import UowFactory
@@ -78,6 +79,11 @@ class TenantKey(SecurityBase):
 
     async def __call__(self, request: Request) -> uuid.UUID:
         """The tenant whose API key is presented; 401 for a missing, unknown or revoked key."""
+        # A request with a body was authenticated before it was read (``app.api.auth``).
+        checked = getattr(request.state, TENANT_STATE, None)
+        if isinstance(checked, uuid.UUID):
+            structlog.contextvars.bind_contextvars(tenant_id=str(checked))
+            return checked
         # HTTPBearer's parsing, without the credentials model it builds on every request.
         scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not credentials.strip():

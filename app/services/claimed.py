@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from app.db.budget import TenantBudget
 from app.db.models import IngestJob
@@ -12,7 +14,10 @@ from app.db.queue import EnqueueLater
 from app.db.uow import UowFactory
 from app.domain.extraction import Extractor
 from app.llm.structured import StructuredClient
+from app.services.offload import CpuPool
 from app.settings import Settings
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -20,10 +25,17 @@ class WorkerResources:
     """What a worker process lends every job: built once at start-up, closed at shutdown."""
 
     extractor: Extractor
+    pool: CpuPool | None = None  # processes for CPU work: rules, payload preparation
     slots: asyncio.Semaphore | None = None  # model calls at once, shared by all jobs
     budget: TenantBudget | None = None
     enqueue_later: EnqueueLater | None = None
     llm_client: StructuredClient | None = None  # for compaction; None with the rule extractor
+
+    async def cpu(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in the pool, off the event loop (here when there is no pool)."""
+        if self.pool is None:
+            return function(*args)
+        return await self.pool.run(function, *args)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from app.services import passports, running
 from app.services.claimed import ClaimedJob
 from app.services.errors import Conflict, Unprocessable
 from app.services.extraction import Work, extractor_name, new_usage, uses_model
+from app.services.offload import TimeLimitExceeded
 from app.services.running import Outcome
 from app.services.views import JobView, job_view
 from app.settings import Settings
@@ -50,14 +51,27 @@ def limits(settings: Settings) -> IngestLimits:
 def segments_of(payload: IngestPayload, settings: Settings) -> list[Segment]:
     """Normalise, prune and segment a payload exactly as the worker will."""
     try:
-        return prepare(
-            payload,
-            limits=limits(settings),
-            max_tokens=settings.segment_max_tokens,
-            max_gap=timedelta(seconds=settings.segment_max_gap_seconds),
-        )
+        return prepare(payload, **_cutting(settings))
     except InputError as exc:
         raise Unprocessable(str(exc)) from exc
+
+
+def _cutting(settings: Settings) -> dict[str, Any]:
+    """How a payload is cut into segments: the size limits, a segment's tokens and gap."""
+    return {
+        "limits": limits(settings),
+        "max_tokens": settings.segment_max_tokens,
+        "max_gap": timedelta(seconds=settings.segment_max_gap_seconds),
+    }
+
+
+def prepared(stored: dict[str, Any], cutting: dict[str, Any]) -> list[Segment]:
+    """A stored payload's segments (run in a pool process); InputError for one that is not one."""
+    try:
+        payload = IngestPayload.model_validate(stored)
+    except ValueError as exc:  # a pydantic error does not cross a process whole: its words do
+        raise InputError(str(exc)) from None
+    return prepare(payload, **cutting)
 
 
 def costed_plan(segments: list[Segment], settings: Settings) -> Plan:
@@ -144,11 +158,14 @@ async def run(claimed: ClaimedJob) -> Outcome:
     uows, tenant_id, job = claimed.uows, claimed.tenant_id, claimed.job
     if job.payload is None:
         return await running.fail(uows, tenant_id, job.id, "the job's payload is no longer stored")
+    resources = claimed.resources
     try:
-        payload = IngestPayload.model_validate(job.payload)
-        segments = segments_of(payload, claimed.settings)
-    except (Unprocessable, ValueError) as exc:
+        segments = await resources.cpu(prepared, job.payload, _cutting(claimed.settings))
+    except (InputError, ValueError) as exc:
         return await running.fail(uows, tenant_id, job.id, f"invalid payload: {exc}")
+    except TimeLimitExceeded as exc:
+        return await running.fail(uows, tenant_id, job.id, f"the payload took too long: {exc}")
+    subject = job.payload.get("subject")
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         passport = await repo.passport(job.user_key)
@@ -159,11 +176,16 @@ async def run(claimed: ClaimedJob) -> Outcome:
         merged = await repo.rows_by_hash(job.user_key, {k for keys in by_keys for k in keys})
     if passport is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
-    turns = [turn for _, turn in turn_rows(segments, job.created_at)]
+    try:
+        rows = await resources.cpu(turn_rows, segments, job.created_at)
+    except TimeLimitExceeded:
+        # The words are kept whatever happens: without the days their dates name, if need be.
+        rows = turn_rows(segments, job.created_at, resolve_dates=False)
+    turns = [turn for _, turn in rows]
     # Segments already merged by an earlier run are skipped: at-least-once made idempotent.
     seen = {r.hash for r in merged}
     works = [
-        Work(s, payload.subject, job.created_at)
+        Work(s, subject if isinstance(subject, str) else None, job.created_at)
         for keys, s in by_keys.items()
         if seen.isdisjoint(keys)
     ]

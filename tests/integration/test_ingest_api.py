@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from tests.conftest import make_tenant
@@ -240,14 +242,20 @@ async def test_every_version_rebuilds_exactly(client, tenant):
         assert old.content == body, version
 
 
-async def test_a_rule_that_raises_costs_only_its_sentence(client, tenant, worker, monkeypatch):
-    from app.domain.extraction.rules import extractor
+async def test_a_rule_that_raises_costs_only_its_sentence(client, tenant, app, monkeypatch):
+    from app.db.engine import session_factory
+    from app.db.uow import uow_factory
+    from app.domain.extraction.rules import RuleExtractor, extractor
+    from app.domain.ingest import IngestPayload
+    from app.services import ingest, processing
+    from app.services.claimed import WorkerResources
 
     def exploding(view, out):  # a rule with a bug that real chat can reach
         for sentence in view.sentences:
             if "kaboom" in sentence.text.lower():
                 raise KeyError("kaboom day")
 
+    # The job is run here, by the extractor in this process, so the faulty rule is the one run.
     monkeypatch.setattr(extractor, "FAMILIES", (*extractor.FAMILIES, exploding))
     body = {
         "subject": "Ana",
@@ -261,8 +269,14 @@ async def test_a_rule_that_raises_costs_only_its_sentence(client, tenant, worker
             {"speaker": "Bo", "text": "Nice! How is the new flat?", "id": "b1"},
         ],
     }
-    resp = await client.post("/users/rules/ingest?wait=20", json=body, headers=tenant.headers)
-    job = resp.json()["job"]
+    runtime = app.state.runtime
+    quiet = uow_factory(session_factory(runtime.engine))  # written, never queued for a worker
+    payload = IngestPayload.model_validate(body)
+    accepted = await ingest.accept(quiet, uuid.UUID(tenant.id), "rules", payload, runtime.settings)
+    resources = WorkerResources(RuleExtractor())
+    tenant_id, job_id = uuid.UUID(tenant.id), accepted.job.id
+    await processing.run_job(quiet, tenant_id, job_id, runtime.settings, resources)
+    job = (await client.get(f"/jobs/{job_id}", headers=tenant.headers)).json()
     assert job["status"] == "done" and job["error"] is None, job
     assert job["result"]["rules_failed"] == [
         {"rule": "exploding", "turn_id": "a1", "error": "KeyError: 'kaboom day'"}

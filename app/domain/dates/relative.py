@@ -33,11 +33,11 @@ Decisions, where English is ambiguous:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from functools import lru_cache
 from typing import Literal
 
 from app.domain.dates.calendar import (
@@ -134,25 +134,89 @@ _ADJECTIVE_AFTER_BE = re.compile(r"\b(?:am|is|are|'m|'re|'s|be|been|so|very|real
 _WORD = re.compile(r"[a-z']+")
 
 
+def _is_past(word: str) -> bool:
+    return word in _PAST_WORDS or (len(word) > 3 and word.endswith("ed") and word not in _NOT_PAST)
+
+
 def detect_tense(text: str) -> Tense | None:
     """The tense of a clause from its markers: future first ("will", "next"), then past."""
     lowered = text.lower().replace("’", "'")
     if _FUTURE_RE.search(lowered):
         return "future"
     stripped = _ADJECTIVE_AFTER_BE.sub(" ", lowered)
-    for word in _WORD.findall(stripped):
-        if word in _PAST_WORDS or (len(word) > 3 and word.endswith("ed") and word not in _NOT_PAST):
+    return "past" if any(_is_past(word) for word in _WORD.findall(stripped)) else None
+
+
+# Text whose lower case is longer than itself is read around each expression, this far each side.
+TENSE_CONTEXT = 1000
+_CLAUSE_BREAK = re.compile(r"[,;:!?]|\b(?:and|but|so)\b")
+Span = tuple[int, int]
+
+
+def _any_within(spans: list[Span], starts: list[int], low: int, high: int) -> bool:
+    """Whether one of ``spans`` (sorted, apart) lies within [low, high)."""
+    at = bisect.bisect_left(starts, low)
+    return at < len(spans) and spans[at][1] <= high
+
+
+class _Tenses:
+    """Where a text's tense markers and clause breaks are, found once for all its expressions.
+
+    The tense of an expression is that of its clause without it, else of the whole text without
+    it (``detect_tense`` of each): each is a lookup among the markers, not a read of the text.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        lowered = text.lower().replace("’", "'")
+        # Lower case that changes a text's length would move every marker: read it around.
+        self.exact = len(lowered) == len(text)
+        if not self.exact:
+            return
+        self.future = [m.span() for m in _FUTURE_RE.finditer(lowered)]
+        adjectives = [m.span() for m in _ADJECTIVE_AFTER_BE.finditer(lowered)]
+        adjective_starts = [s for s, _ in adjectives]
+        self.past = [
+            m.span()
+            for m in _WORD.finditer(lowered)
+            if _is_past(m.group()) and not self._inside(adjectives, adjective_starts, m.start())
+        ]
+        self.breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text)]
+        self.future_starts = [s for s, _ in self.future]
+        self.past_starts = [s for s, _ in self.past]
+
+    @staticmethod
+    def _inside(spans: list[Span], starts: list[int], at: int) -> bool:
+        i = bisect.bisect_right(starts, at) - 1
+        return i >= 0 and spans[i][0] <= at < spans[i][1]
+
+    def _tense(self, low: int, start: int, end: int, high: int) -> Tense | None:
+        parts = ((low, start), (end, high))
+        if any(_any_within(self.future, self.future_starts, a, b) for a, b in parts):
+            return "future"
+        if any(_any_within(self.past, self.past_starts, a, b) for a, b in parts):
             return "past"
-    return None
+        return None
+
+    def around(self, start: int, end: int) -> Tense | None:
+        """The tense of ``text[start:end]``'s clause without it, else of the text without it."""
+        if not self.exact:
+            return _clause_tense_near(self.text, start, end)
+        at = bisect.bisect_right(self.breaks, start)
+        left = self.breaks[at - 1] if at else 0
+        after = bisect.bisect_left(self.breaks, end)
+        right = self.breaks[after] if after < len(self.breaks) else len(self.text)
+        return self._tense(left, start, end, right) or self._tense(0, start, end, len(self.text))
 
 
-def _clause_tense(text: str, start: int, end: int) -> Tense | None:
-    """Tense of the clause around ``text[start:end]`` without the expression itself."""
-    bounds = [0, *(m.end() for m in re.finditer(r"[,;:!?]|\b(?:and|but|so)\b", text)), len(text)]
-    left = max(b for b in bounds if b <= start)
-    right = min((b for b in bounds if b >= end), default=len(text))
+def _clause_tense_near(text: str, start: int, end: int) -> Tense | None:
+    """``_Tenses.around`` read from the text itself, ``TENSE_CONTEXT`` characters either side."""
+    low, high = max(0, start - TENSE_CONTEXT), min(len(text), end + TENSE_CONTEXT)
+    bounds = [m.end() for m in _CLAUSE_BREAK.finditer(text, low, high)]
+    left = max((b for b in bounds if b <= start), default=low)
+    right = min((b for b in bounds if b >= end), default=high)
     clause = text[left:start] + " " + text[end:right]
-    return detect_tense(clause) or detect_tense(text[:start] + " " + text[end:])
+    return detect_tense(clause) or detect_tense(text[low:start] + " " + text[end:high])
 
 
 # --- calendar arithmetic --------------------------------------------------------------------
@@ -612,18 +676,20 @@ def resolve_relative(text: str, anchor: datetime, *, tense: Tense | None = None)
     return list(_resolve(text, anchor, tense))
 
 
-@lru_cache(maxsize=4096)  # families resolve the same sentence more than once
 def _resolve(text: str, anchor: datetime, tense: Tense | None) -> tuple[Resolved, ...]:
     today = anchor_day(anchor)
     found: list[tuple[int, int, Resolved]] = []
     lowered = text.lower()
+    tenses: _Tenses | None = None
     for order, (trigger, pattern, handler) in enumerate(_PATTERNS):
         if not trigger.search(lowered):
             continue
         for match in pattern.finditer(text):
             if match.group(0).strip() == "":
                 continue
-            when = tense or _clause_tense(text, *match.span())
+            if tense is None and tenses is None:
+                tenses = _Tenses(text)
+            when = tense or (tenses.around(*match.span()) if tenses is not None else None)
             try:
                 value = handler(match, today, when)
             except (ValueError, OverflowError):

@@ -228,11 +228,14 @@ def with_sections(head: dict[str, Any], change: LogChange) -> dict[str, Any]:
 # --- turns -----------------------------------------------------------------------------------
 
 
-def turn_rows(segments: Sequence[Segment], received: datetime) -> list[tuple[Segment, LogRow]]:
+def turn_rows(
+    segments: Sequence[Segment], received: datetime, *, resolve_dates: bool = True
+) -> list[tuple[Segment, LogRow]]:
     """Every turn of a request's segments as a log row, in order.
 
     A turn without a time of its own is filed at ``received`` (when the request was accepted);
-    a turn without a client id gets one from its content, so every turn can be named.
+    a turn without a client id gets one from its content, so every turn can be named. Without
+    ``resolve_dates`` the turns are kept without the days their relative dates name.
     """
     out: list[tuple[Segment, LogRow]] = []
     seen: dict[tuple[Any, ...], int] = {}
@@ -243,12 +246,14 @@ def turn_rows(segments: Sequence[Segment], received: datetime) -> list[tuple[Seg
             key = (turn.speaker, turn.text, ts, turn.id, turn.session)
             nth = seen.get(key, 0)
             seen[key] = nth + 1
-            item = turn_item(turn, segment.id, when, nth)
+            item = turn_item(turn, segment.id, when, nth, resolve_dates=resolve_dates)
             out.append((segment, LogRow("turn", item, turn_hash(*key, nth))))
     return out
 
 
-def turn_item(turn: Turn, source: str, when: datetime, nth: int = 0) -> dict[str, Any]:
+def turn_item(
+    turn: Turn, source: str, when: datetime, nth: int = 0, *, resolve_dates: bool = True
+) -> dict[str, Any]:
     """A turn as the passport's ``turns`` section holds it."""
     ts = iso_utc(when)
     turn_id = turn.id or content_id("t", [turn.speaker, turn.text, ts, turn.session, nth])
@@ -263,7 +268,7 @@ def turn_item(turn: Turn, source: str, when: datetime, nth: int = 0) -> dict[str
         item["session"] = turn.session
     if turn.kind != "chat":
         item["kind"] = turn.kind
-    dates = turn_dates(turn.text, when)
+    dates = turn_dates(turn.text, when) if resolve_dates else ()
     if dates:
         item["dates"] = [d.to_dict() for d in dates]
     return item

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Literal
 
-from app.domain.dates import MONTHS, resolve_relative
+from app.domain.dates import MONTHS
 from app.domain.extraction.rules.lexicon import (
     ADV,
     GROUPS,
@@ -129,9 +129,9 @@ def _age_hits(view: View, sentence: Sentence, m: re.Match[str]) -> Iterator[Hit]
 def _birthday_hits(view: View, sentence: Sentence, m: re.Match[str]) -> Iterator[Hit]:
     if sentence.ts is None:
         # Without a time only a full date can be read; relative ones need an anchor.
-        found = [r for r in resolve_relative(sentence.text, _EPOCH) if not r.relative]
+        found = [r for r in view.dates_in(sentence.text, _EPOCH) if not r.relative]
     else:
-        found = resolve_relative(sentence.text, sentence.ts)
+        found = view.dates_in(sentence.text, sentence.ts)
     for resolved in found:
         day = resolved.date
         if resolved.granularity == "day":
@@ -356,7 +356,7 @@ LIFE_RULES: tuple[Triggered, ...] = compiled(
         # "I moved to Kwekwe for a job at Zimplats": the reason names the employer.
         (
             r"job|position|role|gig|internship",
-            rf"{SELF}\s[^.!?]*?\s(?i:for)\s+{NEW_JOB}(?:\s+(?i:as)\s+(?:(?i:an?)\s+)?{JOB}"
+            rf"{SELF}\s[^.!?]{{0,200}}?\s(?i:for)\s+{NEW_JOB}(?:\s+(?i:as)\s+(?:(?i:an?)\s+)?{JOB}"
             rf"{STOP})?\s+(?i:at|with)\s+{ORG}",
             _job(True),
         ),

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from app.domain.dates import Resolved, anchor_day, format_day, resolve_relative
+from app.domain.dates import Resolved, anchor_day, format_day
 from app.domain.extraction.extractor import Extraction
 from app.domain.extraction.rules.guards import clause_start, is_asserted
 from app.domain.extraction.rules.people import display_name, provenance, sentence_ts
@@ -111,9 +111,10 @@ _SCHEDULE = re.compile(
     r"begin|graduate|visit|meet|race|run|compete|perform|present|speak|sit|take|interview|"
     r"close|marry|open|launch|play|see|go|get\s+back|come\s+back)\b)"
 )
+# A run of spaces is tried from its start only: from inside it the same words follow.
 _LOOP_END = re.compile(
     r"[.;!?…]|,\s*(?:but|so|because|and\s+then|and\s+i|and\s+we|though)\b|"
-    r"\s+(?:but|because|since|cause|cuz|lol|haha|though)\b|\s+-\s",
+    r"(?<!\s)\s+(?:but|because|since|cause|cuz|lol|haha|though)\b|(?<!\s)\s+-\s",
     re.IGNORECASE,
 )
 # Complements that are speech acts or replies, not things to do.
@@ -142,10 +143,15 @@ _NOT_IN_TASK = word_set(
 _MID_CLAUSE = re.compile(r"\s(?:as\s+well|too|or)\s", re.IGNORECASE)
 # A task is something done: "be awake", "be famous" are states, "do in the future" is nothing.
 _NOT_TASK_VERBS = word_set("be do")
-_BUT_AFTER = re.compile(r"[^.;!?]*?(?:,\s*|\s+)but\b", re.IGNORECASE)
+# "..., but" or "... but" before the clause ends: a space right before "but" is enough to know.
+_BUT = re.compile(r"(?:,\s*|\s)but\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.;!?]")
 # "when I really need to focus": a condition, not a plan.
 _CONDITION = re.compile(r"\b(?:when|whenever|if|unless|until|once)\b", re.IGNORECASE)
-# Trailing words that only hedge the time: kept out of the task, not a reason to drop it.
+# Trailing words that only hedge the time: kept out of the task, not a reason to drop it. They
+# are looked for in the task's last characters only (an end-anchored pattern is tried from every
+# space of a long text).
+_TAIL_HEDGE_CHARS = 120
 _TAIL_HEDGES = re.compile(
     r"(?:\s+(?:too|as\s+well|soon|eventually|in\s+general|later|though|tho|sooner\s+rather\s+"
     r"than\s+later|right\s+now|for\s+sure|asap))+$",
@@ -165,7 +171,9 @@ def _task(complement: str, *, noun: bool = False) -> str | None:
 
     ``noun``: the complement is the thing booked ("my eye test"), not a verb and its object.
     """
-    task = _TAIL_HEDGES.sub("", _HEDGES.sub("", complement)).strip(" ,")
+    task = _HEDGES.sub("", complement)
+    head, tail = task[:-_TAIL_HEDGE_CHARS], task[-_TAIL_HEDGE_CHARS:]
+    task = (head + _TAIL_HEDGES.sub("", tail)).strip(" ,")
     if _MID_CLAUSE.search(task):
         return None  # "give it a go as well sounds great", "find or build better routines"
     words = [w.lower() for w in _TASK_WORD.findall(task)]
@@ -290,14 +298,14 @@ def _loop_item(
     if bare is not None:
         rest = text[bare.end() :]
         text = f"{text[: bare.end()]}I'm {rest[:1].lower()}{rest[1:]}"
-    dates = resolve_relative(text, sentence.ts) if sentence.ts is not None else []
+    dates = view.dates_in(text, sentence.ts) if sentence.ts is not None else []
     today = anchor_day(sentence.ts) if sentence.ts is not None else None
     future = today is not None and any(r.date > today for r in dates)
     past = today is not None and any(r.date < today for r in dates)
     found = _find_loop(text) or _dated_plan(text, dates, future, past)
     if found is None and before is not None and today is not None and before.ts is not None:
         # "Can't do drinks on Wednesday. I have my eye test": the day is in the sentence before.
-        earlier = [r for r in resolve_relative(before.text, before.ts) if r.date > today]
+        earlier = [r for r in view.dates_in(before.text, before.ts) if r.date > today]
         found = _booked(text, []) if earlier and not dates else None
         dates = earlier if found is not None else dates
     if found is None:
@@ -307,7 +315,7 @@ def _loop_item(
         return None
     if _CONDITION.search(text[clause_start(text, match.start()) : match.start()]):
         return None
-    if phrase in ("wants to", "hopes to") and _BUT_AFTER.match(text[match.end() :]):
+    if phrase in ("wants to", "hopes to") and _taken_back(text, match.end()):
         return None  # "I wanna go swimming but at the same time I don't": a wish taken back
     # What is booked ("a dentist appointment") or where one goes ("the pride parade") is a noun.
     noun = phrase in ("has", _HAS_OWN, "is going to")
@@ -342,6 +350,12 @@ def _loop_item(
         return None
     body = finish(f"{name} {phrase} {rewritten}", LOOP_MAX_CHARS).rstrip(".")
     return body + _said(sentence, dates)
+
+
+def _taken_back(text: str, start: int) -> bool:
+    """Whether "but" follows ``start`` in the same clause: "I wanna go swimming but ..."."""
+    end = _CLAUSE_END.search(text, start)
+    return _BUT.search(text, start, end.start() if end else len(text)) is not None
 
 
 def _dated_plan(

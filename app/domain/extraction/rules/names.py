@@ -66,11 +66,14 @@ def _proper_phrases(text: str) -> list[str]:
     run: list[str] = []
     run_start = 0
     prev_end = -1
+    # Numbering, bullets and invisible marks before a run still leave it at the line's start.
+    first = _LETTER.search(text)
+    lead = first.start() if first else len(text)
     for match in WORD_RE.finditer(text):
         word = match.group(0)
         capital = word[0].isupper() and word != "I" and not word.startswith("I'")
         if run and not (capital and text[prev_end : match.start()] == " "):
-            phrases.extend(_clean_phrase(run, text, run_start, prev_end))
+            phrases.extend(_clean_phrase(run, text, (run_start, prev_end), run_start <= lead))
             run = []
         if capital:
             if not run:
@@ -78,13 +81,8 @@ def _proper_phrases(text: str) -> list[str]:
             run.append(word)
         prev_end = match.end()
     if run:
-        phrases.extend(_clean_phrase(run, text, run_start, prev_end))
+        phrases.extend(_clean_phrase(run, text, (run_start, prev_end), run_start <= lead))
     return phrases
-
-
-def _at_start(text: str, offset: int) -> bool:
-    # Numbering, bullets and invisible marks before a run still leave it at the line's start.
-    return _LINE_LEAD.fullmatch(text[:offset]) is not None
 
 
 # Words that open a capitalised run without being part of a name.
@@ -97,7 +95,9 @@ _HOLIDAY_TEXT = """
     boxing good friday st patrick patricks hanukkah diwali eid ramadan"""
 _HOLIDAY_WORDS = frozenset(_HOLIDAY_TEXT.split())
 _NUMBER_NEAR = re.compile(r"\d")
-_LINE_LEAD = re.compile(r"[\W\d_]*")
+_LETTER = re.compile(r"[^\W\d_]")
+# What a run's neighbours are read in: the words right before and after it.
+_NEAR_CHARS = 80
 # "60 g Plain Yogurt", "2 Tbsp Honey": a quantity and its unit before the run.
 _MEASURE_BEFORE = re.compile(r"\d\s*[A-Za-z]{0,4}\.?$")
 # "Where the Crawdads Sing", "Temple of Olympian Zeus": the run ends a longer title.
@@ -106,17 +106,19 @@ _TITLE_GOES_ON = re.compile(r"\s+(?:of|the|of\s+the|over\s+the|on\s+the)\s+[A-Z]
 _LIKE_SUFFIXES = ("-like", "-esque", "-style", "-ish")
 
 
-def _clean_phrase(words: list[str], text: str, start: int, end: int) -> list[str]:
-    before, after = text[:start].rstrip(), text[end:]
+def _clean_phrase(words: list[str], text: str, span: tuple[int, int], at_start: bool) -> list[str]:
+    start, end = span
+    before = text[max(0, start - _NEAR_CHARS) : start].rstrip()
+    after = text[end : end + _NEAR_CHARS]
     if _NUMBER_NEAR.match(after.lstrip(" .#")[:1]) or _MEASURE_BEFORE.search(before):
         return []  # a measure ("2 Tbsp Honey") or a name cut short ("Olaplex No. 3")
     if _TITLE_BEFORE.search(before):
         return []
-    if _at_start(text, start) and (after.lstrip().startswith(":") or not after.strip()):
+    if at_start and (after.lstrip().startswith(":") or not text[end:].strip()):
         return []  # a heading or a list item: "Trim Regularly: ...", "Travel Insurance"
     if all(w.isupper() for w in words):
         return []  # shouting, or initials run together: "PAT DRY", "PB N J"
-    if _TITLE_GOES_ON.match(after) or any(w.lower().endswith(_LIKE_SUFFIXES) for w in words):
+    if _TITLE_GOES_ON.match(text, end) or any(w.lower().endswith(_LIKE_SUFFIXES) for w in words):
         return []  # part of a longer title ("Lost City of the Incas"), or "Death Star-like"
     for index, word in enumerate(words):
         if word.lower().endswith(("'s", "’s")):
@@ -132,7 +134,7 @@ def _clean_phrase(words: list[str], text: str, start: int, end: int) -> list[str
         or words[0].lower().endswith(("ly", "ing"))
     ):
         words = words[1:]
-    if _at_start(text, start) and words and words[0].lower() in CALENDAR_WORDS:
+    if at_start and words and words[0].lower() in CALENDAR_WORDS:
         words = words[1:]
     if len(words) < 2 or all(w.lower() in CALENDAR_WORDS for w in words):
         return []

@@ -96,14 +96,18 @@ _SECOND_PERSON = re.compile(
 _FILLERS = (
     (re.compile(r"^\s*(?:you\s+know|i\s+mean)\s*,\s*", re.I), ""),
     (re.compile(r",\s*you\s+know\s*,", re.I), ","),
-    (re.compile(r",?\s*you\s+know(?=\s*[.!?…]*\s*$)", re.I), ""),
 )
+# "..., you know." at the end: looked for in the last characters only, as it is anchored there.
+_TRAILING_FILLER = re.compile(r",?\s*you\s+know(?=\s*[.!?…]*\s*$)", re.I)
+_TRAILING_FILLER_CHARS = 40
 
 
 def third_person(text: str, name: str, other: str | None, *, capitalize: bool = True) -> str | None:
     """``text`` said by ``name``, in the third person; None if "you" has no one to stand for."""
     for pattern, replacement in _FILLERS:
         text = pattern.sub(replacement, text)
+    head, tail = text[:-_TRAILING_FILLER_CHARS], text[-_TRAILING_FILLER_CHARS:]
+    text = head + _TRAILING_FILLER.sub("", tail)
     if other is None and _SECOND_PERSON.search(text):
         return None
     people = {"I": name, "we": name, "you": other or ""}

@@ -67,13 +67,8 @@ _MOVE_WORDS = re.compile(
 )
 
 
-def _turn_text(view: View, sentence: Sentence) -> str:
-    """The whole turn a sentence is in: the words around it tell a move from a visit."""
-    return " ".join(s.text for s in view.sentences if s.turn == sentence.turn)
-
-
 def _arrived_hits(view: View, sentence: Sentence, m: re.Match[str]) -> Iterator[Hit]:
-    turn = _turn_text(view, sentence)
+    turn = view.around(sentence)
     if _MOVE_WORDS.search(turn) and not _TRIP.search(turn):
         yield from _home_hits(view, sentence, m)
 
@@ -100,7 +95,7 @@ _WORK_WORDS = re.compile(
 
 
 def _started_hits(view: View, sentence: Sentence, m: re.Match[str]) -> Iterator[Hit]:
-    if _WORK_WORDS.search(_turn_text(view, sentence)) or re.search(
+    if _WORK_WORDS.search(view.around(sentence)) or re.search(
         rf"\b{_COMPANY_WORD}$", m.group("org")
     ):
         yield from _workplace_hits(view, sentence, m)

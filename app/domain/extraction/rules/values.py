@@ -10,7 +10,6 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from app.domain.extraction.extractor import Extraction
 from app.domain.extraction.rules.guards import statement
@@ -81,11 +80,6 @@ def find_values(text: str) -> list[_Value]:
     """Exact values in ``text``, in order, never overlapping (the first pattern wins a tie)."""
     if not _MAY_HOLD_VALUE.search(text):
         return []
-    return list(_find_values(text))
-
-
-@lru_cache(maxsize=2048)  # two families look at the same sentences
-def _find_values(text: str) -> tuple[_Value, ...]:
     found: list[tuple[int, int, int, _Value]] = []
     for order, (kind, trigger, pattern) in enumerate(_VALUE_PATTERNS):
         if not trigger.search(text):
@@ -102,19 +96,25 @@ def _find_values(text: str) -> tuple[_Value, ...]:
                 continue
             found.append((start, -(end - start), order, _Value(start, end, value, entity)))
     found.sort(key=lambda item: item[:3])
+    # In order of start, the values kept are apart, so only the last one kept can overlap.
     chosen: list[_Value] = []
     for _, _, _, value in found:
-        if not any(value.start < c.end and c.start < value.end for c in chosen):
+        if not chosen or value.start >= chosen[-1].end:
             chosen.append(value)
-    return tuple(sorted(chosen, key=lambda v: v.start))
+    return chosen
 
 
 def _trim_trailing(value: str) -> str:
-    while value and value[-1] in _TRAILING + ")":
-        if value[-1] == ")" and value.count("(") >= value.count(")"):
-            break
-        value = value[:-1]
-    return value
+    """Trailing punctuation off, and a ")" that closes nothing in the value."""
+    opened, closed = value.count("("), value.count(")")
+    end = len(value)
+    while end and value[end - 1] in _TRAILING + ")":
+        if value[end - 1] == ")":
+            if opened >= closed:
+                break
+            closed -= 1
+        end -= 1
+    return value[:end]
 
 
 def _value_kind(kind: str, value: str) -> EntityType | None:

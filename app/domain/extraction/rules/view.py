@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from app.domain.dates import MONTHS, WEEKDAYS
+from app.domain.dates import MONTHS, WEEKDAYS, Resolved, resolve_relative
 from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.ingest import segment_time
 from app.domain.ingest.turns import Segment
@@ -44,6 +45,14 @@ _FILLER = (
 )
 _SMALL_TALK_RE = re.compile(rf"^(?:(?:{_GREETING}|{_FILLER})[\s,!.?:;~-]*)+", re.IGNORECASE)
 _TRAILING_FILLER_RE = re.compile(r"(?:[\s,]+(?:lol|lmao|haha+|hehe|xd|:\)|:d))+\s*$", re.IGNORECASE)
+# Trailing filler is looked for in a sentence's last characters only: a pattern anchored at the
+# end would otherwise be tried from every comma of a long run.
+_TRAILING_FILLER_CHARS = 80
+# A sentence longer than this is read in pieces cut at a space: no claim a rule can state is
+# longer, and every rule's work is then bounded by the piece, whatever the turn's length.
+MAX_SENTENCE_CHARS = 1000
+# The words of its turn a rule may read around a sentence ("a move, or a visit?"), either side.
+TURN_CONTEXT_CHARS = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +65,7 @@ class Sentence:
     small_talk: bool
     ts: datetime | None = None  # when it was said: the turn's time, else the segment's
     turn: int = 0  # which turn of the segment it belongs to: a turn's sentences share context
+    offset: int = 0  # where it starts in its turn's sentences joined by spaces (``around``)
 
 
 @dataclass(slots=True)
@@ -69,6 +79,23 @@ class View:
     participants: list[str]
     sentences: list[Sentence]
     word_counts: Counter[str] = field(default_factory=Counter)
+    # Dates resolved in this segment's texts: families resolve the same sentence more than once.
+    _dates: dict[tuple[str, datetime], list[Resolved]] = field(default_factory=dict)
+    # Each turn's sentences joined by spaces, the text ``around`` reads.
+    turn_texts: dict[int, str] = field(default_factory=dict)
+
+    def around(self, sentence: Sentence, chars: int = TURN_CONTEXT_CHARS) -> str:
+        """The sentence with the words of its turn around it, ``chars`` either side at most."""
+        text = self.turn_texts.get(sentence.turn, sentence.text)
+        start = max(0, sentence.offset - chars)
+        return text[start : sentence.offset + len(sentence.text) + chars]
+
+    def dates_in(self, text: str, anchor: datetime) -> list[Resolved]:
+        """The date expressions of ``text`` resolved against ``anchor`` (once per segment)."""
+        found = self._dates.get((text, anchor))
+        if found is None:
+            found = self._dates[text, anchor] = resolve_relative(text, anchor)
+        return found
 
 
 PatternFamily = Callable[[View, Extraction], None]
@@ -83,13 +110,19 @@ def build_view(request: ExtractionInput) -> View:
     participants = list(dict.fromkeys(speakers))
     names = {w.lower() for p in participants for w in WORD_RE.findall(p)}
     when = segment_time(segment, request.reference_ts)
-    sentences = [
-        sentence
-        for index, (who, turn) in enumerate(zip(speakers, segment.turns, strict=True))
-        for raw in _SENTENCE_SPLIT_RE.split(turn.text.replace("’", "'"))
-        if (sentence := _make_sentence(who, " ".join(raw.split()), names, turn.ts or when, index))
-        is not None
-    ]
+    sentences: list[Sentence] = []
+    turn_texts: dict[int, str] = {}
+    for index, (who, turn) in enumerate(zip(speakers, segment.turns, strict=True)):
+        said: list[str] = []
+        offset = 0
+        for raw in _SENTENCE_SPLIT_RE.split(turn.text.replace("’", "'")):
+            for piece in _pieces(" ".join(raw.split())):
+                sentence = _make_sentence(who, piece, names, turn.ts or when, index)
+                if sentence is not None:
+                    sentences.append(dataclasses.replace(sentence, offset=offset))
+                    said.append(sentence.text)
+                    offset += len(sentence.text) + 1
+        turn_texts[index] = " ".join(said)
     view = View(
         segment=segment,
         subject=request.subject,
@@ -97,6 +130,7 @@ def build_view(request: ExtractionInput) -> View:
         when=when,
         participants=participants,
         sentences=sentences,
+        turn_texts=turn_texts,
     )
     for sentence in sentences:
         if not sentence.small_talk:
@@ -104,12 +138,28 @@ def build_view(request: ExtractionInput) -> View:
     return view
 
 
+def _pieces(text: str, limit: int = MAX_SENTENCE_CHARS) -> list[str]:
+    """``text`` cut at a space into pieces of at most ``limit`` characters (no space: anywhere)."""
+    pieces: list[str] = []
+    while len(text) > limit:
+        cut = text.rfind(" ", limit // 2, limit + 1)
+        cut = cut if cut > 0 else limit
+        pieces.append(text[:cut])
+        text = text[cut:].lstrip(" ")
+    return [*pieces, text]
+
+
+def _without_trailing_filler(text: str) -> str:
+    head, tail = text[:-_TRAILING_FILLER_CHARS], text[-_TRAILING_FILLER_CHARS:]
+    return head + _TRAILING_FILLER_RE.sub("", tail)
+
+
 def _make_sentence(
     who: str, text: str, names: set[str], ts: datetime | None, turn: int
 ) -> Sentence | None:
     if not text:
         return None
-    cleaned = _TRAILING_FILLER_RE.sub("", _SMALL_TALK_RE.sub("", text)).strip(" ,;:-")
+    cleaned = _without_trailing_filler(_SMALL_TALK_RE.sub("", text)).strip(" ,;:-")
     tokens = WORD_RE.findall(cleaned)
     content = [t for t in tokens if t.lower() not in CHAT_STOPWORDS and t.lower() not in names]
     # "Hey Mel!" leaves only a name behind: still a greeting.

@@ -1,0 +1,88 @@
+"""CPU work runs off the worker's event loop, and a segment past its time limit fails alone."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import uuid
+
+import pytest
+
+from app.services.offload import CpuPool, PooledRules, TimeLimitExceeded
+
+pytestmark = pytest.mark.integration
+
+
+def catastrophic(n: int) -> bool:
+    """A regex that backtracks for ages on n letters: stands for a rule with a bad pattern."""
+    return re.match(r"(a+)+$", "a" * n + "b") is not None
+
+
+def busy(seconds: float) -> float:
+    """Pure Python that holds the interpreter for ``seconds``."""
+    end = time.perf_counter() + seconds
+    spins = 0.0
+    while time.perf_counter() < end:
+        spins += 1
+    return spins
+
+
+async def test_a_call_past_its_limit_is_stopped_and_the_pool_goes_on() -> None:
+    pool = CpuPool(1, seconds=0.5)
+    try:
+        started = time.perf_counter()
+        with pytest.raises(TimeLimitExceeded):
+            await pool.run(catastrophic, 60)  # days of backtracking, stopped at the limit
+        assert time.perf_counter() - started < 5
+        assert await pool.run(catastrophic, 5) is False  # the same process answers again
+    finally:
+        pool.close()
+
+
+async def test_the_event_loop_keeps_running_while_the_pool_works() -> None:
+    pool = CpuPool(1, seconds=10)
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    try:
+        await pool.run(busy, 1.0)
+    finally:
+        ticker.cancel()
+        pool.close()
+    # A second of work elsewhere: the loop ticked most of its hundred times meanwhile.
+    assert ticks > 50
+
+
+async def test_a_segment_past_the_limit_is_failed_and_its_turns_kept(client, tenant, app):  # type: ignore[no-untyped-def]
+    from app.db.engine import session_factory
+    from app.db.uow import uow_factory
+    from app.domain.ingest import IngestPayload
+    from app.services import ingest, processing
+    from app.services.claimed import WorkerResources
+
+    runtime = app.state.runtime
+    quiet = uow_factory(session_factory(runtime.engine))  # written, never queued for a worker
+    turns = [{"speaker": "Ana", "text": "I moved to Porto last week.", "id": "a1"}]
+    body = {"subject": "Ana", "session_ts": "2024-03-01T10:00:00Z", "turns": turns}
+    payload = IngestPayload.model_validate(body)
+    accepted = await ingest.accept(quiet, uuid.UUID(tenant.id), "slow", payload, runtime.settings)
+    preparing, extracting = CpuPool(1, seconds=30), CpuPool(1, seconds=0.000_1)
+    try:
+        resources = WorkerResources(PooledRules(extracting), pool=preparing)
+        tenant_id, job_id = uuid.UUID(tenant.id), accepted.job.id
+        await processing.run_job(quiet, tenant_id, job_id, runtime.settings, resources)
+    finally:
+        preparing.close()
+        extracting.close()
+    job = (await client.get(f"/jobs/{job_id}", headers=tenant.headers)).json()
+    assert job["status"] == "failed", job  # its only segment failed
+    assert "stopped after" in job["result"]["segments_failed"][0]["error"]
+    doc = (await client.get("/users/slow/passport", headers=tenant.headers)).json()
+    assert [t["id"] for t in doc["turns"]] == ["a1"]  # the words are kept
