@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from app.db.queue import enqueuer, later_enqueuer, open_pool
 from app.db.signals import JobSignals
 from app.db.uow import Enqueue, UowFactory, uow_factory
 from app.llm.factory import make_client, make_extractor
-from app.services.cache import ContextCaches, KeyCache
+from app.services.cache import ContextCaches, KeyCache, forget_cached
 from app.services.claimed import WorkerResources
 from app.services.extraction import RULES, extractor_name, uses_model
 from app.services.offload import CpuPool, PooledRules
@@ -84,7 +85,12 @@ async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     # ?wait wakes when a worker commits the job's end, instead of polling for it; and the
     # index of the user it wrote catches up before the next read asks.
     refresher = IndexRefresher(runtime.read_uows, runtime.caches)
-    runtime.signals = JobSignals(settings.require_database_url(), refresher.note)
+    caches = runtime.caches
+
+    def forgotten(tenant_id: uuid.UUID, user_key: str) -> None:
+        forget_cached(caches, tenant_id, user_key)
+
+    runtime.signals = JobSignals(settings.require_database_url(), refresher.note, forgotten)
     await runtime.signals.start()
     refresher.start()
     try:

@@ -18,6 +18,7 @@ from app.db.queue import LEGACY_PROCESS_JOB, PROCESS_JOB, redis_settings
 from app.logging import configure_logging
 from app.runtime import Runtime, close_worker_runtime, open_worker_runtime
 from app.services import processing
+from app.services.failures import described
 from app.settings import Settings
 from app.startup import freeze_startup, thaw
 from workers import metrics
@@ -64,7 +65,7 @@ async def process_job(ctx: dict[str, Any], tenant_id: str, job_id: str) -> str:
         except Exception as exc:
             log.exception("job %s: unexpected error", job_id)
             metrics.record_job("retried", time.perf_counter() - started)
-            reason = f"{type(exc).__name__}: {exc}"
+            reason = described(exc, f"job {job_id}")
             await processing.release_for_retry(runtime.uows, tenant, job, reason)
             raise Retry(defer=min(60, 2 ** ctx.get("job_try", 1))) from exc
         metrics.record_job(outcome.status, time.perf_counter() - started, outcome.usage)

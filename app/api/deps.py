@@ -11,19 +11,23 @@ import structlog
 from fastapi import Depends, Path, Query, Request, Response, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.security.base import SecurityBase
+from pydantic import AfterValidator
 
 from app.api.auth import TENANT_STATE
 from app.api.schemas.jobs import JobOut, job_out
 from app.db.signals import JobSignals
 from app.db.uow import UowFactory
+from app.domain.passport import (
+    USER_KEY_MAX_CHARS,
+    USER_KEY_PATTERN,
+    USER_KEY_RULE,
+    normal_user_key,
+)
 from app.runtime import Runtime
 from app.services import jobs, tenants
 from app.services.errors import Forbidden, Unauthorized
 from app.services.views import JobView
 from app.settings import Settings
-
-# No control characters; at most 256 characters (the column width).
-USER_KEY_PATTERN = r"^[^\x00-\x1f\x7f]+$"
 
 
 def runtime_of(request: Request) -> Runtime:
@@ -121,10 +125,11 @@ UserKey = Annotated[
     str,
     Path(
         min_length=1,
-        max_length=256,
+        max_length=USER_KEY_MAX_CHARS,
         pattern=USER_KEY_PATTERN,
-        description="Your identifier for the end user (1-256 characters, no control characters).",
+        description=f"Your identifier for the end user: {USER_KEY_RULE}",
     ),
+    AfterValidator(normal_user_key),
 ]
 
 

@@ -20,6 +20,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     func,
+    text,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
@@ -229,13 +230,24 @@ class ExtractionCache(Base):
     extractor: Mapped[str] = mapped_column(String(256), nullable=False)
     # The segment extracted: forgetting one of its turns drops what was extracted from it.
     segment: Mapped[str | None] = mapped_column(String(64))
+    # The job that paid for it (none for rows stored before 0005): the row goes with the job.
+    job_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
     output: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
     input_tokens: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
     output_tokens: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
     created_at: Mapped[datetime] = _stamp()
     __table_args__ = (
         _of_passport(),
+        ForeignKeyConstraint(
+            ["tenant_id", "job_id"], ["ingest_job.tenant_id", "ingest_job.id"], ondelete="CASCADE"
+        ),
         Index(None, "tenant_id", "user_key"),
+        Index(
+            "ix_extraction_cache_tenant_id_job_id",
+            "tenant_id",
+            "job_id",
+            postgresql_where=text("job_id IS NOT NULL"),
+        ),
     )
 
 

@@ -10,7 +10,17 @@ from collections.abc import AsyncIterator, Collection, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, Protocol, Self, TypeVar
 
-from sqlalchemy import ColumnElement, Select, Text, delete, func, inspect, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    delete,
+    func,
+    inspect,
+    or_,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.dialects.postgresql import array, insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -619,14 +629,26 @@ class TenantRepository:
         )
         return result.scalars().all()
 
-    async def jobs_with_payload_holding(self, user_key: str, needle: str) -> Sequence[IngestJob]:
-        """The user's jobs whose stored payload's JSON text holds ``needle``."""
+    async def jobs_with_payloads(
+        self, user_key: str, after: tuple[datetime, uuid.UUID] | None, limit: int
+    ) -> Sequence[IngestJob]:
+        """The user's jobs holding a payload, in order of acceptance, after a (time, id) cursor."""
+        stmt = self._scoped(select(IngestJob), IngestJob).where(
+            IngestJob.user_key == user_key, IngestJob.payload.is_not(None)
+        )
+        if after is not None:
+            stmt = stmt.where(tuple_(IngestJob.created_at, IngestJob.id) > tuple_(*after))
         result = await self.session.execute(
-            self._scoped(select(IngestJob), IngestJob).where(
-                IngestJob.user_key == user_key,
-                IngestJob.payload.is_not(None),
-                func.strpos(IngestJob.payload.cast(Text), needle) > 0,
-            )
+            stmt.order_by(IngestJob.created_at, IngestJob.id).limit(limit)
+        )
+        return result.scalars().all()
+
+    async def jobs_of_kind(self, user_key: str, kind: str) -> Sequence[IngestJob]:
+        """The user's jobs of one kind, oldest first."""
+        result = await self.session.execute(
+            self._scoped(select(IngestJob), IngestJob)
+            .where(IngestJob.user_key == user_key, IngestJob.kind == kind)
+            .order_by(IngestJob.created_at, IngestJob.id)
         )
         return result.scalars().all()
 
@@ -655,35 +677,17 @@ class TenantRepository:
         )
         return {row.key: row for row in result.scalars().all()}
 
-    async def cache_extraction(
-        self,
-        key: str,
-        user_key: str,
-        segment: str,
-        extractor: str,
-        output: dict[str, Any],
-        input_tokens: int,
-        output_tokens: int,
-        now: datetime,
-    ) -> bool:
-        """Store one extraction unless the key is there; False when the user is gone meanwhile."""
+    async def cache_extraction(self, row: ExtractionCache) -> bool:
+        """Store one extraction unless its key is there; False when its job or user is gone."""
+        values = {c.key: getattr(row, c.key) for c in inspect(ExtractionCache).columns}
         stmt = (
             insert(ExtractionCache)
-            .values(
-                tenant_id=self.tenant_id,
-                key=key,
-                user_key=user_key,
-                segment=segment,
-                extractor=extractor,
-                output=output,
-                input_tokens=input_tokens,
-                output_tokens=output_tokens,
-                created_at=now,
-            )
+            .values({**values, "tenant_id": self.tenant_id})
             .on_conflict_do_nothing(index_elements=["tenant_id", "key"])
         )
         try:
-            # A savepoint: a user deleted since the call fails the foreign key, not the session.
+            # A savepoint: a job or user deleted since the call fails a foreign key, not the
+            # session; a delete under way waits for this insert and then takes the row too.
             async with self.session.begin_nested():
                 await self.session.execute(stmt)
         except IntegrityError:

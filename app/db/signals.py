@@ -6,7 +6,8 @@ and wakes the requests waiting for that job; they read the job row again, which 
 source of truth. Without the listener (the connection dropped, the database restarted) a wait
 falls back to reading the row on a short back-off, so a lost signal costs time, never a result.
 The signal also names the job's user, so a process can bring what it caches of that user up to
-date before the next read asks (``on_done``).
+date before the next read asks (``on_done``). A forget or a delete sends a signal of its own on
+``FORGOTTEN``, when it commits: every process drops what it holds of that user (``on_forgotten``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from sqlalchemy.engine import make_url
 log = logging.getLogger(__name__)
 
 CHANNEL = "tessera_job_done"
+FORGOTTEN = "tessera_forgotten"
 # After the listening connection is lost, a wait tries to open it again at most this often.
 RECONNECT_SECONDS = 5.0
 
@@ -32,6 +34,11 @@ RECONNECT_SECONDS = 5.0
 def job_signal(job_id: uuid.UUID, tenant_id: uuid.UUID, user_key: str) -> str:
     """The payload a job's end is signalled with: the job, and whose passport it wrote."""
     return json.dumps({"job": str(job_id), "tenant": str(tenant_id), "user": user_key})
+
+
+def user_signal(tenant_id: uuid.UUID, user_key: str) -> str:
+    """The payload a forget or a delete is signalled with: whose passport was rewritten."""
+    return json.dumps({"tenant": str(tenant_id), "user": user_key})
 
 
 def listen_dsn(database_url: str) -> str:
@@ -46,9 +53,11 @@ class JobSignals:
         self,
         database_url: str,
         on_done: Callable[[uuid.UUID, str], None] | None = None,
+        on_forgotten: Callable[[uuid.UUID, str], None] | None = None,
     ) -> None:
         self._dsn = listen_dsn(database_url)
         self._on_done = on_done
+        self._on_forgotten = on_forgotten
         self._waiting: dict[str, list[asyncio.Future[None]]] = {}
         self._conn: Any = None
         self._tried = -RECONNECT_SECONDS
@@ -64,6 +73,7 @@ class JobSignals:
         try:
             conn = await asyncpg.connect(self._dsn)
             await conn.add_listener(CHANNEL, self._notified)
+            await conn.add_listener(FORGOTTEN, self._forgotten)
             conn.add_termination_listener(self._lost)
         except (OSError, asyncpg.PostgresError) as exc:
             log.warning("job signals are off (waits read the job row instead): %s", exc)
@@ -107,6 +117,16 @@ class JobSignals:
                 future.set_result(None)
         if self._on_done is not None:
             self._on_done(tenant, user)
+
+    def _forgotten(self, conn: Any, pid: int, channel: str, payload: str) -> None:
+        try:
+            signal = json.loads(payload)
+            tenant, user = uuid.UUID(signal["tenant"]), str(signal["user"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("a forget signal that is not one: %.80s", payload)
+            return
+        if self._on_forgotten is not None:
+            self._on_forgotten(tenant, user)
 
     def _lost(self, conn: Any) -> None:
         log.warning("the job signal connection was lost; waits read the job row until it is back")

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import ApiKey, IngestJob, Tenant
 from app.db.signals import CHANNEL as JOB_DONE_CHANNEL
-from app.db.signals import job_signal
+from app.db.signals import FORGOTTEN, job_signal, user_signal
 
 
 class SystemRepository:
@@ -76,6 +76,11 @@ class SystemRepository:
         """Tell API processes that this job ended (delivered when the transaction commits)."""
         payload = job_signal(job_id, tenant_id, user_key)
         await self.session.execute(select(func.pg_notify(JOB_DONE_CHANNEL, payload)))
+
+    async def signal_forgotten(self, tenant_id: uuid.UUID, user_key: str) -> None:
+        """Tell every API process that this user was forgotten in part or deleted (on commit)."""
+        payload = user_signal(tenant_id, user_key)
+        await self.session.execute(select(func.pg_notify(FORGOTTEN, payload)))
 
     async def requeue_stale_jobs(
         self, older_than: datetime, now: datetime, limit: int = 500

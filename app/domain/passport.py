@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -43,6 +44,23 @@ Number = Annotated[float, Strict()]
 
 class PassportError(ValueError):
     """A document that cannot be read as a passport."""
+
+
+# A user key is the client's own id of its user: 1-256 characters, neither starting nor ending
+# with a space, without control characters or slashes (a path could not hold it), and not
+# starting with a dot ("." and ".." are resolved away by clients before a request is sent).
+USER_KEY_MAX_CHARS = 256
+USER_KEY_PATTERN = r"^[^.\s\x00-\x1f\x7f/\\]([^\x00-\x1f\x7f/\\]*[^\s\x00-\x1f\x7f/\\])?$"
+USER_KEY_RULE = (
+    "1-256 characters; no control characters, slash or backslash; no space at either end; "
+    "not starting with a dot. Keys are compared in Unicode NFC: composed and decomposed "
+    "letters name the same user."
+)
+
+
+def normal_user_key(key: str) -> str:
+    """The one form a user key is stored and compared in: Unicode NFC."""
+    return key if key.isascii() else unicodedata.normalize("NFC", key)
 
 
 class _Item(BaseModel):

@@ -8,7 +8,9 @@ that nobody else has checked. The package is pure Python (no native build, nothi
 is generated from the algorithms' own source by the Snowball project, and switches to PyStemmer's
 C implementation of the same algorithms by itself when that optional package is installed.
 Stems and each chunk's tokens are cached (``lru_cache``), so each distinct word pays the Python
-cost once.
+cost once. Only words and chunks of at most ``CACHED_CHARS`` characters are kept, so the caches
+hold a bounded number of bytes, and ``forget_cached_words`` empties them (after a forget: a
+cached word may be one the forgotten turn said).
 
 What a token is:
 
@@ -77,12 +79,29 @@ def _token_re() -> re.Pattern[str]:
     return re.compile(f"{word}(?:(?:[{re.escape(_JOINERS)}]+|['’]){word})*")
 
 
-@lru_cache(maxsize=65536)
+# Words and chunks longer than this are not cached: the caches are bounded in bytes, not only in
+# entries, and a long chunk (a pasted key, a run without spaces) rarely comes back.
+CACHED_CHARS = 64
+
+
 def stem(word: str) -> str:
     """The Snowball English stem of a case-folded Latin-script word."""
+    return _cached_stem(word) if len(word) <= CACHED_CHARS else _stem(word)
+
+
+def _stem(word: str) -> str:
     # Snowball stemmer objects keep state between calls, so one must not be shared by threads.
     with _stem_lock:
         return str(_stemmer.stemWord(word))
+
+
+_cached_stem = lru_cache(maxsize=65536)(_stem)
+
+
+def forget_cached_words() -> None:
+    """Empty the word caches: the words of a forgotten turn may be in them."""
+    _cached_stem.cache_clear()
+    _cached_chunk.cache_clear()
 
 
 def _is_value(chunk: str) -> bool:
@@ -124,12 +143,10 @@ def tokenize(text: str) -> list[str]:
         text = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
     out: list[str] = []
     for chunk in _token_re().findall(text):
-        out += _chunk_tokens(chunk)
+        out += _cached_chunk(chunk) if len(chunk) <= CACHED_CHARS else _chunk_tokens(chunk)
     return out
 
 
-# Chunks repeat: a passport's words across its memories, a user's words across questions.
-@lru_cache(maxsize=16384)
 def _chunk_tokens(chunk: str) -> tuple[str, ...]:
     """The tokens of one chunk: a word, or a value (whole, then its parts)."""
     out: list[str] = []
@@ -139,3 +156,7 @@ def _chunk_tokens(chunk: str) -> tuple[str, ...]:
     for part in parts:
         _emit_word(part, out)
     return tuple(out)
+
+
+# Chunks repeat: a passport's words across its memories, a user's words across questions.
+_cached_chunk = lru_cache(maxsize=16384)(_chunk_tokens)

@@ -21,10 +21,10 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import ToolAnnotations
-from pydantic import Field, ValidationError
+from pydantic import AfterValidator, Field, ValidationError
 from starlette.requests import Request
 
-from app.api.deps import USER_KEY_PATTERN, runtime_of
+from app.api.deps import runtime_of
 from app.api.problems import service_status
 from app.api.schemas.jobs import Accepted, JobOut, accepted_out, job_out
 from app.api.schemas.reading import SearchResult, search_result
@@ -32,6 +32,12 @@ from app.api.schemas.records import reply_of
 from app.api.schemas.users import ForgottenOut
 from app.domain.dates import DateWindow
 from app.domain.ingest.payload import IngestPayload, TurnIn
+from app.domain.passport import (
+    USER_KEY_MAX_CHARS,
+    USER_KEY_PATTERN,
+    USER_KEY_RULE,
+    normal_user_key,
+)
 from app.runtime import Runtime
 from app.services import forget, ingest, jobs, passports, reading
 from app.services.errors import NotFound, ServiceError
@@ -52,10 +58,11 @@ User = Annotated[
     str,
     Field(
         min_length=1,
-        max_length=256,
+        max_length=USER_KEY_MAX_CHARS,
         pattern=USER_KEY_PATTERN,
-        description="Your app's id for the end user (1-256 characters, no control characters).",
+        description=f"Your app's id for the end user: {USER_KEY_RULE}",
     ),
+    AfterValidator(normal_user_key),
 ]
 Query = Annotated[
     str, Field(max_length=2000, description="What you are about to answer; ranks the memories.")
@@ -237,10 +244,10 @@ async def job_status(
 async def passport_resource(user: str, ctx: Context) -> str:
     """The head of the user's passport as JSON."""
     who = caller(ctx)
-    if not 1 <= len(user) <= 256 or not _USER_KEY.match(user):
-        raise ResourceError("Validation error: a user key has 1-256 characters, no control ones")
+    if not 1 <= len(user) <= USER_KEY_MAX_CHARS or not _USER_KEY.match(user):
+        raise ResourceError(f"Validation error: a user key has {USER_KEY_RULE}")
     try:
-        return orjson.dumps(await head_of(who, user)).decode()
+        return orjson.dumps(await head_of(who, normal_user_key(user))).decode()
     except ServiceError as exc:
         refused = ResourceNotFoundError if isinstance(exc, NotFound) else ResourceError
         raise refused(problem_words(exc)) from exc

@@ -13,6 +13,7 @@ from typing import Generic, TypeVar
 
 from app.db.repository import PassportStamp
 from app.domain.context import MemoryIndex
+from app.domain.text import forget_cached_words
 
 V = TypeVar("V")
 
@@ -221,3 +222,9 @@ class ContextCaches:
     def forget_answers(self, tenant_id: uuid.UUID, user_key: str) -> None:
         """Drop the answers built from a user's log (it was rewritten)."""
         self.results.drop_where(lambda k: isinstance(k, tuple) and k[:2] == (tenant_id, user_key))
+
+
+def forget_cached(caches: ContextCaches, tenant_id: uuid.UUID, user_key: str) -> None:
+    """Drop what this process holds of a user, and every cached word (after a forget, a delete)."""
+    caches.forget(tenant_id, user_key)
+    forget_cached_words()

@@ -21,6 +21,7 @@ from app.services import jobs, passports, running
 from app.services.claimed import ClaimedJob
 from app.services.errors import Conflict
 from app.services.extraction import extractor_name, new_usage, uses_model
+from app.services.failures import described
 from app.services.running import Outcome
 from app.services.views import JobView
 from app.settings import Settings
@@ -96,13 +97,15 @@ async def run(claimed: ClaimedJob) -> Outcome:
             try:
                 rec = await reconcile(client, keys, pending_pairs(passport))
             except FatalProviderError as exc:
-                return await running.fail(uows, tenant_id, job.id, f"compaction failed: {exc}")
+                reason = described(exc, f"compaction job {job.id}")
+                return await running.fail(uows, tenant_id, job.id, reason)
             except SegmentOutputError as exc:
                 spent = _usage(exc.calls, exc.input_tokens, exc.output_tokens)
-                reason = f"compaction failed: {exc.reason}"
+                reason = described(exc, f"compaction job {job.id}")
                 return await running.fail(uows, tenant_id, job.id, reason, spent)
             except ProviderError as exc:  # transient, retries used up: the job can be retried
-                return await running.fail(uows, tenant_id, job.id, f"compaction failed: {exc}")
+                reason = described(exc, f"compaction job {job.id}")
+                return await running.fail(uows, tenant_id, job.id, reason)
     usage = _usage(rec.calls, rec.input_tokens, rec.output_tokens)
     if resources.budget is not None:
         await resources.budget.charge_tokens(tenant_id, rec.input_tokens + rec.output_tokens)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from app.db.engine import DatabaseError
+from app.db.models import ExtractionCache
 from app.domain.dates import iso_utc
 from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.ids import sha256_hex
@@ -26,6 +27,7 @@ from app.llm.errors import FatalProviderError, SegmentOutputError
 from app.llm.factory import parse_spec
 from app.llm.prompt import PROMPT_VERSION
 from app.services.claimed import ClaimedJob, WorkerResources
+from app.services.failures import described
 
 log = logging.getLogger(__name__)
 
@@ -147,19 +149,19 @@ class _Run:
                 if wait is not None:
                     out.defer_seconds = wait
                     return
+            where = f"job {claimed.job.id} segment {work.segment.id}"
             try:
                 extraction = await self.extractor.extract(request)
             except FatalProviderError as exc:
-                out.fatal = out.fatal or exc.reason
+                out.fatal = out.fatal or described(exc, where)
                 return
             except SegmentOutputError as exc:
                 self.count(exc.calls, exc.input_tokens, exc.output_tokens)
                 await _charge(resources, tenant_id, exc.input_tokens + exc.output_tokens)
-                self.fail_segment(index, exc.reason)
+                self.fail_segment(index, described(exc, where))
                 return
-            except Exception as exc:  # retries used up (TransientProviderError), or a bug
-                log.warning("segment %s failed: %s", work.segment.id, exc)
-                self.fail_segment(index, f"{type(exc).__name__}: {exc}")
+            except Exception as exc:  # retries used up, past the time limit, or a bug
+                self.fail_segment(index, described(exc, where))
                 return
         self.count(extraction.calls, extraction.input_tokens, extraction.output_tokens)
         await _charge(resources, tenant_id, extraction.input_tokens + extraction.output_tokens)
@@ -222,16 +224,18 @@ async def _store(
     # cancelled later still keeps what it paid for.
     try:
         async with claimed.uows() as uow:
-            await uow.tenant(claimed.tenant_id).cache_extraction(
-                key,
-                claimed.user_key,
-                work.segment.id,
-                extractor,
-                extraction.items_dict(),
-                extraction.input_tokens,
-                extraction.output_tokens,
-                datetime.now(UTC),
+            row = ExtractionCache(
+                key=key,
+                user_key=claimed.user_key,
+                segment=work.segment.id,
+                job_id=claimed.job.id,
+                extractor=extractor,
+                output=extraction.items_dict(),
+                input_tokens=extraction.input_tokens,
+                output_tokens=extraction.output_tokens,
+                created_at=datetime.now(UTC),
             )
+            await uow.tenant(claimed.tenant_id).cache_extraction(row)
             await uow.commit()
     except DatabaseError as exc:
         log.warning("extraction not cached: %s", exc)

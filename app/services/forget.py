@@ -10,26 +10,33 @@ log's new epoch and build the user's index again.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
-
 from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
+from app.domain.ingest import IngestLimits, IngestPayload, InputError
 from app.domain.memory import delta
-from app.domain.memory.forget import WITHHELD, Forgetting, entity_candidates, payload_without
-from app.domain.memory.log import StoredRow
+from app.domain.memory.forget import (
+    WITHHELD,
+    Forgetting,
+    entity_candidates,
+    payload_without,
+    payload_without_units,
+)
+from app.domain.memory.log import StoredRow, unit_identities
 from app.services import passports
-from app.services.cache import ContextCaches
+from app.services.cache import ContextCaches, forget_cached
 from app.services.errors import NotFound
 
-# How much of a forgotten text, as JSON writes it, is looked for in stored payloads: enough to
-# pick out the jobs that held it; each one is then checked word for word.
-NEEDLE_CHARS = 40
+# Stored payloads read at a time while a forget looks for the forgotten turns in them.
+SCRUB_BATCH = 50
+# A payload was accepted before: it is read again without the limits it passed then.
+ANY_SIZE = IngestLimits(max_items=2**31, max_turn_chars=2**40, max_total_chars=2**40)
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,8 @@ async def forget(
 ) -> Forgotten:
     """Hard-delete the turns with this client id (or of this source) and what came of them."""
     done = await _forget(uows, tenant_id, user_key, target, snapshot_every)
-    caches.forget(tenant_id, user_key)
+    # Here at once; the other processes on the signal the forget sent when it committed.
+    forget_cached(caches, tenant_id, user_key)
     return done
 
 
@@ -113,7 +121,9 @@ async def _forget(
         first = min(t.version for t in turns)
         deleted = {t.id for t in turns} | {r.id for r in derived}
         versions = await _rewrite_history(repo, user_key, first, gone, deleted)
-        payloads = await _scrub_payloads(repo, user_key, gone)
+        hashes = frozenset(t.hash for t in turns)
+        payloads = await _scrub_payloads(repo, user_key, gone, hashes)
+        await _scrub_compactions(repo, user_key)
         cached = await repo.drop_cached_segments(user_key, gone.sources)
         done = Forgotten(
             version=row.version + 1,
@@ -135,6 +145,7 @@ async def _forget(
             extra_summary={"forgotten": done.summary()},
         )
         await passports.record_version(repo, user_key, new, snapshot_every)
+        await uow.system.signal_forgotten(tenant_id, user_key)
         await uow.commit()
     return done
 
@@ -213,41 +224,75 @@ async def _rewrite_history(
     return changed
 
 
-async def _scrub_payloads(repo: TenantRepository, user_key: str, gone: Forgetting) -> int:
-    """Stored job payloads lose the forgotten turns; their error messages are withheld."""
+async def _scrub_payloads(
+    repo: TenantRepository, user_key: str, gone: Forgetting, hashes: frozenset[str]
+) -> int:
+    """Stored job payloads lose the forgotten turns; what their jobs reported of them is withheld.
+
+    A payload is read as the worker read it, unit by unit, and a unit goes when the turn it
+    became is one of ``hashes`` (the identities of the turns forgotten): however the log's copy
+    differs from what was sent (noise pruned, Unicode composed, control characters dropped).
+    """
     scrubbed = 0
-    seen: set[uuid.UUID] = set()
-    for _, text in gone.said:
-        for job in await repo.jobs_with_payload_holding(user_key, _needle(text)):
-            if job.id in seen or job.payload is None:
-                continue
-            payload, removed = payload_without(job.payload, gone.said)
+    after: tuple[datetime, uuid.UUID] | None = None
+    while batch := await repo.jobs_with_payloads(user_key, after, SCRUB_BATCH):
+        after = (batch[-1].created_at, batch[-1].id)
+        for job in batch:
+            assert job.payload is not None
+            payload, removed = await asyncio.to_thread(
+                _without_forgotten, job.payload, job.created_at, hashes, gone.said
+            )
             if not removed:
                 continue
-            seen.add(job.id)
-            result = dict(job.result or {})
-            failures = result.get("segments_failed")
-            if isinstance(failures, list):
-                result["segments_failed"] = [
-                    {**f, "error": WITHHELD} if isinstance(f, dict) else f for f in failures
-                ]
+            scrubbed += 1
             await repo.update_job(
                 job.id,
                 payload=payload,
                 error=WITHHELD if job.error else None,
-                result=result,
+                result=_withheld(job.result),
             )
-            scrubbed += 1
     return scrubbed
 
 
-def _needle(text: str) -> str:
-    """A piece of ``text`` as it appears inside a JSON string, to find the payloads holding it.
+def _without_forgotten(
+    payload: dict[str, Any],
+    received: datetime,
+    hashes: frozenset[str],
+    said: frozenset[tuple[str, str]],
+) -> tuple[dict[str, Any] | None, int]:
+    """The payload without the units that became forgotten turns (by words, if unreadable)."""
+    try:
+        units = unit_identities(IngestPayload.model_validate(payload), received, ANY_SIZE)
+    except (ValueError, InputError):
+        return payload_without(payload, said)  # never ingested: its words decide
+    return payload_without_units(payload, {where for where, key in units if key in hashes})
 
-    The first line only: the client may have sent other line ends, which the log unified.
-    """
-    first = text.strip().split("\n", 1)[0].strip()[:NEEDLE_CHARS]
-    return orjson.dumps(first).decode()[1:-1]
+
+def _withheld(result: dict[str, Any] | None) -> dict[str, Any]:
+    """A job's result without what it said of its segments and rules: they may quote a turn."""
+    out = dict(result or {})
+    for name in ("segments_failed", "rules_failed"):
+        failures = out.get(name)
+        if isinstance(failures, list):
+            out[name] = [{**f, "error": WITHHELD} if isinstance(f, dict) else f for f in failures]
+    return out
+
+
+async def _scrub_compactions(repo: TenantRepository, user_key: str) -> int:
+    """Compaction jobs keep counts of what they merged, not the keys: a key may name a turn's
+    words, and which keys stayed after this forget is the head's to say."""
+    scrubbed = 0
+    for job in await repo.jobs_of_kind(user_key, "compact"):
+        result = dict(job.result or {})
+        lists = {name: result.get(name) for name in ("merges", "rejected")}
+        if not any(isinstance(v, list) and v for v in lists.values()):
+            continue
+        for name, items in lists.items():
+            if isinstance(items, list):
+                result[name] = [WITHHELD] * len(items)
+        await repo.update_job(job.id, result=result)
+        scrubbed += 1
+    return scrubbed
 
 
 def _count(head: dict[str, Any]) -> int:

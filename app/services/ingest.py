@@ -156,26 +156,26 @@ def _replay(earlier: IngestJob, user_key: str, request_hash: str, job_plan: Plan
 async def run(claimed: ClaimedJob) -> Outcome:
     """Extract each new segment (no transaction open), then merge in one short transaction."""
     uows, tenant_id, job = claimed.uows, claimed.tenant_id, claimed.job
-    if job.payload is None:
-        return await running.fail(uows, tenant_id, job.id, "the job's payload is no longer stored")
-    resources = claimed.resources
+    passport, current = await running.passport_then(claimed, lambda repo: repo.job(job.id))
+    if passport is None or current is None:
+        return Outcome(status="skipped")  # the user was deleted meanwhile
+    if current.payload is None:
+        reason = "the job's payload is no longer stored"
+        return await running.fail(uows, tenant_id, job.id, reason)
+    payload, resources = current.payload, claimed.resources
     try:
-        segments = await resources.cpu(prepared, job.payload, _cutting(claimed.settings))
+        segments = await resources.cpu(prepared, payload, _cutting(claimed.settings))
     except (InputError, ValueError) as exc:
         return await running.fail(uows, tenant_id, job.id, f"invalid payload: {exc}")
     except TimeLimitExceeded as exc:
         return await running.fail(uows, tenant_id, job.id, f"the payload took too long: {exc}")
-    subject = job.payload.get("subject")
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
-        passport = await repo.passport(job.user_key)
         segments = refiled(
             segments, await repo.sources_of_turns(job.user_key, untimed_ids(segments))
         )
         by_keys = {segment_keys(s): s for s in segments}
         merged = await repo.rows_by_hash(job.user_key, {k for keys in by_keys for k in keys})
-    if passport is None:
-        return Outcome(status="skipped")  # the user was deleted meanwhile
     try:
         rows = await resources.cpu(turn_rows, segments, job.created_at)
     except TimeLimitExceeded:
@@ -184,6 +184,7 @@ async def run(claimed: ClaimedJob) -> Outcome:
     turns = [turn for _, turn in rows]
     # Segments already merged by an earlier run are skipped: at-least-once made idempotent.
     seen = {r.hash for r in merged}
+    subject = payload.get("subject")
     works = [
         Work(s, subject if isinstance(subject, str) else None, job.created_at)
         for keys, s in by_keys.items()
@@ -195,4 +196,5 @@ async def run(claimed: ClaimedJob) -> Outcome:
     settled = running.settle(extracted, cause="ingest", total=len(segments), keep_on_failure=True)
     if settled is None:
         return await running.stop(claimed, extracted)
-    return await running.finish(claimed, running.merge_all(settled.done, turns), settled.ending)
+    edit = running.merge_all(settled.done, turns, epoch=passport.log_epoch)
+    return await running.finish(claimed, edit, settled.ending)

@@ -28,7 +28,7 @@ from app.domain.memory.log import (
 )
 from app.domain.passport import Passport, PassportError, sozograph_item, sozograph_value
 from app.domain.storable import json_problem, storable
-from app.services.cache import ContextCaches
+from app.services.cache import ContextCaches, forget_cached
 from app.services.errors import NotFound, PreconditionFailed, Unprocessable
 
 T = TypeVar("T")
@@ -490,10 +490,11 @@ async def delete_user(
     async with uows() as uow:
         if not await uow.tenant(tenant_id).delete_user(user_key):
             raise NotFound(f"no user {user_key!r}")
+        await uow.system.signal_forgotten(tenant_id, user_key)
         await uow.commit()
-    # Frees the memory here at once; other processes never serve it again either, because
-    # their caches are keyed by the passport's stamp, which a re-created user does not share.
-    caches.forget(tenant_id, user_key)
+    # Frees the memory here at once, and in the other processes on the signal sent at commit
+    # (they would never serve it again anyway: their caches are keyed by the passport's stamp).
+    forget_cached(caches, tenant_id, user_key)
 
 
 async def list_users(

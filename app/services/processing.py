@@ -34,7 +34,9 @@ async def run_job(
     if job.attempts > settings.job_max_attempts:
         reason = f"gave up after {job.attempts - 1} attempts"
         return await running.fail(uows, tenant_id, job_id, reason)
-    return await RUNS[job.kind](ClaimedJob(uows, tenant_id, job, settings, resources))
+    claimed = ClaimedJob(uows, tenant_id, job, settings, resources)
+    async with running.kept_alive(claimed):
+        return await RUNS[job.kind](claimed)
 
 
 async def release_for_retry(

@@ -62,10 +62,9 @@ def works_of(sources: Sequence[IngestJob], settings: Settings) -> tuple[list[Wor
 async def run(claimed: ClaimedJob) -> Outcome:
     """Extract every stored segment again (the cache applies), then rebuild under the row lock."""
     uows, tenant_id, job = claimed.uows, claimed.tenant_id, claimed.job
-    async with uows() as uow:
-        repo = uow.tenant(tenant_id)
-        row = await repo.passport(job.user_key)
-        sources = await repo.stored_ingest_jobs(job.user_key)
+    row, sources = await running.passport_then(
+        claimed, lambda repo: repo.stored_ingest_jobs(job.user_key)
+    )
     if row is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
     works, unusable = works_of(sources, claimed.settings)
@@ -83,15 +82,15 @@ async def run(claimed: ClaimedJob) -> Outcome:
     settled = running.settle(extracted, cause=KIND, total=len(works), result=result)
     if settled is None:
         return await running.stop(claimed, extracted)
-    return await running.finish(claimed, rebuild(settled.done), settled.ending)
+    return await running.finish(claimed, rebuild(settled.done, row.log_epoch), settled.ending)
 
 
-def rebuild(done: Sequence[tuple[Work, Extraction]]) -> running.Edit:
+def rebuild(done: Sequence[tuple[Work, Extraction]], epoch: int | None = None) -> running.Edit:
     """The fresh extractions merged in order, after what their segments gave before is removed.
 
     Only segments extracted again lose their old items: a failed one keeps what it had.
     """
-    merge = running.merge_all(done)
+    merge = running.merge_all(done, epoch=epoch)
     redone = frozenset(work.segment.id for work, _ in done)
 
     def apply(passport: Passport, now: str, draft: LogDraft) -> MergeReport:
@@ -101,4 +100,4 @@ def rebuild(done: Sequence[tuple[Work, Extraction]]) -> running.Edit:
         report.changed |= removed > 0
         return report
 
-    return running.Edit(apply, merge.hashes, redone)
+    return running.Edit(apply, merge.hashes, redone, epoch=epoch, segments=merge.segments)

@@ -8,13 +8,18 @@ under the passport's row lock with the job's ``Ending``.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
+from app.db.engine import DatabaseError
+from app.db.models import PassportRow
+from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
 from app.domain.dates import iso_utc
 from app.domain.extraction import Extraction
@@ -26,6 +31,7 @@ from app.services.claimed import ClaimedJob
 from app.services.extraction import Extracted, Work, add_usage, extract_all, new_usage
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEFER_NOTE = "deferred: tenant budget"
 # A job's result lists at most this many rule failures (each names its rule, turn and error).
@@ -48,6 +54,20 @@ def hour_of(now: datetime) -> datetime:
     return now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
 
 
+async def passport_then(
+    claimed: ClaimedJob, read: Callable[[TenantRepository], Awaitable[T]]
+) -> tuple[PassportRow | None, T]:
+    """The user's passport row, then what ``read`` reads, in one transaction and in that order.
+
+    A job reads its input after the log's epoch: a forget that lands in between shows as a new
+    epoch when the job finishes (``finish``), and the job starts over on what the forget left.
+    """
+    async with claimed.uows() as uow:
+        repo = uow.tenant(claimed.tenant_id)
+        row = await repo.passport(claimed.user_key)
+        return row, await read(repo)
+
+
 async def progress(
     uows: UowFactory, tenant_id: uuid.UUID, job_id: uuid.UUID, done: int, total: int | None = None
 ) -> None:
@@ -58,6 +78,29 @@ async def progress(
     async with uows() as uow:
         await uow.tenant(tenant_id).update_job(job_id, **values)
         await uow.commit()
+
+
+@contextlib.asynccontextmanager
+async def kept_alive(claimed: ClaimedJob) -> AsyncIterator[None]:
+    """While the block runs, the job's row moves every third of the stale time, so no sweeper
+    takes it back however long a step without progress (preparing a big payload) takes."""
+
+    async def beat() -> None:
+        while True:
+            await asyncio.sleep(claimed.settings.job_stale_seconds / 3)
+            try:
+                async with claimed.uows() as uow:
+                    repo = uow.tenant(claimed.tenant_id)
+                    await repo.update_job(claimed.job.id, updated_at=datetime.now(UTC))
+                    await uow.commit()
+            except DatabaseError as exc:
+                log.warning("heartbeat of job %s failed: %s", claimed.job.id, exc)
+
+    beating = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        beating.cancel()
 
 
 async def extract(
@@ -157,6 +200,10 @@ class Edit:
     apply: Apply
     hashes: frozenset[str] = frozenset()
     sources: frozenset[str] = frozenset()
+    # The log's epoch the job read its input at: a rewrite since (a forget) starts it over.
+    epoch: int | None = None
+    # The segments its extractions came from: what it cached of them goes if it starts over.
+    segments: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -196,6 +243,12 @@ async def finish(claimed: ClaimedJob, edit: Edit, ending: Ending) -> Outcome:
         if row is None or locked is None or locked.status in ("done", "failed"):
             return Outcome(status="skipped")  # the user is gone, or another worker finished it
         now = datetime.now(UTC)
+        if edit.epoch is not None and row.log_epoch != edit.epoch:
+            # Rewritten while the job ran (a forget): what it read may hold what went.
+            await _start_over(repo, claimed, edit, now)
+            await uow.commit()
+            await _enqueue_soon(claimed)
+            return Outcome(status="restarted")
         existing = await repo.rows_by_hash(job.user_key, edit.hashes)
         if edit.sources:
             existing += await repo.rows_of_sources(job.user_key, edit.sources, DERIVED_KINDS)
@@ -232,13 +285,44 @@ async def finish(claimed: ClaimedJob, edit: Edit, ending: Ending) -> Outcome:
     return Outcome(status, version, changed, failed_segments=failures, usage=ending.usage)
 
 
+STARTED_OVER = "started over: the passport was rewritten (a forget) while the job ran"
+
+
+async def _start_over(
+    repo: TenantRepository, claimed: ClaimedJob, edit: Edit, now: datetime
+) -> None:
+    """Queue the job again (the attempt not counted), without what it cached meanwhile."""
+    job = claimed.job
+    await repo.drop_cached_segments(job.user_key, edit.segments)
+    await repo.update_job(
+        job.id,
+        status="queued",
+        attempts=max(0, job.attempts - 1),
+        result={**(job.result or {}), "note": STARTED_OVER},
+        updated_at=now,
+    )
+
+
+async def _enqueue_soon(claimed: ClaimedJob) -> None:
+    """Put the job back on the queue now; the sweeper does it later if this fails."""
+    enqueue_later = claimed.resources.enqueue_later
+    if enqueue_later is None:
+        return
+    try:
+        await enqueue_later(claimed.tenant_id, claimed.job.id, 0)
+    except Exception:
+        log.warning("enqueue of job %s failed; the sweeper will retry it", claimed.job.id)
+
+
 def failure_text(failures: list[dict[str, str]], total: int) -> str:
     """The job's error when some segments failed and the rest was applied."""
     first = failures[0]["error"]
     return f"{len(failures)} of {total} segments failed (first: {first}); the rest was applied"
 
 
-def merge_all(done: Sequence[tuple[Work, Extraction]], turns: Sequence[LogRow] = ()) -> Edit:
+def merge_all(
+    done: Sequence[tuple[Work, Extraction]], turns: Sequence[LogRow] = (), epoch: int | None = None
+) -> Edit:
     """The turns said, then each extraction merged in segment order under its segment's source."""
     sources = [source_of(work.segment, work.reference_ts) for work, _ in done]
 
@@ -262,7 +346,8 @@ def merge_all(done: Sequence[tuple[Work, Extraction]], turns: Sequence[LogRow] =
         return report
 
     hashes = merge_candidates(sources, [e for _, e in done]) | {t.hash for t in turns}
-    return Edit(apply, frozenset(hashes))
+    segments = frozenset(source.id for source in sources)
+    return Edit(apply, frozenset(hashes), epoch=epoch, segments=segments)
 
 
 @dataclass(frozen=True)
@@ -290,7 +375,7 @@ def settle(
     if extracted.fatal is not None:
         if not keep_on_failure:
             return None
-        reason = f"extraction failed: {extracted.fatal}"
+        reason = extracted.fatal
         result["segments_applied"] = 0
         return Settled([], Ending(cause, extracted.usage, failed=True, error=reason, result=result))
     if extracted.defer_seconds is not None:
@@ -315,6 +400,6 @@ def settle(
 async def stop(claimed: ClaimedJob, extracted: Extracted) -> Outcome:
     """End a job that writes nothing: failed outright, or deferred to the next budget window."""
     if extracted.fatal is not None:
-        reason = f"extraction failed: {extracted.fatal}"
+        reason = extracted.fatal
         return await fail(claimed.uows, claimed.tenant_id, claimed.job.id, reason, extracted.usage)
     return await defer(claimed, extracted.usage, extracted.defer_seconds or 0.0)

@@ -46,9 +46,12 @@ async def version_changes(
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         current = await passports.require_user(repo, user_key)
+        missing = NotFound(f"user {user_key!r} has no version {version} (current: {current})")
+        if version > current:  # asked before any query: a version past the column never is
+            raise missing
         found = await repo.list_versions(user_key, 1, version + 1)
-        if version > current or not found or found[0].version != version:
-            raise NotFound(f"user {user_key!r} has no version {version} (current: {current})")
+        if not found or found[0].version != version:
+            raise missing
         row = found[0]
         old = await passports.head_at(repo, user_key, version - 1) if version > 0 else {}
         new = row.snapshot if row.snapshot is not None else delta.apply(old, row.delta)

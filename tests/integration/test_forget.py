@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import unicodedata
+import uuid
 from typing import Any
 
+import httpx
 import psycopg
 import pytest
 
@@ -166,3 +170,122 @@ async def test_a_forgotten_turn_takes_what_every_segment_listing_it_made(client,
     assert [t["id"] for t in after["turns"]] == ["b1"]
     assert after["observations"] == [] and after["episodes"] == []
     assert _places_holding(settings.database_url, secret) == []
+
+
+TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "app.py", line 3, in <module>\n'
+    "    main()\n"
+    "ValueError: boom\n"
+)
+# Turns the log keeps in another form than they were sent: noise pruned from their start, a
+# control character dropped, letters composed. Each is found in the payloads by what it became.
+SENT_OTHERWISE = {
+    "a key first": ("Keyhaven", "A" * 240 + " is my key, and Keyhaven is my town"),
+    "a traceback first": ("Tracewick", TRACEBACK + "anyway, Tracewick is my town"),
+    "a control character first": ("Bellmoor", "\x07Bellmoor is my town"),
+    "decomposed letters": ("Nfdton", unicodedata.normalize("NFD", "José lives in Nfdton")),
+}
+
+
+@pytest.mark.parametrize("name", list(SENT_OTHERWISE))
+async def test_a_turn_stored_otherwise_leaves_its_payload_too(client, worker, settings, name):  # type: ignore[no-untyped-def]
+    secret, text = SENT_OTHERWISE[name]
+    t = await make_tenant(client, f"forget-form-{list(SENT_OTHERWISE).index(name)}")
+    body = _session([("s1", "Ana", text), ("b1", "Bo", "Nice place.")], 3)
+    done = await client.post("/users/ana/ingest?wait=20", json=body, headers=t.headers)
+    assert done.json()["job"]["status"] == "done", done.text
+    assert "ingest_job.payload" in _places_holding(settings.database_url, secret)
+    gone = await client.delete("/users/ana/turns/s1", headers=t.headers)
+    assert gone.status_code == 200 and gone.json()["payloads_scrubbed"] == 1, gone.text
+    assert _places_holding(settings.database_url, secret) == []
+    kept = await client.get("/users/ana/passport", headers=t.headers)
+    assert [turn["id"] for turn in kept.json()["turns"]] == ["b1"]
+
+
+class Gate:
+    """The rule extractor, held at the door until the test opens it."""
+
+    name = "rules"
+
+    def __init__(self) -> None:
+        self.reached = asyncio.Event()
+        self.open = asyncio.Event()
+
+    async def extract(self, request: Any) -> Any:
+        from app.domain.extraction.rules import extract_rules
+
+        self.reached.set()
+        await self.open.wait()
+        return extract_rules(request)
+
+
+async def test_a_forget_during_a_job_is_not_undone_by_the_job(client, tenant, app, settings):  # type: ignore[no-untyped-def]
+    from app.db.engine import session_factory
+    from app.db.uow import uow_factory
+    from app.domain.ingest import IngestPayload
+    from app.services import ingest, processing
+    from app.services.claimed import WorkerResources
+
+    runtime = app.state.runtime
+    quiet = uow_factory(session_factory(runtime.engine))  # jobs written, never queued
+    tenant_id = uuid.UUID(tenant.id)
+    secret = "Racebridge"
+    said = ("s1", "Ana", f"My home city is {secret}.")
+    first = _session([said, ("b1", "Bo", "Far away!")], 1)
+    again = _session([said, ("s2", "Ana", "My favorite food is bacalhau.")], 1)
+    jobs = []
+    for body in (first, again):
+        payload = IngestPayload.model_validate(body)
+        accepted = await ingest.accept(quiet, tenant_id, "race", payload, runtime.settings)
+        jobs.append(accepted.job.id)
+    plain = WorkerResources(Gate())
+    plain.extractor.open.set()
+    await processing.run_job(quiet, tenant_id, jobs[0], runtime.settings, plain)
+
+    # The second job has read its payload and waits in extraction when the forget comes.
+    held = WorkerResources(Gate())
+    running = asyncio.create_task(
+        processing.run_job(quiet, tenant_id, jobs[1], runtime.settings, held)
+    )
+    await asyncio.wait_for(held.extractor.reached.wait(), 20)
+    forgot = await client.delete("/users/race/turns/s1", headers=tenant.headers)
+    assert forgot.status_code == 200, forgot.text
+    held.extractor.open.set()
+    outcome = await running
+    assert outcome.status == "restarted"  # it saw the log rewritten, and committed nothing
+    assert _places_holding(settings.database_url, secret) == []
+
+    # Run again, it works on what the forget left of its payload.
+    again_outcome = await processing.run_job(quiet, tenant_id, jobs[1], runtime.settings, plain)
+    assert again_outcome.status == "done"
+    doc = (await client.get("/users/race/passport", headers=tenant.headers)).json()
+    assert [turn["id"] for turn in doc["turns"]] == ["b1", "s2"]
+    assert _places_holding(settings.database_url, secret) == []
+
+
+async def test_every_api_process_drops_what_it_cached_of_a_forgotten_turn(client, worker, settings):  # type: ignore[no-untyped-def]
+    from app.main import create_app
+
+    secret = "Farcaster"
+    t = await make_tenant(client, "forget-elsewhere")
+    body = _session([("s1", "Ana", f"My home city is {secret}."), ("b1", "Bo", "Far!")], 4)
+    done = await client.post("/users/ana/ingest?wait=20", json=body, headers=t.headers)
+    assert done.json()["job"]["status"] == "done"
+    other = create_app(settings)  # a second API process on the same database
+    async with other.router.lifespan_context(other):
+        transport = httpx.ASGITransport(app=other)
+        async with httpx.AsyncClient(transport=transport, base_url="http://b.test") as b:
+            read = await b.get("/users/ana/context", params={"q": "home"}, headers=t.headers)
+            assert secret in read.text
+            held = other.state.runtime.caches
+            assert held.indexes.peek(uuid.UUID(t.id), "ana") is not None
+            gone = await client.delete("/users/ana/turns/s1", headers=t.headers)
+            assert gone.status_code == 200
+            # The forget's signal reaches the other process: it lets go of the user at once.
+            for _ in range(100):
+                if held.indexes.peek(uuid.UUID(t.id), "ana") is None:
+                    break
+                await asyncio.sleep(0.05)
+            assert held.indexes.peek(uuid.UUID(t.id), "ana") is None
+            assert not any(secret.encode() in body for body in held.results.values())

@@ -279,7 +279,8 @@ async def test_a_rule_that_raises_costs_only_its_sentence(client, tenant, app, m
     job = (await client.get(f"/jobs/{job_id}", headers=tenant.headers)).json()
     assert job["status"] == "done" and job["error"] is None, job
     assert job["result"]["rules_failed"] == [
-        {"rule": "exploding", "turn_id": "a1", "error": "KeyError: 'kaboom day'"}
+        # The kind of error, never its text (which may quote what was said).
+        {"rule": "exploding", "turn_id": "a1", "error": "KeyError"}
     ]
     doc = (await client.get("/users/rules/passport", headers=tenant.headers)).json()
     assert [t["id"] for t in doc["turns"]] == ["a1", "b1"]

@@ -295,8 +295,11 @@ async def test_a_rejected_key_fails_the_job_and_retry_after_the_fix_succeeds(set
         s.fake.status = 401
         job = await ingest(s.api, t.headers, "ana", SESSION)
         assert job["status"] == "failed"
-        assert job["error"].startswith("extraction failed: authentication failed (401)")
-        assert "Incorrect API key" in job["error"]
+        # A stable code and message, the HTTP status; the provider's own words stay in the log.
+        assert job["error"] == (
+            "provider_refused: the model provider refused the request "
+            "(its key, model or request) (HTTP 401)"
+        )
         # Nothing was extracted, but what was said is kept: the turns are in the log.
         assert job["version_after"] == 1
         doc = await passport(s.api, t.headers, "ana")
@@ -331,7 +334,8 @@ async def test_a_malformed_answer_fails_only_its_segment(settings):
         job = await ingest(s.api, t.headers, "ana", body)
         assert job["status"] == "done", job
         [failed] = job["result"]["segments_failed"]
-        assert "still invalid after a repair" in failed["error"]
+        assert failed["error"].startswith("model_output_invalid: ")
+        assert "GARBLED" not in str(job)
         assert job["error"].startswith("1 of 2 segments failed")
         assert job["result"]["segments_applied"] == 1
         # The failed segment's first answer and its repair were paid for: they count.

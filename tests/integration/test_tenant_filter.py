@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import event
 
 from app.db.engine import create_engine, session_factory
-from app.db.models import IngestJob, PassportVersion, Tenant
+from app.db.models import ExtractionCache, IngestJob, PassportVersion, Tenant
 from app.db.repository import TenantRepository
 from app.db.system import SystemRepository
 from app.domain.memory.log import log_row
@@ -115,7 +115,17 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "unfinished_job_of_kind": lambda: repo.unfinished_job_of_kind("ana", "ingest"),
                 "stored_ingest_jobs": lambda: repo.stored_ingest_jobs("ana"),
                 "cache_extraction": lambda: repo.cache_extraction(
-                    "key", "ana", "seg_a", "rules", {}, 1, 2, now
+                    ExtractionCache(
+                        key="key",
+                        user_key="ana",
+                        segment="seg_a",
+                        job_id=first.id,
+                        extractor="rules",
+                        output={},
+                        input_tokens=1,
+                        output_tokens=2,
+                        created_at=now,
+                    )
                 ),
                 "add_rows": lambda: repo.add_rows("ana", [turn], 1, None),
                 "remove_rows": lambda: repo.remove_rows("ana", [1], 2),
@@ -136,7 +146,8 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "turn_text_mentions": lambda: repo.turn_text_mentions("ana", "hi"),
                 "versions_from": lambda: repo.versions_from("ana", 0),
                 "rewrite_version": lambda: repo.rewrite_version("ana", 1, summary={}),
-                "jobs_with_payload_holding": lambda: repo.jobs_with_payload_holding("ana", "hi"),
+                "jobs_with_payloads": lambda: repo.jobs_with_payloads("ana", (now, first.id), 5),
+                "jobs_of_kind": lambda: repo.jobs_of_kind("ana", "compact"),
                 "drop_cached_segments": lambda: repo.drop_cached_segments("ana", {"seg_a"}),
                 "cached_extractions": lambda: repo.cached_extractions(["key"]),
                 "add_usage": lambda: repo.add_usage(now, {"jobs": 1}),

@@ -101,8 +101,6 @@ def test_a_rule_that_raises_costs_only_its_own_sentence(monkeypatch: pytest.Monk
     out = extract_rules(ExtractionInput(segment=segment, subject="Ann"))
     # The failing sentence gives no fact; its neighbour in the same turn and the turn before do.
     assert {b.key: b.value for b in out.facts} == {"location": "Kwekwe", "occupation": "nurse"}
-    assert out.failures == [
-        {"rule": "family_that_fails", "turn_id": "a2", "error": "KeyError: 'Lisbon'"}
-    ]
+    assert out.failures == [{"rule": "family_that_fails", "turn_id": "a2", "error": "KeyError"}]
     # Every other family ran on the whole segment.
     assert any(e.name == "Ann" for e in out.entities)

@@ -6,6 +6,7 @@ import uuid
 
 from fastapi import APIRouter, Request, Response, status
 
+from app.api.bodies import BodyRoute
 from app.api.deps import AdminDep, UowsDep, runtime_of
 from app.api.problems import ADMIN
 from app.api.schemas.admin import (
@@ -19,7 +20,7 @@ from app.api.schemas.admin import (
 )
 from app.services import tenants
 
-router = APIRouter(prefix="/admin", tags=["admin"], responses=ADMIN)
+router = APIRouter(route_class=BodyRoute, prefix="/admin", tags=["admin"], responses=ADMIN)
 
 
 @router.post("/tenants", status_code=status.HTTP_201_CREATED, name="create_tenant")

@@ -7,12 +7,13 @@ from collections.abc import Awaitable
 
 from fastapi import APIRouter, Response
 
+from app.api.bodies import BodyRoute
 from app.api.deps import RuntimeDep
 from app.api.problems import READY, problem_response
 from app.api.schemas.health import Health
 from app.services import health
 
-router = APIRouter(tags=["health"])
+router = APIRouter(route_class=BodyRoute, tags=["health"])
 
 
 @router.get("/livez", name="live")

@@ -8,6 +8,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Header, Path, Query, status
 
+from app.api.bodies import BodyRoute
 from app.api.deps import AcceptingDep, SettingsDep, TenantDep, UowsDep, UserKey
 from app.api.problems import COMMON, CONFLICT, NOT_FOUND
 from app.api.schemas.jobs import (
@@ -30,7 +31,7 @@ from app.domain.ingest.payload import IngestPayload
 from app.services import compact, facts, ingest, jobs, reprocess, versions
 from app.services.errors import Unprocessable
 
-router = APIRouter(responses={**COMMON, **NOT_FOUND})
+router = APIRouter(route_class=BodyRoute, responses={**COMMON, **NOT_FOUND})
 Route = TypeVar("Route", bound=Callable[..., Any])
 
 PageSize = Annotated[int, Query(ge=1, le=500, description="Most items on one page.")]

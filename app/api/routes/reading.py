@@ -6,13 +6,14 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, Query, Request, Response
 
+from app.api.bodies import BodyRoute
 from app.api.deps import TenantDep, UserKey, runtime_of
 from app.api.problems import COMMON, NOT_FOUND
 from app.api.schemas.params import Period
 from app.api.schemas.reading import SearchResult, search_result
 from app.services import reading
 
-router = APIRouter(tags=["context"], responses={**COMMON, **NOT_FOUND})
+router = APIRouter(route_class=BodyRoute, tags=["context"], responses={**COMMON, **NOT_FOUND})
 
 Q = Annotated[
     str | None,

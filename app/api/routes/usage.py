@@ -6,13 +6,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from app.api.bodies import BodyRoute
 from app.api.deps import TenantDep, UowsDep
 from app.api.problems import COMMON
 from app.api.schemas.params import Day
 from app.api.schemas.usage import DayOut, UsageCounts, UsageOut
 from app.services import usage
 
-router = APIRouter(tags=["usage"], responses=COMMON)
+router = APIRouter(route_class=BodyRoute, tags=["usage"], responses=COMMON)
 
 
 @router.get("/usage", name="get_usage")

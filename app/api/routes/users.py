@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Header, Path, Query, Request, Response, status
 from fastapi.responses import StreamingResponse
 
+from app.api.bodies import BodyRoute
 from app.api.deps import RuntimeDep, SettingsDep, TenantDep, UowsDep, UserKey, runtime_of
 from app.api.problems import COMMON, NOT_FOUND, PRECONDITION
 from app.api.schemas.params import MAX_ROW_ID, MAX_VERSION, Period
@@ -22,7 +23,7 @@ from app.services.reading import date_window
 # Log rows in a page when ``limit`` is not given.
 DEFAULT_PAGE = 500
 
-router = APIRouter(tags=["users"], responses={**COMMON, **NOT_FOUND})
+router = APIRouter(route_class=BodyRoute, tags=["users"], responses={**COMMON, **NOT_FOUND})
 
 
 SECTION_NAMES = (*SECTIONS, "meta")

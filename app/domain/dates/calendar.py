@@ -100,9 +100,13 @@ def month_number(name: str) -> int | None:
     return MONTH_NUMBERS.get(name.lower().rstrip("."))
 
 
-@lru_cache(maxsize=4096)
 def day_label(iso: str) -> str:
     """``7 May 2023`` for ``2023-05-07``, ``May 2023`` for ``2023-05``; anything else as is."""
+    return _day_label(iso) if len(iso) in (7, 10) else iso
+
+
+@lru_cache(maxsize=4096)  # a day or a month: the cache holds short strings only
+def _day_label(iso: str) -> str:
     try:
         if len(iso) == 10:
             return format_day(date.fromisoformat(iso))

@@ -354,12 +354,19 @@ def readable_time(value: str | int | float | None) -> datetime | None:
 
 def normalize(payload: IngestPayload, limits: IngestLimits = IngestLimits()) -> list[Turn]:
     """Flatten text, turns, rows and items (in that order) into cleaned, timestamped turns."""
+    return [turn for _, turn in located(payload, limits)]
+
+
+def located(
+    payload: IngestPayload, limits: IngestLimits = IngestLimits()
+) -> list[tuple[str, Turn]]:
+    """``normalize``'s turns, each with where in the payload it came from ("turns[3]", "text")."""
     count = _count(payload)
     if count > limits.max_items:
         raise InputError(f"{count:,} items is over the max_items limit of {limits.max_items:,}")
     session_ts = readable_time(payload.session_ts)
 
-    turns: list[Turn] = []
+    turns: list[tuple[str, Turn]] = []
     total = 0
     for where, item in _items(payload):
         kind: TurnKind
@@ -394,15 +401,8 @@ def normalize(payload: IngestPayload, limits: IngestLimits = IngestLimits()) -> 
         text = clean_text(raw)
         if not text:
             continue
-        turns.append(
-            Turn(
-                speaker=speaker,
-                text=text,
-                kind=kind,
-                ts=ts,
-                id=item.id,
-                session=session,
-                table=table,
-            )
+        turn = Turn(
+            speaker=speaker, text=text, kind=kind, ts=ts, id=item.id, session=session, table=table
         )
+        turns.append((where, turn))
     return turns

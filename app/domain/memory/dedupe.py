@@ -168,7 +168,15 @@ def jaro_winkler(a: str, b: str) -> float:
     return sim + prefix * JW_PREFIX_SCALE * (1 - sim)
 
 
-@lru_cache(maxsize=65536)  # key vocabularies are small, so word pairs repeat across keys
+# Word pairs repeat across keys (key vocabularies are small): the short ones are cached.
+_CACHED_PAIR_CHARS = 64
+
+
+def _close(a: str, b: str) -> bool:
+    """``_words_close``, cached for pairs short enough to keep the cache small in bytes."""
+    return _cached_close(a, b) if len(a) + len(b) <= _CACHED_PAIR_CHARS else _words_close(a, b)
+
+
 def _words_close(a: str, b: str) -> bool:
     """Two words close enough to be one word misspelt (adress/address); numbers never are."""
     return (
@@ -177,6 +185,9 @@ def _words_close(a: str, b: str) -> bool:
         and min(len(a), len(b)) >= TOKEN_FUZZY_MIN_LEN
         and jaro_winkler(a, b) >= TOKEN_FUZZY_MIN_JW
     )
+
+
+_cached_close = lru_cache(maxsize=65536)(_words_close)
 
 
 def _soft_overlap(a: Sequence[str], b: Sequence[str]) -> float:
@@ -194,7 +205,7 @@ def _soft_overlap(a: Sequence[str], b: Sequence[str]) -> float:
             unmatched.append(token)
     for token in unmatched:
         for other in left:
-            if _words_close(token, other):
+            if _close(token, other):
                 left.remove(other)
                 matches += 1
                 break

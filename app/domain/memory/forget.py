@@ -9,7 +9,7 @@ mentions it (the caller checks the log). Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,35 +128,55 @@ def _unit_said(where: str, unit: Any) -> tuple[str, str] | None:
     return (who, prune_noise(clean_text(str(unit.get("text") or ""))))
 
 
+_UNIT_SECTIONS = ("turns", "rows", "items")
+
+
+def payload_without_units(
+    payload: Mapping[str, Any], wheres: Collection[str]
+) -> tuple[dict[str, Any] | None, int]:
+    """A stored ingest payload without the units at ``wheres`` ("text", "turns[3]", ...).
+
+    Returns the payload (None when nothing is left to ingest) and how many units went.
+    """
+    return _without(payload, lambda where, unit: where in wheres)
+
+
 def payload_without(
     payload: Mapping[str, Any], said: Collection[tuple[str, str]]
 ) -> tuple[dict[str, Any] | None, int]:
-    """A stored ingest payload without the units that said something forgotten.
+    """A stored ingest payload without the units that said something forgotten, by their words:
+    for a payload that cannot be read as the worker reads it (``payload_without_units`` is the
+    way for the others).
 
     Returns the payload (None when nothing is left to ingest) and how many units went.
     """
     texts = {text for _, text in said}
+
+    def goes(where: str, unit: Any) -> bool:
+        found = _unit_said(where.split("[", 1)[0], unit)
+        # A text block is filed under its author or the subject: the words decide.
+        return found is not None and (
+            found in said or (found[0] == DEFAULT_TEXT_SPEAKER and found[1] in texts)
+        )
+
+    return _without(payload, goes)
+
+
+def _without(
+    payload: Mapping[str, Any], goes: Callable[[str, Any], bool]
+) -> tuple[dict[str, Any] | None, int]:
+    """The payload without the units ``goes`` picks (by where they are and what they hold)."""
     out = dict(payload)
     removed = 0
-    if isinstance(out.get("text"), str):
-        unit = _unit_said("text", {"text": out["text"]})
-        if unit is not None and (unit in said or unit[1] in texts):
-            del out["text"]
-            removed += 1
-    for name in ("turns", "rows", "items"):
+    if isinstance(out.get("text"), str) and goes("text", {"text": out["text"]}):
+        del out["text"]
+        removed += 1
+    for name in _UNIT_SECTIONS:
         units = out.get(name)
         if not isinstance(units, list):
             continue
-        kept = []
-        for unit in units:
-            found = _unit_said(name, unit)
-            # A text block is filed under its author or the subject: the words decide.
-            if found is not None and (
-                found in said or (found[0] == DEFAULT_TEXT_SPEAKER and found[1] in texts)
-            ):
-                removed += 1
-            else:
-                kept.append(unit)
+        kept = [unit for n, unit in enumerate(units) if not goes(f"{name}[{n}]", unit)]
+        removed += len(units) - len(kept)
         out[name] = kept
-    left = bool(out.get("text")) or any(out.get(n) for n in ("turns", "rows", "items"))
+    left = bool(out.get("text")) or any(out.get(n) for n in _UNIT_SECTIONS)
     return (out if left else None), removed

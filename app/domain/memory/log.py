@@ -23,6 +23,8 @@ from typing import Any
 from app.domain.dates import iso_utc, turn_dates
 from app.domain.extraction.extractor import Extraction
 from app.domain.ids import canonical_bytes, content_id, sha256_hex, time_in_id, time_key
+from app.domain.ingest.noise import prune_noise
+from app.domain.ingest.payload import IngestLimits, IngestPayload, located
 from app.domain.ingest.turns import Segment, Turn
 from app.domain.passport import (
     Contradiction,
@@ -248,6 +250,24 @@ def turn_rows(
             seen[key] = nth + 1
             item = turn_item(turn, segment.id, when, nth, resolve_dates=resolve_dates)
             out.append((segment, LogRow("turn", item, turn_hash(*key, nth))))
+    return out
+
+
+def unit_identities(
+    payload: IngestPayload, received: datetime, limits: IngestLimits = IngestLimits()
+) -> list[tuple[str, str]]:
+    """(where in the payload, the identity its turn has in the log) for each unit that became a
+    turn: what the worker made of the payload, unit by unit (``turn_rows`` over ``prepare``)."""
+    out: list[tuple[str, str]] = []
+    seen: dict[tuple[Any, ...], int] = {}
+    for where, turn in located(payload, limits):
+        text = prune_noise(turn.text)
+        if not text.strip():
+            continue  # nothing but noise: it became no turn
+        key = (turn.speaker, text, iso_utc(turn.ts or received), turn.id, turn.session)
+        nth = seen.get(key, 0)
+        seen[key] = nth + 1
+        out.append((where, turn_hash(*key, nth)))
     return out
 
 

@@ -88,7 +88,8 @@ def _failure(family: PatternFamily, view: View, error: Exception) -> dict[str, s
     return {
         "rule": family.__name__,
         "turn_id": turn_id or "",
-        "error": f"{type(error).__name__}: {error}",
+        # The kind of error only: its text may quote what was said, and is not the tenant's to read.
+        "error": type(error).__name__,
     }
 
 

@@ -150,7 +150,9 @@ def sync_detailed(
      Beliefs that matter for ``q``, then the memories that answer it, within the budget.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         q (None | str | Unset): What the agent is about to answer; ranks memories.
         budget_chars (int | Unset): Most characters of text returned. Default: 3000.
         format_ (ContextGetContextFormat | Unset):  Default: ContextGetContextFormat.TEXT.
@@ -201,7 +203,9 @@ def sync(
      Beliefs that matter for ``q``, then the memories that answer it, within the budget.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         q (None | str | Unset): What the agent is about to answer; ranks memories.
         budget_chars (int | Unset): Most characters of text returned. Default: 3000.
         format_ (ContextGetContextFormat | Unset):  Default: ContextGetContextFormat.TEXT.
@@ -247,7 +251,9 @@ async def asyncio_detailed(
      Beliefs that matter for ``q``, then the memories that answer it, within the budget.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         q (None | str | Unset): What the agent is about to answer; ranks memories.
         budget_chars (int | Unset): Most characters of text returned. Default: 3000.
         format_ (ContextGetContextFormat | Unset):  Default: ContextGetContextFormat.TEXT.
@@ -296,7 +302,9 @@ async def asyncio(
      Beliefs that matter for ``q``, then the memories that answer it, within the budget.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         q (None | str | Unset): What the agent is about to answer; ranks memories.
         budget_chars (int | Unset): Most characters of text returned. Default: 3000.
         format_ (ContextGetContextFormat | Unset):  Default: ContextGetContextFormat.TEXT.

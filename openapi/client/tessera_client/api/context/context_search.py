@@ -130,7 +130,9 @@ def sync_detailed(
      The log's passages ranked for ``q`` (one per turn), with scores and provenance.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         q (str):
         limit (int | Unset):  Default: 20.
         since (datetime.date | None | str | Unset): Only memories on or after this day, month
@@ -175,7 +177,9 @@ def sync(
      The log's passages ranked for ``q`` (one per turn), with scores and provenance.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         q (str):
         limit (int | Unset):  Default: 20.
         since (datetime.date | None | str | Unset): Only memories on or after this day, month
@@ -215,7 +219,9 @@ async def asyncio_detailed(
      The log's passages ranked for ``q`` (one per turn), with scores and provenance.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         q (str):
         limit (int | Unset):  Default: 20.
         since (datetime.date | None | str | Unset): Only memories on or after this day, month
@@ -258,7 +264,9 @@ async def asyncio(
      The log's passages ranked for ``q`` (one per turn), with scores and provenance.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         q (str):
         limit (int | Unset):  Default: 20.
         since (datetime.date | None | str | Unset): Only memories on or after this day, month

@@ -124,7 +124,9 @@ def sync_detailed(
      Store the input durably and queue it; 202 with the job, or its end state with ?wait.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
         idempotency_key (None | str | Unset):
         body (IngestPayload): What to remember: a text, chat turns, database rows, or a mixed list
@@ -165,7 +167,9 @@ def sync(
      Store the input durably and queue it; 202 with the job, or its end state with ?wait.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
         idempotency_key (None | str | Unset):
         body (IngestPayload): What to remember: a text, chat turns, database rows, or a mixed list
@@ -201,7 +205,9 @@ async def asyncio_detailed(
      Store the input durably and queue it; 202 with the job, or its end state with ?wait.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
         idempotency_key (None | str | Unset):
         body (IngestPayload): What to remember: a text, chat turns, database rows, or a mixed list
@@ -240,7 +246,9 @@ async def asyncio(
      Store the input durably and queue it; 202 with the job, or its end state with ?wait.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
         idempotency_key (None | str | Unset):
         body (IngestPayload): What to remember: a text, chat turns, database rows, or a mixed list

@@ -101,7 +101,9 @@ def sync_detailed(
      What ingesting this payload would take; nothing is stored or called.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         body (IngestPayload): What to remember: a text, chat turns, database rows, or a mixed list
             of them.
 
@@ -136,7 +138,9 @@ def sync(
      What ingesting this payload would take; nothing is stored or called.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         body (IngestPayload): What to remember: a text, chat turns, database rows, or a mixed list
             of them.
 
@@ -166,7 +170,9 @@ async def asyncio_detailed(
      What ingesting this payload would take; nothing is stored or called.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         body (IngestPayload): What to remember: a text, chat turns, database rows, or a mixed list
             of them.
 
@@ -199,7 +205,9 @@ async def asyncio(
      What ingesting this payload would take; nothing is stored or called.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         body (IngestPayload): What to remember: a text, chat turns, database rows, or a mixed list
             of them.
 

@@ -101,7 +101,9 @@ def sync_detailed(
      Merge facts and preferences the client already knows (same merge and versioning).
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         body (FactsIn): Facts and preferences the client already knows; merged without extraction.
 
     Raises:
@@ -135,7 +137,9 @@ def sync(
      Merge facts and preferences the client already knows (same merge and versioning).
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         body (FactsIn): Facts and preferences the client already knows; merged without extraction.
 
     Raises:
@@ -164,7 +168,9 @@ async def asyncio_detailed(
      Merge facts and preferences the client already knows (same merge and versioning).
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         body (FactsIn): Facts and preferences the client already knows; merged without extraction.
 
     Raises:
@@ -196,7 +202,9 @@ async def asyncio(
      Merge facts and preferences the client already knows (same merge and versioning).
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         body (FactsIn): Facts and preferences the client already knows; merged without extraction.
 
     Raises:

@@ -110,7 +110,9 @@ def sync_detailed(
      A user's jobs, newest first.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         limit (int | Unset): Most items on one page. Default: 50.
         cursor (int | None | Unset): next_cursor of the previous page
 
@@ -147,7 +149,9 @@ def sync(
      A user's jobs, newest first.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         limit (int | Unset): Most items on one page. Default: 50.
         cursor (int | None | Unset): next_cursor of the previous page
 
@@ -179,7 +183,9 @@ async def asyncio_detailed(
      A user's jobs, newest first.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         limit (int | Unset): Most items on one page. Default: 50.
         cursor (int | None | Unset): next_cursor of the previous page
 
@@ -214,7 +220,9 @@ async def asyncio(
      A user's jobs, newest first.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         limit (int | Unset): Most items on one page. Default: 50.
         cursor (int | None | Unset): next_cursor of the previous page
 

@@ -89,7 +89,9 @@ def sync_detailed(
      Hard-delete the user: passport, versions, jobs and their stored payloads.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -120,7 +122,9 @@ def sync(
      Hard-delete the user: passport, versions, jobs and their stored payloads.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -146,7 +150,9 @@ async def asyncio_detailed(
      Hard-delete the user: passport, versions, jobs and their stored payloads.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -175,7 +181,9 @@ async def asyncio(
      Hard-delete the user: passport, versions, jobs and their stored payloads.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

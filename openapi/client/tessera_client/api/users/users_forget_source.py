@@ -96,7 +96,9 @@ def sync_detailed(
      Hard-delete every turn of a source (one ingested segment) and what came of them.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         source_id (str): A source id (``seg_...``) of the passport.
 
     Raises:
@@ -130,7 +132,9 @@ def sync(
      Hard-delete every turn of a source (one ingested segment) and what came of them.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         source_id (str): A source id (``seg_...``) of the passport.
 
     Raises:
@@ -159,7 +163,9 @@ async def asyncio_detailed(
      Hard-delete every turn of a source (one ingested segment) and what came of them.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         source_id (str): A source id (``seg_...``) of the passport.
 
     Raises:
@@ -191,7 +197,9 @@ async def asyncio(
      Hard-delete every turn of a source (one ingested segment) and what came of them.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         source_id (str): A source id (``seg_...``) of the passport.
 
     Raises:

@@ -96,7 +96,9 @@ def sync_detailed(
      Hard-delete a turn, and what was derived from it, from the passport and every version.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         turn_id (str): The client's id of the turn, as it was sent.
 
     Raises:
@@ -130,7 +132,9 @@ def sync(
      Hard-delete a turn, and what was derived from it, from the passport and every version.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         turn_id (str): The client's id of the turn, as it was sent.
 
     Raises:
@@ -159,7 +163,9 @@ async def asyncio_detailed(
      Hard-delete a turn, and what was derived from it, from the passport and every version.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         turn_id (str): The client's id of the turn, as it was sent.
 
     Raises:
@@ -191,7 +197,9 @@ async def asyncio(
      Hard-delete a turn, and what was derived from it, from the passport and every version.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         turn_id (str): The client's id of the turn, as it was sent.
 
     Raises:

@@ -179,7 +179,9 @@ def sync_detailed(
      The user's passport as JSON, now or as it was at ``version``; whole (streamed) or paged.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         version (int | None | Unset): A past version to rebuild.
         sections (None | str | Unset): Only these sections, comma-separated: facts, prefs,
             entities, open_loops, contradictions, observations, episodes, sources, turns, meta
@@ -240,7 +242,9 @@ def sync(
      The user's passport as JSON, now or as it was at ``version``; whole (streamed) or paged.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         version (int | None | Unset): A past version to rebuild.
         sections (None | str | Unset): Only these sections, comma-separated: facts, prefs,
             entities, open_loops, contradictions, observations, episodes, sources, turns, meta
@@ -296,7 +300,9 @@ async def asyncio_detailed(
      The user's passport as JSON, now or as it was at ``version``; whole (streamed) or paged.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         version (int | None | Unset): A past version to rebuild.
         sections (None | str | Unset): Only these sections, comma-separated: facts, prefs,
             entities, open_loops, contradictions, observations, episodes, sources, turns, meta
@@ -355,7 +361,9 @@ async def asyncio(
      The user's passport as JSON, now or as it was at ``version``; whole (streamed) or paged.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         version (int | None | Unset): A past version to rebuild.
         sections (None | str | Unset): Only these sections, comma-separated: facts, prefs,
             entities, open_loops, contradictions, observations, episodes, sources, turns, meta

@@ -108,7 +108,9 @@ def sync_detailed(
      One version: when, why, and the items it added and removed in each section.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         version (int):
         limit (int | Unset): Most items shown per list. Default: 100.
 
@@ -145,7 +147,9 @@ def sync(
      One version: when, why, and the items it added and removed in each section.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         version (int):
         limit (int | Unset): Most items shown per list. Default: 100.
 
@@ -177,7 +181,9 @@ async def asyncio_detailed(
      One version: when, why, and the items it added and removed in each section.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         version (int):
         limit (int | Unset): Most items shown per list. Default: 100.
 
@@ -212,7 +218,9 @@ async def asyncio(
      One version: when, why, and the items it added and removed in each section.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         version (int):
         limit (int | Unset): Most items shown per list. Default: 100.
 

@@ -112,7 +112,9 @@ def sync_detailed(
      The passport's versions, newest first: when, why, and what changed.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         limit (int | Unset): Most items on one page. Default: 50.
         cursor (int | None | Unset): next_cursor of the previous page
 
@@ -149,7 +151,9 @@ def sync(
      The passport's versions, newest first: when, why, and what changed.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         limit (int | Unset): Most items on one page. Default: 50.
         cursor (int | None | Unset): next_cursor of the previous page
 
@@ -181,7 +185,9 @@ async def asyncio_detailed(
      The passport's versions, newest first: when, why, and what changed.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         limit (int | Unset): Most items on one page. Default: 50.
         cursor (int | None | Unset): next_cursor of the previous page
 
@@ -216,7 +222,9 @@ async def asyncio(
      The passport's versions, newest first: when, why, and what changed.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         limit (int | Unset): Most items on one page. Default: 50.
         cursor (int | None | Unset): next_cursor of the previous page
 

@@ -119,7 +119,9 @@ def sync_detailed(
      Import or replace the whole passport; ``If-Match`` guards against lost updates.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         if_match (None | str | Unset):
         body (UsersPutPassportDoc): A passport document (format 1.x or 2.x).
 
@@ -156,7 +158,9 @@ def sync(
      Import or replace the whole passport; ``If-Match`` guards against lost updates.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         if_match (None | str | Unset):
         body (UsersPutPassportDoc): A passport document (format 1.x or 2.x).
 
@@ -188,7 +192,9 @@ async def asyncio_detailed(
      Import or replace the whole passport; ``If-Match`` guards against lost updates.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         if_match (None | str | Unset):
         body (UsersPutPassportDoc): A passport document (format 1.x or 2.x).
 
@@ -223,7 +229,9 @@ async def asyncio(
      Import or replace the whole passport; ``If-Match`` guards against lost updates.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         if_match (None | str | Unset):
         body (UsersPutPassportDoc): A passport document (format 1.x or 2.x).
 

@@ -111,7 +111,9 @@ def sync_detailed(
      Rebuild the passport from its stored transcripts with the current extractor.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
 
     Raises:
@@ -145,7 +147,9 @@ def sync(
      Rebuild the passport from its stored transcripts with the current extractor.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
 
     Raises:
@@ -174,7 +178,9 @@ async def asyncio_detailed(
      Rebuild the passport from its stored transcripts with the current extractor.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
 
     Raises:
@@ -206,7 +212,9 @@ async def asyncio(
      Rebuild the passport from its stored transcripts with the current extractor.
 
     Args:
-        key (str): Your identifier for the end user (1-256 characters, no control characters).
+        key (str): Your identifier for the end user: 1-256 characters; no control characters,
+            slash or backslash; no space at either end; not starting with a dot. Keys are compared in
+            Unicode NFC: composed and decomposed letters name the same user.
         wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
 
     Raises:

@@ -1,0 +1,84 @@
+"""Odd requests get a problem, never a 500: integers past their column, deep JSON, odd user keys."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from tests.conftest import make_tenant
+
+pytestmark = pytest.mark.integration
+
+
+def deep(levels: int) -> str:
+    """JSON of an object and a list nested ``levels`` times each (written out, not encoded)."""
+    return '{"a":[' * levels + '"x"' + "]}" * levels
+
+
+def sent(client, path: str, body: str, headers: dict[str, str], method: str = "POST"):  # type: ignore[no-untyped-def]
+    return client.request(
+        method, path, content=body, headers={**headers, "Content-Type": "application/json"}
+    )
+
+
+async def test_a_version_past_what_the_database_stores_is_not_found(client):  # type: ignore[no-untyped-def]
+    t = await make_tenant(client, "odd-versions")
+    await client.put("/users/ana/passport", json={"version": "2.1"}, headers=t.headers)
+    for version in (2_147_483_647, 2_147_483_646, 5):
+        reply = await client.get(f"/users/ana/versions/{version}", headers=t.headers)
+        assert reply.status_code == 404, (version, reply.text)
+        assert reply.headers["content-type"] == "application/problem+json"
+    assert (
+        await client.get("/users/ana/versions/2147483648", headers=t.headers)
+    ).status_code == 422
+
+
+@pytest.mark.parametrize("levels", [100, 500, 5000])
+async def test_json_nested_deep_is_refused_as_unprocessable(client, levels):  # type: ignore[no-untyped-def]
+    t = await make_tenant(client, f"odd-deep-{levels}")
+    doc = '{"version": "2.1", "meta": {"deep": ' + deep(levels) + "}}"
+    reply = await sent(client, "/users/ana/passport", doc, t.headers, "PUT")
+    assert reply.status_code == 422, reply.text
+    rows = '{"rows": [{"table": "orders", "row": {"deep": ' + deep(levels) + "}}]}"
+    reply = await sent(client, "/users/ana/ingest", rows, t.headers)
+    assert reply.status_code == 422, reply.text
+    facts = '{"facts": [{"key": "deep", "value": ' + deep(levels) + "}]}"
+    reply = await sent(client, "/users/ana/facts", facts, t.headers)
+    assert reply.status_code == 422, reply.text
+    assert reply.headers["content-type"] == "application/problem+json"
+
+
+@pytest.mark.parametrize("key", [".", "..", " ana", "ana ", "a\\b", "x" * 257])
+async def test_a_user_key_that_no_path_can_reach_is_refused(client, key):  # type: ignore[no-untyped-def]
+    t = await make_tenant(client, "odd-keys")
+    reply = await client.put(
+        "/users/{}/passport".format(key.replace("\\", "%5C").replace(" ", "%20")),
+        json={"version": "2.1"},
+        headers=t.headers,
+    )
+    # "." and ".." never reach the route: the client or the router resolves them away.
+    assert reply.status_code in (404, 405, 422), (key, reply.status_code)
+    assert reply.status_code != 201
+
+
+async def test_user_keys_are_one_user_however_their_letters_are_composed(client):  # type: ignore[no-untyped-def]
+    t = await make_tenant(client, "odd-nfc")
+    composed, decomposed = "jos\u00e9", unicodedata.normalize("NFD", "jos\u00e9")
+    assert composed != decomposed
+    made = await client.put(
+        f"/users/{decomposed}/passport", json={"version": "2.1"}, headers=t.headers
+    )
+    assert made.status_code == 201
+    assert (await client.get(f"/users/{composed}/passport", headers=t.headers)).status_code == 200
+    listed = (await client.get("/users", headers=t.headers)).json()["items"]
+    assert [u["user_key"] for u in listed] == [composed]
+
+
+async def test_the_spec_declares_the_user_key_grammar(app):  # type: ignore[no-untyped-def]
+    spec = app.openapi()
+    parameter = next(
+        p for p in spec["paths"]["/users/{key}/passport"]["get"]["parameters"] if p["name"] == "key"
+    )
+    schema = parameter["schema"]
+    assert schema["maxLength"] == 256 and "pattern" in schema
