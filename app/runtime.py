@@ -19,6 +19,7 @@ from arq.connections import ArqRedis
 from app.db.budget import TenantBudget
 from app.db.engine import Engine, create_engine, read_session_factory, session_factory
 from app.db.queue import enqueuer, later_enqueuer, open_pool
+from app.db.rate import RequestRate
 from app.db.signals import JobSignals
 from app.db.uow import Enqueue, UowFactory, uow_factory
 from app.llm.factory import make_client, make_extractor
@@ -47,6 +48,7 @@ class Runtime:
     caches: ContextCaches
     redis: ArqRedis | None = None
     signals: JobSignals | None = None  # the API's: a worker committed a job's end
+    rate: RequestRate | None = None  # the API's: each tenant's requests per second
     resources: WorkerResources | None = None  # the worker's: extractor, slots, budget
 
     def worker_resources(self) -> WorkerResources:
@@ -82,6 +84,7 @@ async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     enqueue = enqueuer(redis, settings.queue_name)
     runtime = _database(settings, enqueue, settings.db_pool_size, max_overflow=0)
     runtime.redis = redis
+    runtime.rate = RequestRate(redis, settings.tenant_requests_per_second)
     # ?wait wakes when a worker commits the job's end, instead of polling for it; and the
     # index of the user it wrote catches up before the next read asks.
     refresher = IndexRefresher(runtime.read_uows, runtime.caches)

@@ -170,6 +170,16 @@ async def client(app) -> AsyncIterator:  # type: ignore[no-untyped-def]
 ADMIN = {"Authorization": "Bearer test-admin-token"}
 
 
+def quiet_jobs(app):  # type: ignore[no-untyped-def]
+    """Units of work and settings for jobs a test runs itself: queued on a queue no worker reads."""
+    from app.db.engine import session_factory
+    from app.db.uow import uow_factory
+
+    runtime = app.state.runtime
+    own = runtime.settings.model_copy(update={"queue_name": f"quiet:{uuid.uuid4().hex[:8]}"})
+    return uow_factory(session_factory(runtime.engine)), own
+
+
 @dataclass
 class TenantKey:
     """A tenant created for one test, and the auth headers of its key."""

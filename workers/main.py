@@ -18,7 +18,6 @@ from app.db.queue import LEGACY_PROCESS_JOB, PROCESS_JOB, redis_settings
 from app.logging import configure_logging
 from app.runtime import Runtime, close_worker_runtime, open_worker_runtime
 from app.services import processing
-from app.services.failures import described
 from app.settings import Settings
 from app.startup import freeze_startup, thaw
 from workers import metrics
@@ -52,21 +51,19 @@ async def shutdown(ctx: dict[str, Any]) -> None:
 
 
 async def process_job(ctx: dict[str, Any], tenant_id: str, job_id: str) -> str:
-    """Run one job by its kind; an unexpected error puts it back for a later attempt."""
+    """Run the next job, fairly across tenants; an unexpected error puts it back for later."""
     runtime: Runtime = ctx["runtime"]
     tenant, job = uuid.UUID(tenant_id), uuid.UUID(job_id)
     started = time.perf_counter()
     # Every log line of this job, ours and the services', carries its ids.
     with structlog.contextvars.bound_contextvars(job_id=job_id, tenant_id=tenant_id):
         try:
-            outcome = await processing.run_job(
-                runtime.uows, tenant, job, runtime.settings, runtime.worker_resources()
+            outcome = await processing.run_next(
+                runtime.uows, (tenant, job), runtime.settings, runtime.worker_resources()
             )
-        except Exception as exc:
-            log.exception("job %s: unexpected error", job_id)
+        except Exception as exc:  # the job is queued again (``processing``): try it later
+            log.exception("job run after message %s: unexpected error", job_id)
             metrics.record_job("retried", time.perf_counter() - started)
-            reason = described(exc, f"job {job_id}")
-            await processing.release_for_retry(runtime.uows, tenant, job, reason)
             raise Retry(defer=min(60, 2 ** ctx.get("job_try", 1))) from exc
         metrics.record_job(outcome.status, time.perf_counter() - started, outcome.usage)
         log.info("job %s: %s (version %s)", job_id, outcome.status, outcome.version)

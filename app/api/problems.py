@@ -16,6 +16,7 @@ from app.db.engine import database_error_types, database_unreachable
 from app.services.errors import (
     Conflict,
     Forbidden,
+    LimitExceeded,
     NotFound,
     PreconditionFailed,
     ServiceError,
@@ -39,6 +40,10 @@ class Problem(BaseModel):
     errors: list[dict[str, Any]] | None = Field(
         default=None, description="For validation problems: where and what."
     )
+    limit: str | None = Field(
+        default=None,
+        description="For 413 and 429 past a limit: the setting that refused the request.",
+    )
 
 
 def problem_response(
@@ -49,9 +54,12 @@ def problem_response(
     instance: str | None = None,
     errors: list[dict[str, Any]] | None = None,
     headers: dict[str, str] | None = None,
+    limit: str | None = None,
 ) -> JSONResponse:
     """A problem+json response."""
-    body = Problem(title=title, status=status, detail=detail, instance=instance, errors=errors)
+    body = Problem(
+        title=title, status=status, detail=detail, instance=instance, errors=errors, limit=limit
+    )
     return JSONResponse(
         body.model_dump(exclude_none=True),
         status_code=status,
@@ -68,8 +76,9 @@ def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
         404: "Not found",
         409: "Conflict",
         412: "Precondition failed",
-        413: "Request body too large",
+        413: "Request body too large, or past a size limit (`limit` names it)",
         422: "Validation error",
+        429: "Past a rate or quota limit (`limit` names it; see Retry-After)",
         500: "Internal error",
         503: "Unavailable: not ready, or the database cannot be reached (see Retry-After)",
     }
@@ -82,7 +91,7 @@ def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     }
 
 
-COMMON = _responses(400, 401, 413, 422, 500, 503)
+COMMON = _responses(400, 401, 413, 422, 429, 500, 503)
 NOT_FOUND = _responses(404)
 PRECONDITION = _responses(412)
 CONFLICT = _responses(409)
@@ -196,6 +205,18 @@ def install_handlers(app: FastAPI) -> None:
     async def _service(request: Request, exc: ServiceError) -> JSONResponse:
         status, title = service_status(exc)
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        if isinstance(exc, LimitExceeded):
+            status, title = exc.status, _HTTP_TITLES[exc.status]
+            if exc.retry_after is not None:
+                headers = {"Retry-After": str(exc.retry_after)}
+            return problem_response(
+                status,
+                title,
+                exc.detail,
+                instance=request.url.path,
+                headers=headers,
+                limit=exc.limit,
+            )
         return problem_response(
             status, title, exc.detail, instance=request.url.path, headers=headers
         )

@@ -85,6 +85,8 @@ class Tenant(Base):
     name: Mapped[str] = mapped_column(String(200), nullable=False)
     created_at: Mapped[datetime] = _stamp()
     limits: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default="{}")
+    # When a worker last took one of its jobs: the tenant served longest ago goes first.
+    last_served_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class ApiKey(Base):
@@ -113,6 +115,8 @@ class PassportRow(Base):
     # Bumped whenever log rows are removed or rewritten (forget, reprocess, an import): an index
     # grown row by row from an older epoch must be built again.
     log_epoch: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
+    # Turns the log holds now (kept by every write), for the per-user limit.
+    turn_count: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
     created_at: Mapped[datetime] = _stamp()
     updated_at: Mapped[datetime] = _stamp()
     __table_args__ = (CheckConstraint("version >= 0", name="version_nonnegative"),)
@@ -197,9 +201,29 @@ class IngestJob(Base):
     updated_at: Mapped[datetime] = _stamp()
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # A deferred job is not taken before this time (its tenant's next budget window).
+    not_before: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The queue it was accepted on: workers take the jobs of their own queue.
+    queue: Mapped[str] = mapped_column(String(200), nullable=False, server_default="tessera:queue")
     __table_args__ = (
         _of_passport(),
         UniqueConstraint("tenant_id", "idempotency_key"),
+        # Which tenants have jobs queued, and each one's oldest: the fair pick reads these.
+        Index(
+            "ix_ingest_job_queued",
+            "queue",
+            "tenant_id",
+            "created_at",
+            postgresql_where=text("status = 'queued'"),
+        ),
+        Index("ix_ingest_job_running", "tenant_id", postgresql_where=text("status = 'running'")),
+        # A user's unfinished jobs (the turns they will add) without reading its finished ones.
+        Index(
+            "ix_ingest_job_user_unfinished",
+            "tenant_id",
+            "user_key",
+            postgresql_where=text("status IN ('queued', 'running')"),
+        ),
         CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status_known"),
         CheckConstraint("kind IN ('ingest', 'reprocess', 'compact')", name="kind_known"),
         Index(None, "tenant_id", "user_key", "created_at"),
@@ -262,3 +286,4 @@ class TenantUsage(Base):
     input_tokens: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
     output_tokens: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
     cache_hits: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
+    ingest_bytes: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")

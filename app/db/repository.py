@@ -12,6 +12,7 @@ from typing import Any, NamedTuple, Protocol, Self, TypeVar
 
 from sqlalchemy import (
     ColumnElement,
+    Integer,
     Select,
     delete,
     func,
@@ -35,7 +36,7 @@ from app.db.models import (
 )
 from app.domain.memory.log import LogRow, StoredRow
 
-USAGE_FIELDS = ("jobs", "calls", "input_tokens", "output_tokens", "cache_hits")
+USAGE_FIELDS = ("jobs", "calls", "input_tokens", "output_tokens", "cache_hits", "ingest_bytes")
 
 # The per-tenant tables: every one has a tenant_id column that starts its primary key.
 TenantModel = (
@@ -127,6 +128,23 @@ class TenantRepository:
         stamp = await self.passport_stamp(user_key)
         return None if stamp is None else stamp.version
 
+    async def turn_counts(self, user_key: str) -> tuple[int, int]:
+        """The turns the user's log holds, and those its queued or running ingests carry."""
+        stored = await self.session.execute(
+            self._scoped(select(PassportRow.turn_count), PassportRow).where(
+                PassportRow.user_key == user_key
+            )
+        )
+        planned = IngestJob.result["plan"]["interactions"].astext.cast(Integer)
+        pending = await self.session.execute(
+            self._scoped(select(func.sum(planned)), IngestJob).where(
+                IngestJob.user_key == user_key,
+                IngestJob.kind == "ingest",
+                IngestJob.status.in_(("queued", "running")),
+            )
+        )
+        return int(stored.scalar_one_or_none() or 0), int(pending.scalar_one() or 0)
+
     async def passport_stamp(self, user_key: str) -> PassportStamp | None:
         """The current version and creation time: what caches of a passport are keyed by."""
         stmt = self._scoped(select(PassportRow.version, PassportRow.created_at), PassportRow).where(
@@ -162,15 +180,18 @@ class TenantRepository:
         now: datetime,
         *,
         new_epoch: bool = False,
+        turns: int = 0,
     ) -> None:
         """Write a new head and version (the caller holds the row lock).
 
         ``new_epoch`` says that log rows were removed or rewritten, so indexes grown from the
-        rows must be built again.
+        rows must be built again; ``turns`` is how many turns the log gained (or lost).
         """
         values: dict[str, Any] = {"doc": doc, "version": version, "updated_at": now}
         if new_epoch:
             values["log_epoch"] = PassportRow.log_epoch + 1
+        if turns:
+            values["turn_count"] = func.greatest(PassportRow.turn_count + turns, 0)
         await self.session.execute(
             self._scoped(update(PassportRow), PassportRow)
             .where(PassportRow.user_key == user_key)
@@ -376,25 +397,28 @@ class TenantRepository:
         return [_stored(r) for r in result.all()]
 
     async def stream_rows(
-        self, user_key: str, *, version: int | None, kinds: Collection[str] | None = None
+        self,
+        user_key: str,
+        *,
+        version: int | None,
+        kinds: Collection[str] | None = None,
+        newest_first: bool = False,
     ) -> AsyncIterator[StoredRow]:
-        """Every row of the passport at ``version`` in log order, fetched a batch at a time."""
-        after = 0
+        """Every row of the passport at ``version`` in log order (or newest first), in batches."""
+        last: int | None = None
         while True:
-            stmt = (
-                self._rows(user_key)
-                .where(MemoryRow.id > after, self._alive_at(version))
-                .order_by(MemoryRow.id)
-                .limit(STREAM_BATCH)
-            )
+            order = MemoryRow.id.desc() if newest_first else MemoryRow.id
+            stmt = self._rows(user_key).where(self._alive_at(version)).order_by(order)
+            if last is not None:
+                stmt = stmt.where(MemoryRow.id < last if newest_first else MemoryRow.id > last)
             if kinds is not None:
                 stmt = stmt.where(MemoryRow.kind.in_(sorted(kinds)))
-            batch = (await self.session.execute(stmt)).all()
+            batch = (await self.session.execute(stmt.limit(STREAM_BATCH))).all()
             for row in batch:
                 yield _stored(row)
             if len(batch) < STREAM_BATCH:
                 return
-            after = batch[-1].id
+            last = batch[-1].id
 
     async def turns_named(
         self, user_key: str, *, turn_id: str | None = None, source: str | None = None
@@ -571,7 +595,10 @@ class TenantRepository:
             self._scoped(update(IngestJob), IngestJob)
             .where(
                 IngestJob.id == job_id,
-                (IngestJob.status == "queued")
+                (
+                    (IngestJob.status == "queued")
+                    & (IngestJob.not_before.is_(None) | (IngestJob.not_before <= now))
+                )
                 | ((IngestJob.status == "running") & (IngestJob.updated_at < stale_before)),
             )
             .values(
@@ -579,6 +606,7 @@ class TenantRepository:
                 attempts=IngestJob.attempts + 1,
                 started_at=func.coalesce(IngestJob.started_at, now),
                 updated_at=now,
+                not_before=None,
             )
             .returning(IngestJob)
         )
@@ -709,10 +737,17 @@ class TenantRepository:
             )
         )
 
-    async def usage_by_day(
-        self, since: datetime, until: datetime
-    ) -> Sequence[tuple[datetime, int, int, int, int, int]]:
-        """Per UTC day in [since, until): (day, jobs, calls, input, output tokens, cache hits)."""
+    async def ingest_bytes_since(self, since: datetime) -> int:
+        """Bytes of ingest bodies the tenant had accepted since ``since`` (an hour's start)."""
+        result = await self.session.execute(
+            self._scoped(select(func.sum(TenantUsage.ingest_bytes)), TenantUsage).where(
+                TenantUsage.hour >= since
+            )
+        )
+        return int(result.scalar_one() or 0)
+
+    async def usage_by_day(self, since: datetime, until: datetime) -> Sequence[tuple[Any, ...]]:
+        """Per UTC day in [since, until): the day, then each of ``USAGE_FIELDS`` summed."""
         day = func.date_trunc("day", TenantUsage.hour, "UTC")
         result = await self.session.execute(
             self._scoped(

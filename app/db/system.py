@@ -7,12 +7,44 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import Select, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import ApiKey, IngestJob, Tenant
 from app.db.signals import CHANNEL as JOB_DONE_CHANNEL
 from app.db.signals import FORGOTTEN, job_signal, user_signal
+
+# The tenants with a job queued are found by skipping from one to the next along the partial
+# index of queued jobs (Postgres has no skip scan of its own), so the pick costs the number of
+# tenants waiting, not the number of jobs waiting.
+_NEXT_FAIR_JOB = text(
+    """
+    WITH RECURSIVE waiting(tenant_id) AS (
+        (SELECT tenant_id FROM ingest_job WHERE status = 'queued' AND queue = :queue
+         ORDER BY tenant_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT j.tenant_id FROM ingest_job j
+                WHERE j.status = 'queued' AND j.queue = :queue AND j.tenant_id > w.tenant_id
+                ORDER BY j.tenant_id LIMIT 1)
+        FROM waiting w WHERE w.tenant_id IS NOT NULL
+    )
+    SELECT w.tenant_id, oldest.id
+    FROM waiting w
+    JOIN tenant t ON t.id = w.tenant_id
+    CROSS JOIN LATERAL (
+        SELECT j.id, j.created_at FROM ingest_job j
+        WHERE j.tenant_id = w.tenant_id AND j.status = 'queued' AND j.queue = :queue
+          AND (j.not_before IS NULL OR j.not_before <= :now)
+        ORDER BY j.created_at, j.id LIMIT 1
+    ) oldest
+    ORDER BY
+        (SELECT count(*) FROM ingest_job r
+         WHERE r.tenant_id = w.tenant_id AND r.status = 'running'),
+        t.last_served_at NULLS FIRST,
+        oldest.created_at
+    LIMIT 1
+    """
+)
 
 
 class SystemRepository:
@@ -82,21 +114,34 @@ class SystemRepository:
         payload = user_signal(tenant_id, user_key)
         await self.session.execute(select(func.pg_notify(FORGOTTEN, payload)))
 
+    async def next_fair_job(self, queue: str, now: datetime) -> tuple[uuid.UUID, uuid.UUID] | None:
+        """(tenant, job) a worker of ``queue`` should take next: of the tenants with a job queued
+        and due, the one with the fewest jobs running, then the one served longest ago; its
+        oldest job."""
+        row = (await self.session.execute(_NEXT_FAIR_JOB, {"now": now, "queue": queue})).first()
+        return (row[0], row[1]) if row is not None else None
+
+    async def mark_served(self, tenant_id: uuid.UUID, now: datetime) -> None:
+        """Note that a worker took one of the tenant's jobs now."""
+        await self.session.execute(
+            update(Tenant).where(Tenant.id == tenant_id).values(last_served_at=now)
+        )
+
     async def requeue_stale_jobs(
-        self, older_than: datetime, now: datetime, limit: int = 500
+        self, queue: str, older_than: datetime, now: datetime, limit: int = 500
     ) -> Sequence[tuple[uuid.UUID, uuid.UUID]]:
-        """Put jobs left queued or running since older_than back to queued; return their ids.
+        """Put ``queue``'s jobs left queued or running since older_than back; return their ids.
 
         One UPDATE with the staleness test in its WHERE: a job that finishes meanwhile is never
         put back, and SKIP LOCKED leaves rows a worker is merging right now alone.
         """
         # A job deferred to a later budget window is waiting on purpose until it is due.
-        deferred_until = IngestJob.result["deferred_until"].astext
-        due = deferred_until.is_(None) | (deferred_until <= now.strftime("%Y-%m-%dT%H:%M:%SZ"))
+        due = IngestJob.not_before.is_(None) | (IngestJob.not_before <= now)
         stale = (
             select(IngestJob.tenant_id, IngestJob.id)
             .where(
                 IngestJob.status.in_(("queued", "running")),
+                IngestJob.queue == queue,
                 IngestJob.updated_at < older_than,
                 due,
             )

@@ -97,12 +97,23 @@ class VersionedLRU(Generic[V]):
 
 
 class KeyCache:
-    """Recently verified API keys (by their SHA-256) -> tenant, for a few seconds."""
+    """Recently verified API keys (by their SHA-256) -> tenant, and keys just refused.
 
-    def __init__(self, ttl_seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+    Both for ``ttl`` seconds. The refused are a bounded LRU, so a client retrying a wrong key
+    costs no database lookup each time, and one sending endless new wrong keys grows nothing.
+    """
+
+    def __init__(
+        self,
+        ttl_seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+        max_refused: int = 10_000,
+    ) -> None:
         self.ttl = ttl_seconds
         self._clock = clock
         self._items: dict[str, tuple[uuid.UUID, str, float]] = {}
+        self._refused: OrderedDict[str, float] = OrderedDict()
+        self._max_refused = max_refused
         self._lock = Lock()
 
     def get(self, key_sha256: str) -> uuid.UUID | None:
@@ -126,6 +137,27 @@ class KeyCache:
                 now = self._clock()
                 self._items = {k: v for k, v in self._items.items() if v[2] > now}
             self._items[key_sha256] = (tenant_id, prefix, self._clock() + self.ttl)
+
+    def refused(self, key_sha256: str) -> bool:
+        """Whether this key was refused less than ttl seconds ago."""
+        with self._lock:
+            expires = self._refused.get(key_sha256)
+            if expires is None:
+                return False
+            if self._clock() >= expires:
+                del self._refused[key_sha256]
+                return False
+            return True
+
+    def refuse(self, key_sha256: str) -> None:
+        """Remember a key that is unknown or revoked."""
+        if self.ttl <= 0:
+            return
+        with self._lock:
+            self._refused[key_sha256] = self._clock() + self.ttl
+            self._refused.move_to_end(key_sha256)
+            while len(self._refused) > self._max_refused:
+                self._refused.popitem(last=False)
 
     def forget_prefix(self, prefix: str) -> None:
         """Drop a revoked key at once (in this process)."""

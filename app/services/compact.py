@@ -39,7 +39,7 @@ async def accept(
         await passports.require_user(uow.tenant(tenant_id), user_key)
         if not uses_model(extractor_name(settings.extractor)):
             raise Conflict(NEEDS_LLM)
-        return await jobs.queue_job(uow, tenant_id, user_key, KIND)
+        return await jobs.queue_job(uow, tenant_id, user_key, KIND, settings.queue_name)
 
 
 def key_samples(passport: Passport) -> list[KeySample]:

@@ -33,3 +33,19 @@ class Unauthorized(ServiceError):
 
 class Forbidden(ServiceError):
     """Credentials that are valid but not allowed here."""
+
+
+class LimitExceeded(ServiceError):
+    """A per-tenant or per-user limit refuses the request; ``limit`` names the setting.
+
+    ``status`` is 429 for a rate or a quota that frees up with time (``retry_after`` seconds),
+    413 for a size that will not shrink by waiting.
+    """
+
+    def __init__(
+        self, detail: str, *, limit: str, status: int = 429, retry_after: int | None = None
+    ) -> None:
+        super().__init__(detail)
+        self.limit = limit
+        self.status = status
+        self.retry_after = retry_after

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from app.db.uow import UowFactory
+from app.domain.extraction import Extraction
 from app.domain.ids import content_hash, content_id
-from app.domain.memory.log import HEAD_CAPS, LogDraft, row_hash
-from app.domain.memory.merge import merge_beliefs
+from app.domain.memory.log import HEAD_CAPS, LogChange, LogDraft, row_hash
+from app.domain.memory.merge import MergeReport, merge_beliefs
 from app.domain.passport import Belief, Passport, Source
 from app.domain.storable import json_problem, storable
 from app.services import passports
@@ -57,12 +60,12 @@ async def write_facts(
         await passports.create_if_missing(repo, user_key, now)
         row = await repo.passport(user_key, lock=True)
         assert row is not None  # created above or already there; we hold its lock now
-        passport = Passport.from_dict(row.doc)
         # The client's write is its own source, kept in the log: the same body again is a no-op.
         draft = LogDraft(await repo.rows_by_hash(user_key, {row_hash("source", source.to_dict())}))
-        draft.seed(passport)
-        report = merge_beliefs(passport, facts, prefs, source, now=stamp)
-        change = draft.collect(passport, spill=HEAD_CAPS)
+        # A thousand new keys are CPU work: in a thread, so this process keeps serving meanwhile.
+        passport, report, change = await asyncio.to_thread(
+            _merged, row.doc, draft, Extraction(facts=facts, prefs=prefs), source, stamp
+        )
         version = row.version
         if report.changed:
             new = passports.NewVersion(
@@ -71,3 +74,12 @@ async def write_facts(
             version = await passports.record_version(repo, user_key, new, snapshot_every)
         await uow.commit()
     return FactsResult(version=version, changed=report.changed, summary=report.summary())
+
+
+def _merged(
+    doc: dict[str, Any], draft: LogDraft, beliefs: Extraction, source: Source, now: str
+) -> tuple[Passport, MergeReport, LogChange]:
+    passport = Passport.from_dict(doc)
+    draft.seed(passport)
+    report = merge_beliefs(passport, beliefs.facts, beliefs.prefs, source, now=now)
+    return passport, report, draft.collect(passport, spill=HEAD_CAPS)

@@ -143,6 +143,7 @@ async def _forget(
             now,
             new_epoch=True,
             extra_summary={"forgotten": done.summary()},
+            turns_deleted=len(turns),
         )
         await passports.record_version(repo, user_key, new, snapshot_every)
         await uow.system.signal_forgotten(tenant_id, user_key)

@@ -7,6 +7,7 @@ extracted with no transaction open, then merged in one short transaction.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import uuid
@@ -14,9 +15,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from app.db.models import IngestJob
+from app.db.models import IngestJob, PassportRow
+from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
-from app.domain.ids import sha256_hex
+from app.domain.ids import canonical_bytes, sha256_hex
 from app.domain.ingest import IngestLimits, IngestPayload, InputError, Plan, Segment, prepare
 from app.domain.ingest.segmentation import plan_segments, refiled, untimed_ids
 from app.domain.memory.log import segment_keys, turn_rows
@@ -24,10 +26,10 @@ from app.domain.passport import known_keys_of
 from app.domain.storable import json_problem, storable
 from app.services import passports, running
 from app.services.claimed import ClaimedJob
-from app.services.errors import Conflict, Unprocessable
+from app.services.errors import Conflict, LimitExceeded, Unprocessable
 from app.services.extraction import Work, extractor_name, new_usage, uses_model
 from app.services.offload import TimeLimitExceeded
-from app.services.running import Outcome
+from app.services.running import Ending, Outcome, hour_of
 from app.services.views import JobView, job_view
 from app.settings import Settings
 
@@ -106,11 +108,14 @@ async def accept(
     *,
     idempotency_key: str | None = None,
 ) -> Accepted:
-    """Write the job row (the outbox) in one transaction, then enqueue it after commit."""
-    body = stored_payload(payload)
-    segments = segments_of(payload, settings)
+    """Write the job row (the outbox) in one transaction, then enqueue it after commit.
+
+    The tenant's daily ingest bytes and the user's stored turns are checked first: a request
+    past either is refused (``LimitExceeded``) and nothing is stored.
+    """
+    # Serialising, hashing and cutting a large payload is CPU work: off the event loop.
+    body, request_hash, size, segments = await asyncio.to_thread(_prepared, payload, settings)
     job_plan = costed_plan(segments, settings)
-    request_hash = sha256_hex(body)
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         if idempotency_key is not None:
@@ -118,11 +123,13 @@ async def accept(
             if earlier is not None:
                 return _replay(earlier, user_key, request_hash, job_plan)
         now = datetime.now(UTC)
+        await _within_limits(repo, user_key, (size, job_plan.interactions), now, settings)
         await passports.create_if_missing(repo, user_key, now)
         job = IngestJob(
             id=uuid.uuid4(),
             user_key=user_key,
             kind="ingest",
+            queue=settings.queue_name,
             status="queued",
             idempotency_key=idempotency_key,
             request_hash=request_hash,
@@ -142,9 +149,52 @@ async def accept(
             job, created = await repo.add_job_once(job)
             if not created:
                 return _replay(job, user_key, request_hash, job_plan)
+        await repo.add_usage(hour_of(now), {"ingest_bytes": size})
         uow.enqueue_after_commit(tenant_id, job.id)
         await uow.commit()
     return Accepted(job=job_view(job), plan=job_plan, replayed=False)
+
+
+def _prepared(
+    payload: IngestPayload, settings: Settings
+) -> tuple[dict[str, Any], str, int, list[Segment]]:
+    body = stored_payload(payload)
+    raw = canonical_bytes(body)
+    return body, sha256_hex(raw), len(raw), segments_of(payload, settings)
+
+
+async def _within_limits(
+    repo: TenantRepository,
+    user_key: str,
+    adding: tuple[int, int],
+    now: datetime,
+    settings: Settings,
+) -> None:
+    """Refuse an ingest of ``adding`` (bytes, turns) past the tenant's or the user's limit."""
+    size, turns = adding
+    daily = settings.tenant_ingest_bytes_per_day
+    if daily > 0:
+        hour = hour_of(now)
+        sent = await repo.ingest_bytes_since(hour - timedelta(hours=23))
+        if sent + size > daily:
+            # The oldest hour of the rolling day leaves it at the next hour's start.
+            wait = int((hour + timedelta(hours=1) - now).total_seconds()) + 1
+            raise LimitExceeded(
+                f"this tenant has sent {sent} bytes of ingest in the last 24 hours; "
+                f"{size} more would pass tenant_ingest_bytes_per_day ({daily})",
+                limit="tenant_ingest_bytes_per_day",
+                retry_after=wait,
+            )
+    most = settings.user_max_turns
+    if most > 0:
+        stored, pending = await repo.turn_counts(user_key)
+        if stored + pending + turns > most:
+            raise LimitExceeded(
+                f"user {user_key!r} holds {stored} turns and {pending} more are queued; "
+                f"{turns} more would pass user_max_turns ({most}): forget or compact some first",
+                limit="user_max_turns",
+                status=413,
+            )
 
 
 def _replay(earlier: IngestJob, user_key: str, request_hash: str, job_plan: Plan) -> Accepted:
@@ -153,16 +203,44 @@ def _replay(earlier: IngestJob, user_key: str, request_hash: str, job_plan: Plan
     return Accepted(job=job_view(earlier), plan=job_plan, replayed=True)
 
 
-async def run(claimed: ClaimedJob) -> Outcome:
-    """Extract each new segment (no transaction open), then merge in one short transaction."""
-    uows, tenant_id, job = claimed.uows, claimed.tenant_id, claimed.job
+async def _input_of(claimed: ClaimedJob, missing: str) -> tuple[PassportRow, Any] | Outcome:
+    """The passport row and the job's stored payload; or how the job ends without them."""
+    job = claimed.job
     passport, current = await running.passport_then(claimed, lambda repo: repo.job(job.id))
     if passport is None or current is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
     if current.payload is None:
-        reason = "the job's payload is no longer stored"
-        return await running.fail(uows, tenant_id, job.id, reason)
-    payload, resources = current.payload, claimed.resources
+        return await running.fail(claimed.uows, claimed.tenant_id, job.id, missing)
+    return passport, current.payload
+
+
+async def keep_turns(claimed: ClaimedJob, reason: str) -> Outcome:
+    """End a job that cannot run: its turns are written as they were said, then it is failed.
+
+    What is acknowledged is never lost: a job that raised on every attempt still leaves the
+    words in the log, where the ranking finds them; only the extraction is given up.
+    """
+    found = await _input_of(claimed, reason)
+    if isinstance(found, Outcome):
+        return found
+    passport, payload = found
+    segments = await claimed.resources.cpu(prepared, payload, _cutting(claimed.settings))
+    rows = turn_rows(segments, claimed.job.created_at, resolve_dates=False)
+    edit = running.merge_all([], [turn for _, turn in rows], epoch=passport.log_epoch)
+    ending = Ending(
+        "ingest", new_usage(), failed=True, error=reason, result={"segments_applied": 0}
+    )
+    return await running.finish(claimed, edit, ending)
+
+
+async def run(claimed: ClaimedJob) -> Outcome:
+    """Extract each new segment (no transaction open), then merge in one short transaction."""
+    uows, tenant_id, job = claimed.uows, claimed.tenant_id, claimed.job
+    found = await _input_of(claimed, "the job's payload is no longer stored")
+    if isinstance(found, Outcome):
+        return found
+    passport, payload = found
+    resources = claimed.resources
     try:
         segments = await resources.cpu(prepared, payload, _cutting(claimed.settings))
     except (InputError, ValueError) as exc:

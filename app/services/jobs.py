@@ -21,7 +21,9 @@ from app.services.extraction import new_usage
 from app.services.views import JobView, job_view
 
 
-async def queue_job(uow: Uow, tenant_id: uuid.UUID, user_key: str, kind: str) -> JobView:
+async def queue_job(
+    uow: Uow, tenant_id: uuid.UUID, user_key: str, kind: str, queue: str
+) -> JobView:
     """Queue a job that needs no payload (reprocess, compact); one of a kind per user at a time."""
     repo = uow.tenant(tenant_id)
     if await repo.passport_version(user_key) is None:
@@ -34,6 +36,7 @@ async def queue_job(uow: Uow, tenant_id: uuid.UUID, user_key: str, kind: str) ->
         id=uuid.uuid4(),
         user_key=user_key,
         kind=kind,
+        queue=queue,
         status="queued",
         request_hash=sha256_hex({"kind": kind, "user_key": user_key}),
         payload=None,

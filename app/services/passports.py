@@ -22,6 +22,7 @@ from app.domain.memory.log import (
     ROW_SECTIONS,
     SECTION_OF,
     LogChange,
+    StoredRow,
     join,
     plan_import,
     with_sections,
@@ -29,7 +30,8 @@ from app.domain.memory.log import (
 from app.domain.passport import Passport, PassportError, sozograph_item, sozograph_value
 from app.domain.storable import json_problem, storable
 from app.services.cache import ContextCaches, forget_cached
-from app.services.errors import NotFound, PreconditionFailed, Unprocessable
+from app.services.errors import LimitExceeded, NotFound, PreconditionFailed, Unprocessable
+from app.settings import Settings
 
 T = TypeVar("T")
 # The head's sections: what is believed now, without the log of what was said and happened.
@@ -38,6 +40,8 @@ HEAD = ("facts", "prefs", "entities", "open_loops", "contradictions", "meta")
 ENVELOPE = ("version", "user_key", "updated_at")
 # Items sent per chunk of an export.
 STREAM_ITEMS = 500
+# Rows read per unit of work while exporting: one short read, then the connection goes back.
+EXPORT_BATCH = 2000
 
 
 @dataclass(frozen=True)
@@ -266,31 +270,52 @@ async def _stream(
     # A log section is in the document when its head names it (every one, unless a document
     # imported without it had no rows added since), or when a reader asks for it.
     keys = sorted(set(head) | (log_sections & set(ROW_SECTIONS) if selected else set()))
-    async with uows() as uow:
-        repo = uow.tenant(tenant_id)
-        yield b"{"
-        for n, key in enumerate(keys):
-            yield (b"," if n else b"") + canonical_bytes(key) + b":"
-            if key not in log_sections:
-                yield canonical_bytes(head[key])
-                continue
-            # A section is its rows in log order, then any items the head still holds.
-            first = True
-            batch: list[bytes] = []
-            async for row in repo.stream_rows(user_key, version=version, kinds=[KIND_OF[key]]):
-                item = row.item if items is None else items(key, row.item)
-                if item is not None:
-                    batch.append(canonical_bytes(item))
-                if len(batch) >= STREAM_ITEMS:
-                    yield (b"[" if first else b",") + b",".join(batch)
-                    first, batch = False, []
-            held = head.get(key)
-            batch += [canonical_bytes(i) for i in held] if isinstance(held, list) else []
-            if batch:
+    yield b"{"
+    for n, key in enumerate(keys):
+        yield (b"," if n else b"") + canonical_bytes(key) + b":"
+        if key not in log_sections:
+            yield canonical_bytes(head[key])
+            continue
+        # A section is its rows in log order, then any items the head still holds.
+        first = True
+        batch: list[bytes] = []
+        log = _rows_in_batches(uows, tenant_id, user_key, version, KIND_OF[key])
+        async for row in log:
+            item = row.item if items is None else items(key, row.item)
+            if item is not None:
+                batch.append(canonical_bytes(item))
+            if len(batch) >= STREAM_ITEMS:
                 yield (b"[" if first else b",") + b",".join(batch)
-                first = False
-            yield b"[]" if first else b"]"
-        yield b"}"
+                first, batch = False, []
+        held = head.get(key)
+        batch += [canonical_bytes(i) for i in held] if isinstance(held, list) else []
+        if batch:
+            yield (b"[" if first else b",") + b",".join(batch)
+            first = False
+        yield b"[]" if first else b"]"
+    yield b"}"
+
+
+async def _rows_in_batches(
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, version: int, kind: str
+) -> AsyncIterator[StoredRow]:
+    """The rows of one kind at ``version``, each batch read in a unit of work of its own.
+
+    No connection is held while the client reads what was sent: a slow reader costs the pool
+    nothing. A version's rows do not change, so the batches join up; rows forgotten meanwhile
+    are simply not sent.
+    """
+    after: int | None = None
+    while True:
+        async with uows() as uow:
+            rows = await uow.tenant(tenant_id).page_rows(
+                user_key, version=version, kinds=[kind], after=after, limit=EXPORT_BATCH
+            )
+        for row in rows:
+            yield row
+        if len(rows) < EXPORT_BATCH:
+            return
+        after = rows[-1].id
 
 
 async def turns_by_id(
@@ -361,6 +386,13 @@ class NewVersion:
     job_id: uuid.UUID | None = None
     new_epoch: bool = False  # rows were rewritten: caches of this user start over
     extra_summary: dict[str, Any] = field(default_factory=dict)
+    turns_deleted: int = 0  # turns taken out of the log before (a forget deletes them itself)
+
+    def turns_gained(self) -> int:
+        """How many turns the log holds more after this version (fewer when negative)."""
+        added = sum(1 for row in self.change.added if row.kind == "turn")
+        removed = sum(1 for i in self.change.removed if self.removed_kinds.get(i) == "turn")
+        return added - removed - self.turns_deleted
 
 
 async def record_version(
@@ -378,8 +410,9 @@ async def record_version(
     await repo.remove_rows(user_key, change.removed, version)
     head_delta = delta.diff(old_head, new_head)
     snapshot = new_head if snapshot_every > 0 and version % snapshot_every == 0 else None
+    epoch = new.new_epoch or bool(change.removed)
     await repo.save_passport(
-        user_key, new_head, version, now, new_epoch=new.new_epoch or bool(change.removed)
+        user_key, new_head, version, now, new_epoch=epoch, turns=new.turns_gained()
     )
     await repo.add_version(
         PassportVersion(
@@ -442,12 +475,25 @@ async def put_passport(
     doc: Any,
     *,
     if_match: str | None,
-    snapshot_every: int,
+    settings: Settings,
 ) -> WriteResult:
-    """Import or replace a whole passport; If-Match guards against lost updates."""
+    """Import or replace a whole passport; If-Match guards against lost updates.
+
+    A document with more turns than ``user_max_turns`` is refused (413) before anything is read.
+    """
     new_doc = parse_document(doc)
+    turns = sum(1 for t in new_doc.get("turns") or () if isinstance(t, dict))
+    most = settings.user_max_turns
+    if 0 < most < turns:
+        raise LimitExceeded(
+            f"the document holds {turns} turns, past user_max_turns ({most})",
+            limit="user_max_turns",
+            status=413,
+        )
     async with uows() as uow:
-        return await _put(uow, tenant_id, user_key, new_doc, if_match, snapshot_every)
+        return await _put(
+            uow, tenant_id, user_key, new_doc, if_match, settings.version_snapshot_every
+        )
 
 
 async def _put(

@@ -3,17 +3,49 @@ and sweep the outbox (jobs Redis lost, payloads past retention)."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from datetime import UTC, datetime, timedelta
 
+from app.db.models import IngestJob
 from app.db.uow import Enqueue, UowFactory
 from app.services import compact, ingest, reprocess, running
 from app.services.claimed import ClaimedJob, WorkerResources
+from app.services.failures import described
 from app.services.running import Outcome
 from app.settings import Settings
 
 # The one place a job's kind decides what runs it.
+log = logging.getLogger(__name__)
+
 RUNS = {"ingest": ingest.run, "reprocess": reprocess.run, "compact": compact.run}
+
+
+# A pick may lose its job to another worker between choosing and claiming it: it picks again.
+PICKS = 5
+
+
+async def run_next(
+    uows: UowFactory,
+    message: tuple[uuid.UUID, uuid.UUID],
+    settings: Settings,
+    resources: WorkerResources,
+) -> Outcome:
+    """Take the next job fairly across tenants and run it; a queue message only says one waits.
+
+    The job is the oldest of the tenant with the fewest jobs running, then of the one served
+    longest ago: one tenant's backlog does not hold up another's job. Every accepted job sends
+    a message, so every message runs one job (or finds none left, the others having taken it).
+    """
+    for _ in range(PICKS):
+        async with uows() as uow:
+            picked = await uow.system.next_fair_job(settings.queue_name, datetime.now(UTC))
+        if picked is None:
+            break
+        job = await _claim(uows, *picked, settings)
+        if job is not None:
+            return await _run(ClaimedJob(uows, picked[0], job, settings, resources))
+    return await run_job(uows, *message, settings, resources)
 
 
 async def run_job(
@@ -23,20 +55,50 @@ async def run_job(
     settings: Settings,
     resources: WorkerResources,
 ) -> Outcome:
-    """Claim a job and run it by its kind: ingest, reprocess or compact."""
+    """Claim this job and run it by its kind: ingest, reprocess or compact."""
+    job = await _claim(uows, tenant_id, job_id, settings)
+    if job is None:
+        return Outcome(status="skipped")  # done, failed, gone, not due, or a live worker has it
+    return await _run(ClaimedJob(uows, tenant_id, job, settings, resources))
+
+
+async def _claim(
+    uows: UowFactory, tenant_id: uuid.UUID, job_id: uuid.UUID, settings: Settings
+) -> IngestJob | None:
     now = datetime.now(UTC)
     stale_before = now - timedelta(seconds=settings.job_stale_seconds)
     async with uows() as uow:
         job = await uow.tenant(tenant_id).claim_job(job_id, now, stale_before)
+        if job is not None:
+            await uow.system.mark_served(tenant_id, now)
         await uow.commit()
-    if job is None:
-        return Outcome(status="skipped")  # done, failed, gone, or a live worker has it
-    if job.attempts > settings.job_max_attempts:
-        reason = f"gave up after {job.attempts - 1} attempts"
-        return await running.fail(uows, tenant_id, job_id, reason)
-    claimed = ClaimedJob(uows, tenant_id, job, settings, resources)
-    async with running.kept_alive(claimed):
-        return await RUNS[job.kind](claimed)
+    return job
+
+
+async def _run(claimed: ClaimedJob) -> Outcome:
+    """Run a claimed job; one that raises is put back to queued (and the error raised on)."""
+    job = claimed.job
+    if job.attempts > claimed.settings.job_max_attempts:
+        return await _give_up(claimed, f"gave up after {job.attempts - 1} attempts")
+    try:
+        async with running.kept_alive(claimed):
+            return await RUNS[job.kind](claimed)
+    except Exception as exc:
+        reason = described(exc, f"job {job.id}")
+        await release_for_retry(claimed.uows, claimed.tenant_id, job.id, reason)
+        raise
+
+
+async def _give_up(claimed: ClaimedJob, reason: str) -> Outcome:
+    """Fail a job that raised on every attempt; an ingest's turns are written first."""
+    job = claimed.job
+    if job.kind == "ingest":
+        try:
+            async with running.kept_alive(claimed):
+                return await ingest.keep_turns(claimed, reason)
+        except Exception:
+            log.exception("job %s: its turns could not be kept either", job.id)
+    return await running.fail(claimed.uows, claimed.tenant_id, job.id, reason)
 
 
 async def release_for_retry(
@@ -58,7 +120,7 @@ async def sweep(uows: UowFactory, enqueue: Enqueue, settings: Settings) -> int:
     now = datetime.now(UTC)
     async with uows() as uow:
         older_than = now - timedelta(seconds=settings.job_stale_seconds)
-        ids = await uow.system.requeue_stale_jobs(older_than, now)
+        ids = await uow.system.requeue_stale_jobs(settings.queue_name, older_than, now)
         await uow.commit()
     for tenant_id, job_id in ids:
         await enqueue(tenant_id, job_id)

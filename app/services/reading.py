@@ -43,6 +43,9 @@ async def current_stamp(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -
 
 # One catch-up or build per user at a time in this process.
 _locks: dict[tuple[uuid.UUID, str], tuple[asyncio.Lock, int]] = {}
+# Indexes (by id) a thread is adding rows to now. Readers use an index on the event loop, between
+# two awaits; one that is growing is not handed out until it is done.
+_growing: set[int] = set()
 
 
 async def index_for(
@@ -69,7 +72,7 @@ async def index_at(
     """
     cache = caches.indexes
     held = cache.latest(tenant_id, user_key)
-    if held is not None and held.stamp == stamp:
+    if held is not None and held.stamp == stamp and id(held.index) not in _growing:
         return held.index, stamp
     key = (tenant_id, user_key)
     # One catch-up or build per user at a time; the lock lives while someone holds or awaits it.
@@ -86,7 +89,7 @@ async def index_at(
                     cache.put(tenant_id, user_key, grown, grown, grown.index.approx_bytes())
                     return grown.index, grown.stamp
                 caches.forget_answers(tenant_id, user_key)
-            built = await _build(uows, tenant_id, user_key)
+            built = await _build(uows, tenant_id, user_key, cache.max_bytes // 2)
             cache.put(tenant_id, user_key, built, built, built.index.approx_bytes())
             return built.index, built.stamp
     finally:
@@ -109,24 +112,58 @@ async def _catch_up(
         if row.log_epoch != held.epoch or row.created_at != held.created_at:
             return None
         rows = await repo.rows_added_after(user_key, held.version)
-    records = records_of((r.id, r.kind, r.item) for r in rows if r.version <= row.version)
-    held.index.extend(records)
-    held.index.with_head(Passport.from_dict(row.doc))
+    added = [r for r in rows if r.version <= row.version]
+    # Indexing what a write added is CPU work: in a thread, while readers wait for this index.
+    _growing.add(id(held.index))
+    try:
+        await asyncio.to_thread(_grow, held.index, added, row.doc)
+    finally:
+        _growing.discard(id(held.index))
     return HeldIndex(held.index, row.version, row.log_epoch, row.created_at)
 
 
-async def _build(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> HeldIndex:
-    """The user's index from scratch: the head and every live row of the log."""
+def _grow(index: MemoryIndex, rows: list[StoredRow], head: dict[str, Any]) -> None:
+    index.extend(records_of((r.id, r.kind, r.item) for r in rows))
+    index.with_head(Passport.from_dict(head))
+
+
+# A row's share of an index, roughly: its columns, and a few bytes per character of its text.
+_ROW_BYTES = 300
+_CHAR_BYTES = 6
+
+
+def _row_bytes(row: StoredRow) -> int:
+    item = row.item if isinstance(row.item, dict) else {}
+    chars = sum(len(v) for v in item.values() if isinstance(v, str))
+    return _ROW_BYTES + _CHAR_BYTES * chars
+
+
+async def _build(
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, most_bytes: int
+) -> HeldIndex:
+    """The user's index from scratch: the head and the live rows of the log, newest first.
+
+    A log whose index would pass ``most_bytes`` (half the cache) is indexed from its newest
+    rows that fit: a read costs the same however long the history, the index stays cacheable,
+    and one user cannot push every other out of the cache.
+    """
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(user_key)
         if row is None:
             raise NotFound(f"no user {user_key!r}")
-        stored = [
-            r
-            async for r in repo.stream_rows(user_key, version=None, kinds=INDEXED_KINDS)
-            if r.version <= row.version
-        ]
+        stored: list[StoredRow] = []
+        size = 0
+        async for r in repo.stream_rows(
+            user_key, version=None, kinds=INDEXED_KINDS, newest_first=True
+        ):
+            if r.version > row.version:
+                continue
+            size += _row_bytes(r)
+            if size > most_bytes and stored:
+                break
+            stored.append(r)
+    stored.reverse()
     # Indexing a long log takes a while: off the event loop, so other requests are served.
     index = await asyncio.to_thread(_index_of, row.doc, stored)
     return HeldIndex(index, row.version, row.log_epoch, row.created_at)

@@ -30,10 +30,10 @@ from app.settings import Settings
 KIND = "reprocess"
 
 
-async def accept(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -> JobView:
-    """Queue a reprocess job for a user (Conflict while one is queued or running)."""
+async def accept(uows: UowFactory, tenant_id: uuid.UUID, user_key: str, queue: str) -> JobView:
+    """Queue a reprocess job for a user on ``queue`` (Conflict while one is queued or running)."""
     async with uows() as uow:
-        return await jobs.queue_job(uow, tenant_id, user_key, KIND)
+        return await jobs.queue_job(uow, tenant_id, user_key, KIND, queue)
 
 
 def works_of(sources: Sequence[IngestJob], settings: Settings) -> tuple[list[Work], int]:

@@ -162,10 +162,12 @@ async def defer(claimed: ClaimedJob, usage: dict[str, int], seconds: float) -> O
             return Outcome(status="skipped")
         result = dict(locked.result or {})
         result["note"] = DEFER_NOTE
-        result["deferred_until"] = iso_utc(now + timedelta(seconds=seconds))
+        due = now + timedelta(seconds=seconds)
+        result["deferred_until"] = iso_utc(due)
         await repo.update_job(
             job_id,
             status="queued",
+            not_before=due,
             attempts=max(0, locked.attempts - 1),
             usage=add_usage(locked.usage or {}, usage),
             result=result,

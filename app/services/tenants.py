@@ -103,9 +103,13 @@ async def authenticate(
     # A cache hit opens no unit of work: most requests then touch no database at all.
     if cache is not None and (cached := cache.get(digest)) is not None:
         return cached
+    if cache is not None and cache.refused(digest):
+        return None
     async with uows() as uow:
         row = await uow.system.key_by_prefix(prefix)
         if row is None or row.revoked_at is not None or not key_matches(key, row.key_sha256):
+            if cache is not None:
+                cache.refuse(digest)
             return None
         if cache is not None:
             cache.put(digest, row.tenant_id, prefix)

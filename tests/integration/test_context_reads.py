@@ -179,3 +179,30 @@ async def test_concurrent_reads_wait_for_the_pool_rather_than_open_more(settings
     assert [a.status_code for a in answers] == [200] * 40
     # The process's one pool, never more: Postgres sees at most TESSERA_DB_POOL_SIZE of them.
     assert 1 <= len(opened) <= 2
+
+
+async def test_a_user_too_big_for_the_cache_is_indexed_from_the_newest_rows_and_kept(
+    client, tenant, app
+):  # type: ignore[no-untyped-def]
+    from app.services.cache import ContextCaches
+
+    turns = [
+        {"id": f"m{i}", "speaker": "Ana", "text": f"entry {i} " + "words " * 80} for i in range(300)
+    ]
+    doc = {"turns": turns}
+    put = await client.put("/users/big/passport", json=doc, headers=tenant.headers)
+    assert put.status_code == 201, put.text
+    runtime = app.state.runtime
+    # Room for about a third of this user's index.
+    caches = ContextCaches.of_size(500_000)
+    index, _ = await context_service.index_for(
+        runtime.read_uows, caches, uuid.UUID(tenant.id), "big"
+    )
+    held = len(index.evidence)
+    assert 0 < held < len(turns)
+    assert index.evidence.texts[held - 1].startswith("entry 299 ")  # the newest are there
+    # It is kept: the next read is served from the cache, not indexed again.
+    again, _ = await context_service.index_for(
+        runtime.read_uows, caches, uuid.UUID(tenant.id), "big"
+    )
+    assert again is index

@@ -11,7 +11,7 @@ import httpx
 import psycopg
 import pytest
 
-from tests.conftest import _libpq, make_tenant
+from tests.conftest import _libpq, make_tenant, quiet_jobs
 from tests.integration.test_llm_pipeline import ingest, llm_stack, passport
 
 pytestmark = pytest.mark.integration
@@ -221,14 +221,11 @@ class Gate:
 
 
 async def test_a_forget_during_a_job_is_not_undone_by_the_job(client, tenant, app, settings):  # type: ignore[no-untyped-def]
-    from app.db.engine import session_factory
-    from app.db.uow import uow_factory
     from app.domain.ingest import IngestPayload
     from app.services import ingest, processing
     from app.services.claimed import WorkerResources
 
-    runtime = app.state.runtime
-    quiet = uow_factory(session_factory(runtime.engine))  # jobs written, never queued
+    quiet, own = quiet_jobs(app)  # jobs on a queue no worker reads: the test runs them
     tenant_id = uuid.UUID(tenant.id)
     secret = "Racebridge"
     said = ("s1", "Ana", f"My home city is {secret}.")
@@ -237,17 +234,15 @@ async def test_a_forget_during_a_job_is_not_undone_by_the_job(client, tenant, ap
     jobs = []
     for body in (first, again):
         payload = IngestPayload.model_validate(body)
-        accepted = await ingest.accept(quiet, tenant_id, "race", payload, runtime.settings)
+        accepted = await ingest.accept(quiet, tenant_id, "race", payload, own)
         jobs.append(accepted.job.id)
     plain = WorkerResources(Gate())
     plain.extractor.open.set()
-    await processing.run_job(quiet, tenant_id, jobs[0], runtime.settings, plain)
+    await processing.run_job(quiet, tenant_id, jobs[0], own, plain)
 
     # The second job has read its payload and waits in extraction when the forget comes.
     held = WorkerResources(Gate())
-    running = asyncio.create_task(
-        processing.run_job(quiet, tenant_id, jobs[1], runtime.settings, held)
-    )
+    running = asyncio.create_task(processing.run_job(quiet, tenant_id, jobs[1], own, held))
     await asyncio.wait_for(held.extractor.reached.wait(), 20)
     forgot = await client.delete("/users/race/turns/s1", headers=tenant.headers)
     assert forgot.status_code == 200, forgot.text
@@ -257,7 +252,7 @@ async def test_a_forget_during_a_job_is_not_undone_by_the_job(client, tenant, ap
     assert _places_holding(settings.database_url, secret) == []
 
     # Run again, it works on what the forget left of its payload.
-    again_outcome = await processing.run_job(quiet, tenant_id, jobs[1], runtime.settings, plain)
+    again_outcome = await processing.run_job(quiet, tenant_id, jobs[1], own, plain)
     assert again_outcome.status == "done"
     doc = (await client.get("/users/race/passport", headers=tenant.headers)).json()
     assert [turn["id"] for turn in doc["turns"]] == ["b1", "s2"]

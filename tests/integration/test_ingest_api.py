@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import make_tenant
+from tests.conftest import make_tenant, quiet_jobs
 
 pytestmark = pytest.mark.integration
 
@@ -243,8 +243,6 @@ async def test_every_version_rebuilds_exactly(client, tenant):
 
 
 async def test_a_rule_that_raises_costs_only_its_sentence(client, tenant, app, monkeypatch):
-    from app.db.engine import session_factory
-    from app.db.uow import uow_factory
     from app.domain.extraction.rules import RuleExtractor, extractor
     from app.domain.ingest import IngestPayload
     from app.services import ingest, processing
@@ -269,13 +267,12 @@ async def test_a_rule_that_raises_costs_only_its_sentence(client, tenant, app, m
             {"speaker": "Bo", "text": "Nice! How is the new flat?", "id": "b1"},
         ],
     }
-    runtime = app.state.runtime
-    quiet = uow_factory(session_factory(runtime.engine))  # written, never queued for a worker
+    quiet, own = quiet_jobs(app)  # jobs on a queue no worker reads: the test runs them
     payload = IngestPayload.model_validate(body)
-    accepted = await ingest.accept(quiet, uuid.UUID(tenant.id), "rules", payload, runtime.settings)
+    accepted = await ingest.accept(quiet, uuid.UUID(tenant.id), "rules", payload, own)
     resources = WorkerResources(RuleExtractor())
     tenant_id, job_id = uuid.UUID(tenant.id), accepted.job.id
-    await processing.run_job(quiet, tenant_id, job_id, runtime.settings, resources)
+    await processing.run_job(quiet, tenant_id, job_id, own, resources)
     job = (await client.get(f"/jobs/{job_id}", headers=tenant.headers)).json()
     assert job["status"] == "done" and job["error"] is None, job
     assert job["result"]["rules_failed"] == [

@@ -252,7 +252,10 @@ async def test_llm_ingest_builds_the_passport_and_the_cache_saves_the_second_cal
         assert s.fake.calls_about("Ana") == 1
 
         usage = (await s.api.get("/usage", headers=t.headers)).json()
-        assert usage["totals"] == {
+        totals = dict(usage["totals"])
+        # Three bodies of the same session were sent: the quota counts each one's bytes.
+        assert totals.pop("ingest_bytes") >= 3 * len("My home city is Lisbon.")
+        assert totals == {
             "jobs": 3,
             "calls": 1,
             "input_tokens": 100,
@@ -370,9 +373,17 @@ async def test_an_exhausted_tenant_budget_defers_the_job_instead_of_failing_it(s
         assert job["usage"]["calls"] == 1 and s.fake.calls_about("Ana") == 1
         assert (await passport(s.api, t.headers, "ana"))["sources"] == []
 
-        # The next window: arq delivers the deferred job then; here it is delivered at once.
+        # The job is not taken before its time, which the database keeps with it.
+        runtime = s.app.state.runtime
+        async with runtime.uows() as uow:
+            stored = await uow.tenant(uuid.UUID(t.id)).job(uuid.UUID(job_id))
+            assert stored is not None and stored.not_before is not None
+            assert stored.not_before > datetime.now(UTC) + timedelta(seconds=30)
+            # The next window: arq delivers the deferred job then; here time moves at once.
+            await uow.tenant(uuid.UUID(t.id)).update_job(uuid.UUID(job_id), not_before=None)
+            await uow.commit()
         clock.now += 60
-        await s.app.state.runtime.enqueue(uuid.UUID(t.id), uuid.UUID(job_id))
+        await runtime.enqueue(uuid.UUID(t.id), uuid.UUID(job_id))
         job = await poll(s.api, t.headers, job_id, lambda j: j["status"] == "done")
         assert "note" not in job["result"] and job["result"]["segments_applied"] == 2
         # The segment extracted before the deferral came back from the cache.

@@ -303,7 +303,7 @@ def test_identities_stored_before_0004_are_keyed_by_time_and_still_found(test_se
     status, changed, count, sources = asyncio.run(run(lambda uows: sent(uows, failed)))
     assert (status, changed, count) == ("done", True, len(rows) + 1)  # its source, no turn again
     assert sources == {legacy_source, failed_source}
-    redo = asyncio.run(run(lambda uows: reprocess.accept(uows, tenant, "ann")))
+    redo = asyncio.run(run(lambda uows: reprocess.accept(uows, tenant, "ann", "tessera:queue")))
     assert redo[0] == "done" and redo[3] == {legacy_source, failed_source}
 
     engine.downgrade(url, "0003")

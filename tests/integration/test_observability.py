@@ -17,7 +17,6 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -31,7 +30,7 @@ from app.domain.extraction.rules import RuleExtractor
 from app.logging import configure_logging
 from app.main import create_app
 from app.settings import Settings
-from tests.conftest import make_tenant
+from tests.conftest import make_tenant, quiet_jobs
 
 pytestmark = pytest.mark.integration
 
@@ -284,30 +283,33 @@ async def test_worker_job_metrics_count_outcomes_and_usage(own_queue, app):
     assert job["status"] == "done"
 
 
-async def test_worker_counts_a_crashed_job_as_retried(monkeypatch, settings):
+async def test_worker_counts_a_crashed_job_as_retried(monkeypatch, settings, app, client):  # type: ignore[no-untyped-def]
     from arq import Retry
 
-    from app.services import processing
+    from app.domain.ingest import IngestPayload
+    from app.services import ingest, processing
+    from app.services.claimed import WorkerResources
     from workers.main import process_job
 
-    async def crash(*args: object) -> None:
+    async def crash(claimed: object) -> None:
         raise ConnectionError("database went away")
 
-    released: list[str] = []
-
-    async def release(sessions: object, tenant: object, job: object, reason: str) -> None:
-        released.append(reason)
-
-    monkeypatch.setattr(processing, "run_job", crash)
-    monkeypatch.setattr(processing, "release_for_retry", release)
+    runtime = app.state.runtime
+    quiet, own = quiet_jobs(app)  # jobs on a queue no worker reads: the test runs them
+    t = await make_tenant(client, "crashed")
+    payload = IngestPayload.model_validate({"text": "Hello."})
+    accepted = await ingest.accept(quiet, uuid.UUID(t.id), "ana", payload, own)
+    monkeypatch.setitem(processing.RUNS, "ingest", crash)
     before = sample("tessera_jobs_total", outcome="retried")
-    runtime = SimpleNamespace(settings=settings, uows=None, worker_resources=lambda: None)
-    ctx = {"runtime": runtime, "job_try": 1}
+    worker = dataclasses.replace(runtime, uows=quiet, resources=WorkerResources(extractor=None))  # type: ignore[arg-type]
+    ctx = {"runtime": worker, "job_try": 1}
     with pytest.raises(Retry):
-        await process_job(ctx, str(uuid.uuid4()), str(uuid.uuid4()))
+        await process_job(ctx, t.id, str(accepted.job.id))
     assert sample("tessera_jobs_total", outcome="retried") == before + 1
-    # The tenant reads a stable code; what went wrong is in the worker's log.
-    assert released == ["internal_error: an unexpected error; the worker's log has the details"]
+    job = (await client.get(f"/jobs/{accepted.job.id}", headers=t.headers)).json()
+    # Queued again for a later attempt; the tenant reads a stable code, the log the details.
+    assert job["status"] == "queued"
+    assert job["error"] == "internal_error: an unexpected error; the worker's log has the details"
 
 
 def test_worker_metrics_server_reports_queue_depth(settings):

@@ -10,6 +10,7 @@ import uuid
 import pytest
 
 from app.services.offload import CpuPool, PooledRules, TimeLimitExceeded
+from tests.conftest import quiet_jobs
 
 pytestmark = pytest.mark.integration
 
@@ -61,23 +62,20 @@ async def test_the_event_loop_keeps_running_while_the_pool_works() -> None:
 
 
 async def test_a_segment_past_the_limit_is_failed_and_its_turns_kept(client, tenant, app):  # type: ignore[no-untyped-def]
-    from app.db.engine import session_factory
-    from app.db.uow import uow_factory
     from app.domain.ingest import IngestPayload
     from app.services import ingest, processing
     from app.services.claimed import WorkerResources
 
-    runtime = app.state.runtime
-    quiet = uow_factory(session_factory(runtime.engine))  # written, never queued for a worker
+    quiet, own = quiet_jobs(app)  # jobs on a queue no worker reads: the test runs them
     turns = [{"speaker": "Ana", "text": "I moved to Porto last week.", "id": "a1"}]
     body = {"subject": "Ana", "session_ts": "2024-03-01T10:00:00Z", "turns": turns}
     payload = IngestPayload.model_validate(body)
-    accepted = await ingest.accept(quiet, uuid.UUID(tenant.id), "slow", payload, runtime.settings)
+    accepted = await ingest.accept(quiet, uuid.UUID(tenant.id), "slow", payload, own)
     preparing, extracting = CpuPool(1, seconds=30), CpuPool(1, seconds=0.000_1)
     try:
         resources = WorkerResources(PooledRules(extracting), pool=preparing)
         tenant_id, job_id = uuid.UUID(tenant.id), accepted.job.id
-        await processing.run_job(quiet, tenant_id, job_id, runtime.settings, resources)
+        await processing.run_job(quiet, tenant_id, job_id, own, resources)
     finally:
         preparing.close()
         extracting.close()

@@ -183,3 +183,38 @@ async def test_an_import_keeps_the_head_small_so_the_next_write_costs_its_change
     assert latest["changes"]["turns"] == {"added": 1, "removed": 0}
     assert "open_loops" not in latest["changes"]
     assert "contradictions" not in latest["changes"]
+
+
+async def test_a_slow_reader_of_an_export_holds_no_database_connection(client, tenant, settings):  # type: ignore[no-untyped-def]
+    import uuid
+
+    from app.db.engine import create_engine, session_factory
+    from app.db.uow import uow_factory
+    from app.services import passports
+
+    doc = _sozograph_file()
+    count = passports.EXPORT_BATCH + 10  # more than one batch of rows
+    doc["turns"] = [{"id": f"m{i}", "speaker": "Rui", "text": f"line {i}"} for i in range(count)]
+    put = await client.put("/users/rui/passport", json=doc, headers=tenant.headers)
+    assert put.status_code == 201, put.text
+    engine = create_engine(settings.database_url, pool_size=2, max_overflow=0)
+    try:
+        uows = uow_factory(session_factory(engine))
+        readers = [
+            (await passports.export(uows, uuid.UUID(tenant.id), "rui")).chunks for _ in range(10)
+        ]
+        parts: list[list[bytes]] = [[] for _ in readers]
+        # Ten readers each take a few chunks, then read nothing for a while: none holds one of
+        # the pool's two connections meanwhile, so all of them get their rows.
+        for reader, got in zip(readers, parts, strict=True):
+            for _ in range(8):
+                got.append(await anext(reader))
+            assert engine.sync_engine.pool.checkedout() == 0
+        for reader, got in zip(readers, parts, strict=True):
+            got.extend([chunk async for chunk in reader])
+            assert engine.sync_engine.pool.checkedout() == 0
+        exported = json.loads(b"".join(parts[0]))
+        assert len(exported["turns"]) == count
+        assert all(b"".join(p) == b"".join(parts[0]) for p in parts)
+    finally:
+        await engine.dispose()

@@ -136,7 +136,11 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "page_rows": lambda: repo.page_rows(
                     "ana", version=1, kinds=["turn"], after=0, limit=5, since=now, until=later
                 ),
-                "stream_rows": lambda: _drain(repo.stream_rows("ana", version=1, kinds=["turn"])),
+                "stream_rows": lambda: _drain(
+                    repo.stream_rows("ana", version=1, kinds=["turn"]),
+                    repo.stream_rows("ana", version=None, kinds=["turn"], newest_first=True),
+                ),
+                "turn_counts": lambda: repo.turn_counts("ana"),
                 "turns_named": lambda: repo.turns_named("ana", turn_id="m1"),
                 "turns_with_ids": lambda: repo.turns_with_ids("ana", {"m1"}, 1),
                 "rows_with_ids": lambda: repo.rows_with_ids("ana", [1, 2]),
@@ -152,6 +156,7 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "cached_extractions": lambda: repo.cached_extractions(["key"]),
                 "add_usage": lambda: repo.add_usage(now, {"jobs": 1}),
                 "usage_by_day": lambda: repo.usage_by_day(now - timedelta(days=1), later),
+                "ingest_bytes_since": lambda: repo.ingest_bytes_since(now),
                 "delete_user": lambda: repo.delete_user("ana"),
             }
             public = {
@@ -181,9 +186,10 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
         await engine.dispose()
 
 
-async def _drain(rows: Any) -> None:
-    async for _ in rows:
-        pass
+async def _drain(*streams: Any) -> None:
+    for rows in streams:
+        async for _ in rows:
+            pass
 
 
 async def _both(first: Awaitable[Any], second: Awaitable[Any]) -> None:

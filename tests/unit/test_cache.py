@@ -53,3 +53,18 @@ def test_result_lru_keeps_recent_bodies_within_bytes():
     assert cache.get("a") is not None and cache.get("c") is not None
     cache.put("huge", b"h" * 2000, "text/plain")
     assert cache.get("huge") is None
+
+
+def test_key_cache_remembers_refused_keys_for_a_while_and_only_so_many():
+    now = [0.0]
+    cache = KeyCache(ttl_seconds=10, clock=lambda: now[0], max_refused=3)
+    cache.refuse("bad-1")
+    assert cache.refused("bad-1") and not cache.refused("bad-2")
+    now[0] = 10.5
+    assert not cache.refused("bad-1")  # expired: the next try asks the database again
+    for n in range(5):
+        cache.refuse(f"bad-{n}")
+    assert [cache.refused(f"bad-{n}") for n in range(5)] == [False, False, True, True, True]
+    off = KeyCache(ttl_seconds=0)
+    off.refuse("bad")
+    assert not off.refused("bad")

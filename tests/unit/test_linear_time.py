@@ -27,13 +27,24 @@ def timed(stage: str, text: str, salt: int) -> float:
         gc.enable()
 
 
+# A stage this quick on the small input is measured on a larger one: a few milliseconds are
+# too few for a ratio the machine's noise does not move.
+STEADY_SECONDS = 0.02
+LARGEST_KB = 64
+
+
 def ratio(stage: str, unit: str, rounds: int = 5) -> float | None:
     """The double input's best time over the small one's, measured in turns (None: too quick)."""
-    small_text, double_text = made(INPUTS[unit], SMALL_KB), made(INPUTS[unit], 2 * SMALL_KB)
-    small = double = float("inf")
-    for n in range(rounds):  # in turns, so a busy moment of the machine slows both alike
-        small = min(small, timed(stage, small_text, n))
-        double = min(double, timed(stage, double_text, n))
+    kb = SMALL_KB
+    while True:
+        small_text, double_text = made(INPUTS[unit], kb), made(INPUTS[unit], 2 * kb)
+        small = double = float("inf")
+        for n in range(rounds):  # in turns, so a busy moment of the machine slows both alike
+            small = min(small, timed(stage, small_text, n))
+            double = min(double, timed(stage, double_text, n))
+        if small >= STEADY_SECONDS or kb >= LARGEST_KB:
+            break
+        kb *= 2
     return None if small < 0.002 else double / small
 
 
@@ -41,4 +52,9 @@ def ratio(stage: str, unit: str, rounds: int = 5) -> float | None:
 @pytest.mark.parametrize("unit", list(INPUTS))
 def test_doubling_an_adversarial_input_at_most_doubles_the_time(stage: str, unit: str) -> None:
     found = ratio(stage, unit)
+    # A busy moment can stretch one measurement; a quadratic stage stays near 4.0 every time.
+    for _ in range(2):
+        if found is None or found <= MOST_RATIO:
+            break
+        found = min(found, ratio(stage, unit) or 0.0)
     assert found is None or found <= MOST_RATIO, (stage, unit, found)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.domain.keys import normalize_key
 from app.domain.memory.dedupe import (
+    CANDIDATES_MAX,
     JW_WEIGHT,
     MERGE_MIN_OVERLAP,
     REVIEW_MIN_SCORE,
     KeyDecision,
+    KnownKeys,
     jaro,
     jaro_winkler,
     resolve_key,
@@ -171,3 +175,68 @@ def test_thresholds_keep_the_shared_word_shortcut_sound() -> None:
     # rules must not be reachable below that bound either.
     assert JW_WEIGHT < REVIEW_MIN_SCORE
     assert JW_WEIGHT + (1 - JW_WEIGHT) * MERGE_MIN_OVERLAP >= REVIEW_MIN_SCORE
+
+
+# Words keys are made of, with their one-typo spellings and words of opposite meaning.
+_WORDS = ["budget", "budgte", "budet", "min", "max", "email", "emial", "address", "adress"]
+_WORDS += ["home", "work", "favorite", "favourite", "color", "colour", "likes", "dislikes"]
+_WORDS += ["enabled", "disabled", "on", "off", "not", "2023", "2024", "user", "name", "username"]
+
+
+def _reference(key: str, known: list[str]) -> KeyDecision:
+    """Tier 2 as it was before the index: every known key of the namespace compared."""
+    from app.domain.memory import dedupe
+
+    if key in known:
+        return KeyDecision(key, key, key, 0, "exact", 1.0, "known key")
+    decision = resolve_key(key, [])
+    norm = normalize_key(key)
+    if not norm:
+        return decision
+    for candidate in known:
+        if normalize_key(candidate) == norm:
+            return KeyDecision(key, candidate, candidate, 1, "exact", 1.0, f"normalised: {norm}")
+    incoming = dedupe._prepare(norm)
+    others = [(c, dedupe._prepare(normalize_key(c))) for c in known]
+    same_space = [(c, o) for c, o in others if o.namespace == incoming.namespace and o.local]
+    if not same_space:
+        return decision
+    found = [dedupe._compare(incoming, o, c) for c, o in same_space]
+    comparisons = [c for c in found if c is not None]
+    if not comparisons:
+        return KeyDecision(key, key.strip() or key, None, 2, "new", 0.0, "no known key is close")
+    best = min(comparisons, key=lambda c: (dedupe._PRIORITY[c.action], -c.score))
+    if best.action == "merge":
+        return KeyDecision(key, best.known, best.known, 2, "merge", best.score, best.reason)
+    if best.action == "new":
+        reason = f"closest {best.known!r}: {best.reason}"
+        return KeyDecision(key, key.strip() or key, None, 2, "new", best.score, reason)
+    return KeyDecision(key, key, best.known, 2, best.action, best.score, best.reason)
+
+
+@given(
+    st.lists(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3), max_size=12),
+    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_index_decides_as_comparing_with_every_known_key_would(known_words, words) -> None:  # type: ignore[no-untyped-def]
+    known = list(dict.fromkeys("_".join(w) for w in known_words))
+    key = "_".join(words)
+    assert resolve_key(key, KnownKeys(known)) == _reference(key, known)
+
+
+def test_a_section_of_thousands_of_keys_costs_each_new_key_the_same() -> None:
+    # Every key shares a word with every other: comparing with all of them was quadratic.
+    index = KnownKeys()
+    for n in range(400):
+        key = f"note_{n}"
+        decision = resolve_key(key, index)
+        assert decision.action in {"new", "refuse"}  # numbers differ: never merged
+        index.add(key)
+    assert len(index.candidates(_prepared("note_401"))) == CANDIDATES_MAX
+
+
+def _prepared(key: str):  # type: ignore[no-untyped-def]
+    from app.domain.memory import dedupe
+
+    return dedupe._prepare(normalize_key(key))

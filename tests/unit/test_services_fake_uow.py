@@ -18,10 +18,12 @@ from sqlalchemy import inspect
 from app.domain.ingest.payload import IngestPayload
 from app.domain.memory.log import LogRow, StoredRow
 from app.services import ingest, jobs, passports
-from app.services.errors import Conflict, NotFound, PreconditionFailed
+from app.services.errors import Conflict, LimitExceeded, NotFound, PreconditionFailed
 from app.settings import Settings
 
 TENANT = uuid.uuid4()
+# Settings whose passports keep a full snapshot every tenth version.
+TEN = Settings(version_snapshot_every=10)
 OTHER = uuid.uuid4()
 
 
@@ -35,6 +37,7 @@ class Store:
     rows: dict[tuple[uuid.UUID, str], list[StoredRow]] = field(default_factory=dict)
     removed: dict[int, int] = field(default_factory=dict)  # row id -> version that removed it
     enqueued: list[tuple[uuid.UUID, uuid.UUID]] = field(default_factory=list)
+    ingest_bytes: dict[tuple[uuid.UUID, datetime], int] = field(default_factory=dict)
     commits: int = 0
 
 
@@ -75,9 +78,31 @@ class FakeTenantRepo:
         now: datetime,
         *,
         new_epoch: bool = False,
+        turns: int = 0,
     ) -> None:
         row = self.data.passports[(self.tenant_id, user_key)]
         row.doc, row.version, row.updated_at = doc, version, now
+        row.turn_count = max(0, getattr(row, "turn_count", 0) + turns)
+
+    async def turn_counts(self, user_key: str) -> tuple[int, int]:
+        row = self.data.passports.get((self.tenant_id, user_key))
+        pending = sum(
+            job.result["plan"]["interactions"]
+            for (tenant, _), job in self.data.jobs.items()
+            if tenant == self.tenant_id and job.user_key == user_key and job.status == "queued"
+        )
+        return (0 if row is None else getattr(row, "turn_count", 0)), pending
+
+    async def ingest_bytes_since(self, since: datetime) -> int:
+        return sum(
+            n
+            for (tenant, hour), n in self.data.ingest_bytes.items()
+            if tenant == self.tenant_id and hour >= since
+        )
+
+    async def add_usage(self, hour: datetime, counts: dict[str, int]) -> None:
+        key = (self.tenant_id, hour)
+        self.data.ingest_bytes[key] = self.data.ingest_bytes.get(key, 0) + counts["ingest_bytes"]
 
     async def add_rows(
         self, user_key: str, rows: list[LogRow], version: int, job_id: Any
@@ -107,6 +132,12 @@ class FakeTenantRepo:
             )
             if alive and (kinds is None or row.kind in kinds):
                 yield row
+
+    async def page_rows(
+        self, user_key: str, *, version: int | None, kinds: Any, after: int | None, limit: int
+    ) -> list[StoredRow]:
+        rows = [r async for r in self.stream_rows(user_key, version=version, kinds=kinds)]
+        return [r for r in rows if after is None or r.id > after][:limit]
 
     async def add_version(self, row: Any) -> None:
         self.data.versions.setdefault((self.tenant_id, row.user_key), []).append(_row(row))
@@ -162,6 +193,7 @@ class FakeUow:
         self.store.jobs = self.work.jobs
         self.store.rows = self.work.rows
         self.store.removed = self.work.removed
+        self.store.ingest_bytes = self.work.ingest_bytes
         self.store.commits += 1
         self.store.enqueued.extend(self.pending)
         self.pending = []
@@ -192,7 +224,7 @@ def test_a_put_passport_reads_back_and_its_first_version_too():
     store = Store()
     uows = factory(store)
     written = run(
-        passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, snapshot_every=10)
+        passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, settings=TEN)
     )
     assert (written.created, written.changed, written.version) == (True, True, 1)
 
@@ -205,21 +237,19 @@ def test_a_put_passport_reads_back_and_its_first_version_too():
 def test_the_same_passport_again_makes_no_new_version():
     store = Store()
     uows = factory(store)
-    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, snapshot_every=10))
-    again = run(
-        passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match='"1"', snapshot_every=10)
-    )
+    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, settings=TEN))
+    again = run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match='"1"', settings=TEN))
     assert (again.version, again.changed, again.created) == (1, False, False)
 
 
 def test_a_stale_if_match_changes_nothing():
     store = Store()
     uows = factory(store)
-    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, snapshot_every=10))
+    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, settings=TEN))
     commits = store.commits
     moved = {**PASSPORT, "facts": [{**PASSPORT["facts"][0], "value": "Harare"}]}
     with pytest.raises(PreconditionFailed):
-        run(passports.put_passport(uows, TENANT, "ana", moved, if_match='"0"', snapshot_every=10))
+        run(passports.put_passport(uows, TENANT, "ana", moved, if_match='"0"', settings=TEN))
     assert store.commits == commits
     body = json.loads(run(_body(uows, "ana")))
     assert body["facts"][0]["value"] == "Kwekwe"
@@ -227,7 +257,7 @@ def test_a_stale_if_match_changes_nothing():
 
 def test_another_tenant_does_not_see_the_passport():
     uows = factory(Store())
-    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, snapshot_every=10))
+    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, settings=TEN))
     with pytest.raises(NotFound):
         run(_body(uows, "ana", tenant=OTHER))
 
@@ -291,3 +321,44 @@ def test_an_idempotency_key_belongs_to_its_tenant():
     assert run(jobs.get_job(uows, OTHER, theirs.job.id)).user_key == "ana"
     with pytest.raises(NotFound):
         run(jobs.get_job(uows, OTHER, mine.job.id))
+
+
+def test_an_ingest_past_the_users_turns_is_refused_and_nothing_stored():
+    store = Store()
+    uows = factory(store)
+    settings = Settings(user_max_turns=2)
+    run(ingest.accept(uows, TENANT, "ana", _payload("I moved to Kwekwe."), settings))
+    run(ingest.accept(uows, TENANT, "ana", _payload("I moved to Gweru."), settings))
+    with pytest.raises(LimitExceeded, match="user_max_turns") as refused:
+        run(ingest.accept(uows, TENANT, "ana", _payload("I moved to Harare."), settings))
+    assert (refused.value.status, refused.value.limit) == (413, "user_max_turns")
+    assert len(store.jobs) == 2 and len(store.enqueued) == 2  # the two queued turns counted
+    run(ingest.accept(uows, TENANT, "bo", _payload("I moved to Harare."), settings))  # per user
+
+
+def test_an_ingest_past_the_tenants_daily_bytes_is_refused_until_an_hour_frees_up():
+    store = Store()
+    uows = factory(store)
+    text = "I moved to Kwekwe. " * 20
+    settings = Settings(tenant_ingest_bytes_per_day=len(text) + 200)
+    run(ingest.accept(uows, TENANT, "ana", _payload(text), settings))
+    with pytest.raises(LimitExceeded, match="tenant_ingest_bytes_per_day") as refused:
+        run(ingest.accept(uows, TENANT, "bo", _payload(text), settings))
+    assert refused.value.status == 429
+    assert refused.value.retry_after is not None and 0 < refused.value.retry_after <= 3601
+    assert len(store.jobs) == 1
+    run(ingest.accept(uows, OTHER, "ana", _payload(text), settings))  # another tenant's own day
+
+
+def test_an_import_with_more_turns_than_a_user_may_hold_is_refused():
+    store = Store()
+    uows = factory(store)
+    doc = copy.deepcopy(PASSPORT)
+    doc["turns"] = [{"id": f"t{n}", "speaker": "ana", "text": f"line {n}"} for n in range(3)]
+    with pytest.raises(LimitExceeded, match="user_max_turns"):
+        run(
+            passports.put_passport(
+                uows, TENANT, "ana", doc, if_match=None, settings=Settings(user_max_turns=2)
+            )
+        )
+    assert store.passports == {}

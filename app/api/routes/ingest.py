@@ -118,7 +118,9 @@ async def retry_job(job_id: uuid.UUID, accepting: AcceptingDep) -> JobOut:
 @_queues("/users/{key}/reprocess", tag="users", name="reprocess")
 async def reprocess_route(key: UserKey, accepting: AcceptingDep) -> JobOut:
     """Rebuild the passport from its stored transcripts with the current extractor."""
-    return await accepting.answer(await reprocess.accept(accepting.uows, accepting.tenant, key))
+    return await accepting.answer(
+        await reprocess.accept(accepting.uows, accepting.tenant, key, accepting.settings.queue_name)
+    )
 
 
 @_queues("/users/{key}/compact", tag="users", name="compact")

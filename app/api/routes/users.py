@@ -157,7 +157,7 @@ async def put_passport(
         key,
         doc,
         if_match=if_match,
-        snapshot_every=settings.version_snapshot_every,
+        settings=settings,
     )
     response.headers["ETag"] = passports.etag(result.version)
     if result.created:

@@ -15,6 +15,10 @@ class UsageCounts(BaseModel):
     input_tokens: int
     output_tokens: int
     cache_hits: int = Field(description="Segments answered from the extraction cache.")
+    ingest_bytes: int = Field(
+        description="Bytes of ingest bodies accepted (counted against TESSERA_TENANT_INGEST_BYTES"
+        "_PER_DAY)."
+    )
 
 
 class DayOut(UsageCounts):

@@ -10,7 +10,7 @@ key, never an overwritten belief.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -359,30 +359,148 @@ def _compare(a: _Prepared, b: _Prepared, known: str) -> _Comparison | None:
 _PRIORITY: dict[str, int] = {"merge": 0, "review": 1, "refuse": 2, "new": 3}
 
 
-def resolve_key(key: str, known: Sequence[str]) -> KeyDecision:
+# Tier 2 compares an incoming key with at most this many known keys: those that share the most
+# words with it. A passport with thousands of keys then costs each merged key the same.
+CANDIDATES_MAX = 16
+# Of the keys that share one word (a word every key has, say), only the newest this many are
+# read: what a merged key costs stays bounded however common its words are.
+WORD_READ_MAX = 64
+
+
+def _variants(token: str) -> list[str]:
+    """The word and each spelling of it one letter shorter: two words one typo apart share one."""
+    if token.isdigit() or len(token) < TOKEN_FUZZY_MIN_LEN:
+        return []
+    return [token, *(token[:i] + token[i + 1 :] for i in range(len(token)))]
+
+
+def _partners(token: str) -> list[str]:
+    """The words that flip this one's meaning: its antonyms, and it with a negating prefix."""
+    found = [other for pair in _ANTONYMS_OF.get(token, ()) for other in pair if other != token]
+    found.extend(prefix + token for prefix in NEGATION_PREFIXES)
+    found.extend(
+        token[len(prefix) :]
+        for prefix in NEGATION_PREFIXES
+        if token.startswith(prefix) and len(token) > len(prefix)
+    )
+    return found
+
+
+def _trivial(tokens: Sequence[str]) -> bool:
+    """Only numbers and negations: such keys cancel out against one another."""
+    return all(t.isdigit() or t in NEGATIONS for t in tokens)
+
+
+_ANTONYMS_OF: dict[str, list[frozenset[str]]] = {}
+for _pair in ANTONYMS:
+    for _word in _pair:
+        _ANTONYMS_OF.setdefault(_word, []).append(_pair)
+
+
+class KnownKeys:
+    """The known keys of one section, indexed so resolving a key costs the same however many.
+
+    Tier 2 compares a key only with the known keys that could score anything against it: those
+    that share a word, a word one typo apart, the same letters, a word of opposite meaning, or
+    (for keys of numbers and negations only) another such key; at most ``CANDIDATES_MAX``.
+    """
+
+    def __init__(self, keys: Iterable[str] = ()) -> None:
+        self.keys: list[str] = []
+        self._prepared: list[_Prepared] = []
+        self._position: dict[str, int] = {}
+        self._normalized: dict[str, str] = {}
+        self._namespaces: set[str] = set()
+        self._by_word: dict[tuple[str, str], list[int]] = {}
+        self._by_variant: dict[tuple[str, str], list[int]] = {}
+        self._by_letters: dict[tuple[str, str], list[int]] = {}
+        self._trivial: dict[str, list[int]] = {}
+        for key in keys:
+            self.add(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._position
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def position(self, key: str) -> int | None:
+        """Where ``key`` is among the known keys, or None."""
+        return self._position.get(key)
+
+    def add(self, key: str) -> None:
+        """Know one more key (a key already known is left where it is)."""
+        if key in self._position:
+            return
+        at = self._position[key] = len(self.keys)
+        self.keys.append(key)
+        norm = normalize_key(key)
+        self._normalized.setdefault(norm, key)
+        prepared = _prepare(norm)
+        self._prepared.append(prepared)
+        if not prepared.local:
+            return
+        space = prepared.namespace
+        self._namespaces.add(space)
+        for token in set(prepared.tokens):
+            self._by_word.setdefault((space, token), []).append(at)
+            for variant in _variants(token):
+                self._by_variant.setdefault((space, variant), []).append(at)
+        self._by_letters.setdefault((space, prepared.letters), []).append(at)
+        if _trivial(prepared.tokens):
+            self._trivial.setdefault(space, []).append(at)
+
+    def normalized(self, norm: str) -> str | None:
+        """The first known key that normalises to ``norm``."""
+        return self._normalized.get(norm)
+
+    def has_namespace(self, namespace: str) -> bool:
+        """Whether any known key (with a local part) lives in ``namespace``."""
+        return namespace in self._namespaces
+
+    def candidates(self, incoming: _Prepared) -> list[tuple[str, _Prepared]]:
+        """The known keys worth comparing with ``incoming``, in the order they were known."""
+        space = incoming.namespace
+        hits: Counter[int] = Counter()
+
+        def newest(index: dict[tuple[str, str], list[int]], word: str) -> list[int]:
+            return index.get((space, word), [])[-WORD_READ_MAX:]
+
+        for token in set(incoming.tokens):
+            hits.update(newest(self._by_word, token))
+            for partner in _partners(token):
+                hits.update(newest(self._by_word, partner))
+            typo_close: set[int] = set()
+            for variant in _variants(token):
+                typo_close.update(newest(self._by_variant, variant))
+            hits.update(typo_close)
+        hits.update(newest(self._by_letters, incoming.letters))
+        if _trivial(incoming.tokens):
+            hits.update(self._trivial.get(space, [])[-WORD_READ_MAX:])
+        chosen = sorted(hits, key=lambda at: (-hits[at], at))[:CANDIDATES_MAX]
+        return [(self.keys[at], self._prepared[at]) for at in sorted(chosen)]
+
+
+def resolve_key(key: str, known: KnownKeys | Sequence[str]) -> KeyDecision:
     """Resolve an incoming key against known keys: tier 1 exact, then tier 2 guarded fuzzy."""
+    index = known if isinstance(known, KnownKeys) else KnownKeys(known)
     own = key.strip() or key
-    if key in known:
+    if key in index:
         return KeyDecision(key, key, key, 0, "exact", 1.0, "known key")
     norm = normalize_key(key)
     if not norm:
         return KeyDecision(key, own, None, 1, "new", 0.0, "nothing left after normalisation")
-    for candidate in known:
-        if normalize_key(candidate) == norm:
-            return KeyDecision(key, candidate, candidate, 1, "exact", 1.0, f"normalised: {norm}")
+    same = index.normalized(norm)
+    if same is not None:
+        return KeyDecision(key, same, same, 1, "exact", 1.0, f"normalised: {norm}")
     incoming = _prepare(norm)
+    if not index.has_namespace(incoming.namespace):
+        return KeyDecision(key, own, None, 1, "new", 0.0, "no known key in this namespace")
     comparisons: list[_Comparison] = []
-    compared = False
-    for candidate in known:
-        other = _prepare(normalize_key(candidate))
-        if other.namespace != incoming.namespace or not other.local:
-            continue  # caroline.location is never compared with the subject's location
-        compared = True
-        comparison = _compare(incoming, other, candidate)
+    for candidate, prepared in index.candidates(incoming):
+        comparison = _compare(incoming, prepared, candidate)
         if comparison is not None:
             comparisons.append(comparison)
-    if not compared:
-        return KeyDecision(key, own, None, 1, "new", 0.0, "no known key in this namespace")
     if not comparisons:
         return KeyDecision(key, own, None, 2, "new", 0.0, "no known key is close")
     best = min(comparisons, key=lambda c: (_PRIORITY[c.action], -c.score))

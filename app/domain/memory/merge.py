@@ -14,7 +14,7 @@ from typing import Any, Protocol, TypeVar
 
 from app.domain.extraction.extractor import Extraction
 from app.domain.ids import canonical_bytes
-from app.domain.memory.dedupe import KeyDecision, resolve_key
+from app.domain.memory.dedupe import KeyDecision, KnownKeys, resolve_key
 from app.domain.passport import (
     Belief,
     Contradiction,
@@ -92,6 +92,7 @@ def merge_extraction(
     report = MergeReport()
     if _already_merged(passport, source):
         return report
+    _lookup(passport).check_keys(passport)
     for section, incoming in (("facts", extraction.facts), ("prefs", extraction.prefs)):
         for belief in incoming:
             _merge_belief(passport, section, belief, source, now, report)
@@ -134,6 +135,20 @@ class _Lookup:
         for index, entity in enumerate(passport.entities):
             self.index_entity(entity, index)
         self.shape = _shape(passport)
+        self.keys: dict[str, _SectionKeys] = {}
+
+    def section_keys(self, section: str, beliefs: list[Belief]) -> _SectionKeys:
+        """The keys of a belief section, indexed (built on first use)."""
+        found = self.keys.get(section)
+        if found is None:
+            found = self.keys[section] = _SectionKeys(beliefs)
+        return found
+
+    def check_keys(self, passport: Passport) -> None:
+        """Forget the key indexes of sections something else changed since they were built."""
+        for section, keys in list(self.keys.items()):
+            if not keys.matches(getattr(passport, section)):
+                del self.keys[section]
 
     def append_new(
         self,
@@ -156,6 +171,29 @@ class _Lookup:
         """Make an entity findable by its name and aliases (the first one keeps a name)."""
         for name in (entity.name, *entity.aliases):
             self.entities.setdefault(_norm(name), index)
+
+
+class _SectionKeys:
+    """A belief section's keys: where each is in the list, and the index that resolves keys."""
+
+    def __init__(self, beliefs: list[Belief]) -> None:
+        self.order = [b.key for b in beliefs]
+        self.known = KnownKeys(self.order)
+        self.at: dict[str, int] = {}
+        for index, key in enumerate(self.order):
+            self.at.setdefault(key, index)
+
+    def matches(self, beliefs: list[Belief]) -> bool:
+        """Whether the section still holds these keys in this order."""
+        return len(beliefs) == len(self.order) and all(
+            b.key == key for b, key in zip(beliefs, self.order, strict=True)
+        )
+
+    def added(self, key: str) -> None:
+        """A belief of this key was appended to the section."""
+        self.at.setdefault(key, len(self.order))
+        self.order.append(key)
+        self.known.add(key)
 
 
 def _shape(passport: Passport) -> tuple[tuple[int, int], ...]:
@@ -207,12 +245,14 @@ def _merge_belief(
     report: MergeReport,
 ) -> None:
     beliefs: list[Belief] = getattr(passport, section)
-    decision = resolve_key(incoming.key, [b.key for b in beliefs])
+    keys = _lookup(passport).section_keys(section, beliefs)
+    decision = resolve_key(incoming.key, keys.known)
     _record_decision(passport, section, decision, source, now, report)
     data = _belief_data(incoming, decision.resolved, source)
-    index = next((i for i, b in enumerate(beliefs) if b.key == decision.resolved), None)
+    index = keys.at.get(decision.resolved)
     if index is None:
         beliefs.append(Belief.model_validate(data))
+        keys.added(decision.resolved)
         report.bump(f"{section}_added")
         return
     existing = beliefs[index]

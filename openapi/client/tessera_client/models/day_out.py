@@ -18,6 +18,7 @@ class DayOut:
         cache_hits (int): Segments answered from the extraction cache.
         calls (int): Model calls, repairs included.
         day (datetime.date):
+        ingest_bytes (int): Bytes of ingest bodies accepted (counted against TESSERA_TENANT_INGEST_BYTES_PER_DAY).
         input_tokens (int):
         jobs (int): Job runs that finished (done or failed).
         output_tokens (int):
@@ -26,6 +27,7 @@ class DayOut:
     cache_hits: int
     calls: int
     day: datetime.date
+    ingest_bytes: int
     input_tokens: int
     jobs: int
     output_tokens: int
@@ -37,6 +39,8 @@ class DayOut:
         calls = self.calls
 
         day = self.day.isoformat()
+
+        ingest_bytes = self.ingest_bytes
 
         input_tokens = self.input_tokens
 
@@ -51,6 +55,7 @@ class DayOut:
                 "cache_hits": cache_hits,
                 "calls": calls,
                 "day": day,
+                "ingest_bytes": ingest_bytes,
                 "input_tokens": input_tokens,
                 "jobs": jobs,
                 "output_tokens": output_tokens,
@@ -68,6 +73,8 @@ class DayOut:
 
         day = datetime.date.fromisoformat(d.pop("day"))
 
+        ingest_bytes = d.pop("ingest_bytes")
+
         input_tokens = d.pop("input_tokens")
 
         jobs = d.pop("jobs")
@@ -78,6 +85,7 @@ class DayOut:
             cache_hits=cache_hits,
             calls=calls,
             day=day,
+            ingest_bytes=ingest_bytes,
             input_tokens=input_tokens,
             jobs=jobs,
             output_tokens=output_tokens,

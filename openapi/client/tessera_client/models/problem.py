@@ -25,6 +25,7 @@ class Problem:
         detail (None | str | Unset):
         errors (list[ProblemErrorsType0Item] | None | Unset): For validation problems: where and what.
         instance (None | str | Unset):
+        limit (None | str | Unset): For 413 and 429 past a limit: the setting that refused the request.
         type_ (str | Unset): A URI identifying the problem type. Default: 'about:blank'.
     """
 
@@ -33,6 +34,7 @@ class Problem:
     detail: None | str | Unset = UNSET
     errors: list[ProblemErrorsType0Item] | None | Unset = UNSET
     instance: None | str | Unset = UNSET
+    limit: None | str | Unset = UNSET
     type_: str | Unset = "about:blank"
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -65,6 +67,12 @@ class Problem:
         else:
             instance = self.instance
 
+        limit: None | str | Unset
+        if isinstance(self.limit, Unset):
+            limit = UNSET
+        else:
+            limit = self.limit
+
         type_ = self.type_
 
         field_dict: dict[str, Any] = {}
@@ -81,6 +89,8 @@ class Problem:
             field_dict["errors"] = errors
         if instance is not UNSET:
             field_dict["instance"] = instance
+        if limit is not UNSET:
+            field_dict["limit"] = limit
         if type_ is not UNSET:
             field_dict["type"] = type_
 
@@ -135,6 +145,15 @@ class Problem:
 
         instance = _parse_instance(d.pop("instance", UNSET))
 
+        def _parse_limit(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        limit = _parse_limit(d.pop("limit", UNSET))
+
         type_ = d.pop("type", UNSET)
 
         problem = cls(
@@ -143,6 +162,7 @@ class Problem:
             detail=detail,
             errors=errors,
             instance=instance,
+            limit=limit,
             type_=type_,
         )
 

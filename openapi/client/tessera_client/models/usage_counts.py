@@ -16,6 +16,7 @@ class UsageCounts:
     Attributes:
         cache_hits (int): Segments answered from the extraction cache.
         calls (int): Model calls, repairs included.
+        ingest_bytes (int): Bytes of ingest bodies accepted (counted against TESSERA_TENANT_INGEST_BYTES_PER_DAY).
         input_tokens (int):
         jobs (int): Job runs that finished (done or failed).
         output_tokens (int):
@@ -23,6 +24,7 @@ class UsageCounts:
 
     cache_hits: int
     calls: int
+    ingest_bytes: int
     input_tokens: int
     jobs: int
     output_tokens: int
@@ -32,6 +34,8 @@ class UsageCounts:
         cache_hits = self.cache_hits
 
         calls = self.calls
+
+        ingest_bytes = self.ingest_bytes
 
         input_tokens = self.input_tokens
 
@@ -45,6 +49,7 @@ class UsageCounts:
             {
                 "cache_hits": cache_hits,
                 "calls": calls,
+                "ingest_bytes": ingest_bytes,
                 "input_tokens": input_tokens,
                 "jobs": jobs,
                 "output_tokens": output_tokens,
@@ -60,6 +65,8 @@ class UsageCounts:
 
         calls = d.pop("calls")
 
+        ingest_bytes = d.pop("ingest_bytes")
+
         input_tokens = d.pop("input_tokens")
 
         jobs = d.pop("jobs")
@@ -69,6 +76,7 @@ class UsageCounts:
         usage_counts = cls(
             cache_hits=cache_hits,
             calls=calls,
+            ingest_bytes=ingest_bytes,
             input_tokens=input_tokens,
             jobs=jobs,
             output_tokens=output_tokens,

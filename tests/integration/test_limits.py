@@ -1,0 +1,75 @@
+"""Per-tenant limits answer problem+json that names the limit; other tenants are untouched."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from tests.conftest import make_tenant
+
+pytestmark = pytest.mark.integration
+
+PER_SECOND = 5
+
+
+@pytest.fixture
+async def limited(settings) -> AsyncIterator[httpx.AsyncClient]:  # type: ignore[no-untyped-def]
+    """A client on an app with small limits: a few requests a second, three turns a user."""
+    from app.main import create_app
+
+    small = settings.model_copy(
+        update={"tenant_requests_per_second": PER_SECOND, "user_max_turns": 3}
+    )
+    application = create_app(small)
+    async with application.router.lifespan_context(application):
+        transport = httpx.ASGITransport(app=application)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t.test") as client:
+            yield client
+
+
+async def _burst(client: httpx.AsyncClient, headers: dict[str, str], n: int) -> list:
+    return list(
+        await asyncio.gather(*(client.get("/users/u/passport", headers=headers) for _ in range(n)))
+    )
+
+
+async def test_a_tenant_past_its_requests_per_second_gets_429_and_others_do_not(limited):  # type: ignore[no-untyped-def]
+    loud, calm = await make_tenant(limited, "loud"), await make_tenant(limited, "calm")
+    await asyncio.sleep(1.0 - time.time() % 1.0)  # the start of a fresh one-second window
+    answers = await _burst(limited, loud.headers, 4 * PER_SECOND)
+    refused = [a for a in answers if a.status_code == 429]
+    # At most two windows' worth got through (a burst may straddle a second's edge).
+    assert len(answers) - len(refused) <= 2 * PER_SECOND and refused
+    problem = refused[0].json()
+    assert refused[0].headers["content-type"] == "application/problem+json"
+    assert problem["limit"] == "tenant_requests_per_second"
+    assert int(refused[0].headers["retry-after"]) >= 1
+    # The other tenant's requests are counted on their own.
+    calm_answers = await _burst(limited, calm.headers, 2)
+    assert [a.status_code for a in calm_answers] == [404, 404]  # no such user, but served
+    # A request with a body is refused before it is read, the same way.
+    posts = await asyncio.gather(
+        *(
+            limited.post("/users/u/facts", headers=loud.headers, json={"facts": {"a": "b"}})
+            for _ in range(4 * PER_SECOND)
+        )
+    )
+    assert any(p.status_code == 429 for p in posts)
+
+
+async def test_turns_past_the_users_limit_are_refused_with_413(limited):  # type: ignore[no-untyped-def]
+    tenant = await make_tenant(limited, "full")
+    turns = [{"speaker": "Ana", "text": f"line {n}", "id": f"t{n}"} for n in range(3)]
+    first = await limited.post("/users/ana/ingest", headers=tenant.headers, json={"turns": turns})
+    assert first.status_code == 202, first.text
+    await asyncio.sleep(1.1)  # out of the request window
+    more = [{"speaker": "Ana", "text": "one more", "id": "t9"}]
+    refused = await limited.post("/users/ana/ingest", headers=tenant.headers, json={"turns": more})
+    assert refused.status_code == 413, refused.text
+    assert refused.json()["limit"] == "user_max_turns"
+    other = await limited.post("/users/bo/ingest", headers=tenant.headers, json={"turns": more})
+    assert other.status_code == 202  # the limit is per user
