@@ -5,17 +5,26 @@ are pure Python: run on the event loop, one long turn would stall arq's heartbea
 and every other job of the process. They run in a pool of processes instead. Each call is given
 ``seconds``: past them the process interrupts the call (a timer signal, which Python's regex
 engine also heeds) and the caller gets ``TimeLimitExceeded``. A process that still does not
-answer (stuck where no signal reaches) is killed with its pool, and the pool is started again.
+answer (stuck where no signal reaches) is left behind with its pool, a new pool takes the next
+calls, and the kernel ends the stuck process at its CPU limit (``RLIMIT_CPU``, set per call), so
+nothing waits on it and nothing runs on forever.
+
+``concurrent.futures.ProcessPoolExecutor`` rather than ``multiprocessing.Pool``: a process that
+dies fails the calls it held (``BrokenProcessPool``) instead of leaving them waiting, and shutting
+it down never blocks on a process that does not answer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import multiprocessing
+import resource
 import signal
 from collections.abc import Callable
-from multiprocessing.pool import Pool
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from app.domain.extraction import Extraction, ExtractionInput
@@ -23,7 +32,7 @@ from app.domain.extraction import Extraction, ExtractionInput
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-# How long past its limit a call may go before its process is taken to be stuck and killed.
+# How long past its limit a call may go before its process is taken to be stuck and left behind.
 GRACE_SECONDS = 5.0
 
 
@@ -42,22 +51,43 @@ class PoolRestarted(Exception):
     """The pool was started again while this call waited: it never ran to its end."""
 
 
+class _Interrupted(BaseException):
+    """Raised in the pool process by the timer; a BaseException, so no rule swallows it."""
+
+
 def _stop(signum: int, frame: object) -> None:
     raise _Interrupted
 
 
-class _Interrupted(BaseException):
-    """Raised in the worker process by the timer; a BaseException, so no rule swallows it."""
+def _start_process() -> None:
+    """In each new pool process: no core file when the kernel ends a stuck call."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def _limited(seconds: float, function: Callable[..., T], args: tuple[Any, ...]) -> T:
+def _limited(seconds: float, grace: float, function: Callable[..., T], args: tuple[Any, ...]) -> T:
     """Run ``function(*args)`` in this (pool) process, interrupted after ``seconds``."""
-    signal.signal(signal.SIGALRM, _stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        return function(*args)
+        return _timed(seconds, grace, function, args)
     except _Interrupted:
+        # Caught here, outside the timed frame: the one-shot timer may fire as late as the
+        # moment it is being cleared, and the call still ends as a time limit.
         raise TimeLimitExceeded(seconds) from None
+
+
+def _timed(seconds: float, grace: float, function: Callable[..., T], args: tuple[Any, ...]) -> T:
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    spent = used.ru_utime + used.ru_stime
+    # The kernel's last word: past this much more CPU time the process gets SIGXCPU and ends,
+    # even inside code that never lets the timer's handler run.
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = math.ceil(spent + seconds + grace)
+    resource.setrlimit(
+        resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard)
+    )
+    signal.signal(signal.SIGALRM, _stop)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        return function(*args)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
@@ -65,65 +95,58 @@ def _limited(seconds: float, function: Callable[..., T], args: tuple[Any, ...]) 
 class CpuPool:
     """A pool of ``processes`` processes that run pure functions, each call within ``seconds``."""
 
-    def __init__(self, processes: int, seconds: float) -> None:
+    def __init__(self, processes: int, seconds: float, grace: float = GRACE_SECONDS) -> None:
         self.processes = max(1, processes)
         self.seconds = seconds
+        self.grace = grace
         # forkserver: a fresh process forks the workers, so none inherits this one's threads,
         # connections or event loop.
         self._context = multiprocessing.get_context("forkserver")
-        self._pool: Pool = self._start()
-        self._waiting: set[asyncio.Future[Any]] = set()
+        self._executor = self._start()
 
-    def _start(self) -> Pool:
-        return self._context.Pool(self.processes)
+    def _start(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            self.processes, mp_context=self._context, initializer=_start_process
+        )
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in a pool process; TimeLimitExceeded past the limit."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
-
-        def done(value: T) -> None:
-            loop.call_soon_threadsafe(_settle, future, value, None)
-
-        def failed(error: BaseException) -> None:
-            loop.call_soon_threadsafe(_settle, future, None, error)
-
-        self._waiting.add(future)
+        executor = self._executor
         try:
-            self._pool.apply_async(
-                _limited, (self.seconds, function, args), callback=done, error_callback=failed
+            call = loop.run_in_executor(
+                executor, _limited, self.seconds, self.grace, function, args
             )
-            return await asyncio.wait_for(asyncio.shield(future), self.seconds + GRACE_SECONDS)
+            return await asyncio.wait_for(call, self.seconds + self.grace)
         except TimeoutError:
-            log.warning(
-                "a pool process did not stop after %.0f s: the pool is restarted", self.seconds
-            )
-            self.restart()
+            log.warning("a pool process did not stop after %.0f s: a new pool", self.seconds)
+            self._replace(executor)
             raise TimeLimitExceeded(self.seconds) from None
-        finally:
-            self._waiting.discard(future)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this call was cancelled by its caller
+            # The pool was replaced before this call ran, and its queue cancelled.
+            raise PoolRestarted("the pool was replaced before this call ran") from None
+        except BrokenProcessPool:
+            # A process of this pool died (killed, or ended at its CPU limit): every call it
+            # held fails, and the next ones go to a new pool.
+            self._replace(executor)
+            raise PoolRestarted("a process of the pool ended") from None
 
     def restart(self) -> None:
-        """Kill the pool's processes and start new ones; calls waiting on them fail."""
-        old, self._pool = self._pool, self._start()
-        old.terminate()
-        for future in list(self._waiting):
-            if not future.done():
-                future.set_exception(PoolRestarted("the pool was restarted"))
+        """Leave the current processes behind and start new ones; calls waiting on them fail."""
+        self._replace(self._executor)
+
+    def _replace(self, executor: ProcessPoolExecutor) -> None:
+        if self._executor is not executor:
+            return  # another call already replaced it
+        self._executor = self._start()
+        executor.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         """Stop the processes (at shutdown): whatever runs is abandoned."""
-        self._pool.terminate()
-        self._pool.join()
-
-
-def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
-    if future.done():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(value)
+        self._executor.shutdown(wait=False, cancel_futures=True)
 
 
 def _extract(request: ExtractionInput) -> Extraction:

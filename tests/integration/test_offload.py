@@ -41,6 +41,43 @@ async def test_a_call_past_its_limit_is_stopped_and_the_pool_goes_on() -> None:
         pool.close()
 
 
+def deaf_spin(pid_file: str) -> None:
+    """Spins with the timer's signal blocked: stands for C code that no signal reaches."""
+    import os
+    import signal
+
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    with open(pid_file, "w") as f:
+        f.write(str(os.getpid()))
+    while True:
+        pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+async def test_a_process_no_signal_reaches_is_left_behind_and_ended_by_the_kernel(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pool = CpuPool(1, seconds=0.3, grace=1.0)
+    pid_file = tmp_path / "pid"
+    try:
+        with pytest.raises(TimeLimitExceeded):
+            await pool.run(deaf_spin, str(pid_file))
+        assert await pool.run(catastrophic, 5) is False  # a new process answers at once
+        stuck = int(pid_file.read_text())
+        for _ in range(150):  # up to 30 s for the kernel to see its CPU time spent
+            if not _alive(stuck):
+                break
+            await asyncio.sleep(0.2)
+        assert not _alive(stuck)  # its CPU limit ended it: nothing spins on
+    finally:
+        pool.close()
+
+
 async def test_the_event_loop_keeps_running_while_the_pool_works() -> None:
     pool = CpuPool(1, seconds=10)
     ticks = 0
