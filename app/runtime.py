@@ -59,10 +59,14 @@ class Runtime:
 
 
 def _database(
-    settings: Settings, enqueue: Enqueue, pool_size: int, max_overflow: int | None = None
+    settings: Settings,
+    enqueue: Enqueue,
+    pool_size: int,
+    max_overflow: int | None = None,
+    name: str = "tessera",
 ) -> Runtime:
     url = settings.require_database_url()
-    engine = create_engine(url, pool_size=pool_size, max_overflow=max_overflow)
+    engine = create_engine(url, pool_size=pool_size, max_overflow=max_overflow, name=name)
     return Runtime(
         settings=settings,
         engine=engine,
@@ -82,7 +86,9 @@ async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     # closed as soon as it is given back, so under steady concurrency above the pool every read
     # would open (and Postgres fork) a connection of its own.
     enqueue = enqueuer(redis, settings.queue_name)
-    runtime = _database(settings, enqueue, settings.db_pool_size, max_overflow=0)
+    runtime = _database(
+        settings, enqueue, settings.db_pool_size, max_overflow=0, name="tessera-api"
+    )
     runtime.redis = redis
     runtime.rate = RequestRate(redis, settings.tenant_requests_per_second)
     # ?wait wakes when a worker commits the job's end, instead of polling for it; and the
@@ -108,7 +114,7 @@ async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
 @asynccontextmanager
 async def admin_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     """The CLI's runtime for admin commands: the database only (two connections)."""
-    runtime = _database(settings, _no_enqueue, 2)
+    runtime = _database(settings, _no_enqueue, 2, name="tessera-cli")
     try:
         yield runtime
     finally:
@@ -127,7 +133,7 @@ async def open_worker_runtime(
     ``llm_http_client`` (a fake provider) and ``budget_clock`` are seams for tests.
     """
     enqueue = enqueuer(redis, settings.queue_name)
-    runtime = _database(settings, enqueue, settings.worker_max_jobs)
+    runtime = _database(settings, enqueue, settings.worker_max_jobs, name="tessera-worker")
     runtime.redis = redis
     # Jobs are not enqueued from a worker's units of work: the sweeper enqueues after commit.
     runtime.uows = uow_factory(session_factory(runtime.engine))

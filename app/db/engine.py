@@ -47,12 +47,19 @@ def sync_url(url: str) -> str:
 Engine = AsyncEngine
 
 
-def create_engine(url: str, *, pool_size: int = 10, max_overflow: int | None = None) -> AsyncEngine:
-    """An asyncpg engine (overflow: ``pool_size`` more unless given); JSON by orjson."""
+def create_engine(
+    url: str, *, pool_size: int = 10, max_overflow: int | None = None, name: str = "tessera"
+) -> AsyncEngine:
+    """An asyncpg engine (overflow: ``pool_size`` more unless given); JSON by orjson.
+
+    ``name`` is the connections' application_name: ``pg_stat_activity`` tells which process
+    (API, worker, command line) holds which connection.
+    """
     import orjson
 
     return create_async_engine(
         async_url(url),
+        connect_args={"server_settings": {"application_name": name}},
         pool_size=pool_size,
         max_overflow=pool_size if max_overflow is None else max_overflow,
         # No pre-ping: it costs a round trip on every checkout, the bulk of a warm read's

@@ -1,4 +1,5 @@
-"""Reliability with real worker processes: concurrency, SIGKILL mid-job, Redis emptied."""
+"""Reliability with real worker processes: concurrency, and faults while a job runs (SIGKILL,
+SIGTERM, Postgres connections cut, Redis emptied and its connections cut)."""
 
 from __future__ import annotations
 
@@ -140,24 +141,48 @@ def _job_status(database_url: str, job_id: str) -> tuple[str, int]:
     return row[0], row[1]
 
 
-async def test_worker_killed_mid_job_is_finished_once_by_another(
-    rel_client, start_worker, settings
-):
-    t = await make_tenant(rel_client, "killed")
+async def _long_job(client: httpx.AsyncClient, headers: dict[str, str]) -> tuple[str, int]:
+    """Accept a job of over a hundred segments (long enough to interrupt); its id and segments."""
     turns = session_turns(9_000, 1)
     for n, turn in enumerate(turns):
         turn["ts"] = f"2023-03-{1 + (n // 600) % 28:02d}T{(n // 60) % 24:02d}:{n % 60:02d}:00Z"
         turn["id"] = f"k{n}"
-    resp = await rel_client.post("/users/victim/ingest", json={"turns": turns}, headers=t.headers)
+    resp = await client.post("/users/victim/ingest", json={"turns": turns}, headers=headers)
     assert resp.status_code == 202, resp.text
-    job_id = resp.json()["job_id"]
     total = resp.json()["plan"]["segments"]
     assert total > 100
-    first = start_worker()
+    return resp.json()["job_id"], total
+
+
+async def _until_running(database_url: str, job_id: str) -> None:
     deadline = time.monotonic() + 60
-    while _job_status(settings.database_url, job_id)[0] != "running":
+    while _job_status(database_url, job_id)[0] != "running":
         assert time.monotonic() < deadline, "the job never started"
         await asyncio.sleep(0.02)
+
+
+async def _finished_once(
+    client: httpx.AsyncClient, headers: dict[str, str], job_id: str, total: int
+) -> dict:
+    """The job ends done, each segment merged once, in one version: as if never interrupted."""
+    (job,) = await wait_jobs(client, headers, [job_id], 180)
+    assert job["status"] == "done", job
+    passport = (await client.get("/users/victim/passport", headers=headers)).json()
+    assert len(passport["sources"]) == total
+    assert len({s["id"] for s in passport["sources"]}) == total  # each segment merged once
+    assert len(passport["turns"]) == 9_000  # every word kept
+    versions = (await client.get("/users/victim/versions", headers=headers)).json()["items"]
+    assert [v["version"] for v in versions] == [1, 0]
+    return job
+
+
+async def test_worker_killed_mid_job_is_finished_once_by_another(
+    rel_client, start_worker, settings
+):
+    t = await make_tenant(rel_client, "killed")
+    job_id, total = await _long_job(rel_client, t.headers)
+    first = start_worker()
+    await _until_running(settings.database_url, job_id)
     # Kill as soon as it is claimed: extracting ~150 segments takes far longer than this poll.
     first.send_signal(signal.SIGKILL)
     first.wait()
@@ -165,14 +190,52 @@ async def test_worker_killed_mid_job_is_finished_once_by_another(
     status, _ = _job_status(settings.database_url, job_id)
     assert status == "running", "the job finished before the kill; make it bigger"
     start_worker()
-    (job,) = await wait_jobs(rel_client, t.headers, [job_id], 120)
-    assert job["status"] == "done", job
+    job = await _finished_once(rel_client, t.headers, job_id, total)
     assert job["attempts"] == 2
-    passport = (await rel_client.get("/users/victim/passport", headers=t.headers)).json()
-    assert len(passport["sources"]) == total
-    assert len({s["id"] for s in passport["sources"]}) == total  # each segment merged once
-    versions = (await rel_client.get("/users/victim/versions", headers=t.headers)).json()["items"]
-    assert [v["version"] for v in versions] == [1, 0]
+
+
+async def test_a_worker_stopped_mid_job_leaves_it_to_be_finished_once(
+    rel_client, start_worker, settings
+):
+    t = await make_tenant(rel_client, "stopped")
+    job_id, total = await _long_job(rel_client, t.headers)
+    first = start_worker()
+    await _until_running(settings.database_url, job_id)
+    first.send_signal(signal.SIGTERM)  # what a deploy does: finish or give back, then exit
+    first.wait(timeout=60)
+    start_worker()
+    await _finished_once(rel_client, t.headers, job_id, total)
+
+
+async def test_postgres_connections_dropped_mid_job_the_job_still_finishes_once(
+    rel_client, start_worker, settings
+):
+    t = await make_tenant(rel_client, "pg-restart")
+    job_id, total = await _long_job(rel_client, t.headers)
+    start_worker()
+    await _until_running(settings.database_url, job_id)
+    # A restart as the worker sees it: every connection it holds is cut at once.
+    with psycopg.connect(_libpq(settings.database_url), autocommit=True) as conn:
+        cut = conn.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE application_name = 'tessera-worker' AND pid <> pg_backend_pid()"
+        ).fetchone()
+    assert cut is not None and cut[0] > 0
+    await _finished_once(rel_client, t.headers, job_id, total)
+
+
+async def test_redis_gone_mid_job_the_job_still_finishes_once(
+    rel_client, start_worker, rel_settings, settings
+):
+    t = await make_tenant(rel_client, "redis-gone")
+    job_id, total = await _long_job(rel_client, t.headers)
+    start_worker()
+    await _until_running(settings.database_url, job_id)
+    # Redis restarted empty under the worker: its queue, its in-progress keys and connections.
+    server = redis.Redis.from_url(rel_settings.redis_url)
+    server.flushall()
+    server.client_kill_filter(_type="normal", skipme=True)
+    await _finished_once(rel_client, t.headers, job_id, total)
 
 
 async def test_jobs_survive_redis_flushall(rel_client, start_worker, rel_settings):
