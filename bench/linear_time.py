@@ -35,6 +35,7 @@ from app.domain.extraction import ExtractionInput
 from app.domain.extraction.rules import extract_rules
 from app.domain.ingest import IngestLimits, IngestPayload, Turn, prepare
 from app.domain.ingest.segmentation import make_segment
+from app.domain.prose import prose_of
 from app.domain.text import tokenize
 
 ANCHOR = datetime(2024, 5, 8, 13, 56, tzinfo=UTC)
@@ -57,6 +58,9 @@ INPUTS: dict[str, str] = {
     "values": "v1.2.3 ORD-1234 ",
     "hex": "deadbeef",
     "chat": "I moved to Kwekwe last week for a new job at Zimplats! ",
+    "code fences": "```\nx = 1;\n",
+    "backticks": "`a` b `",
+    "markdown": "## Title\n- **Label**: text at https://example.com/a/b `code` ",
 }
 
 
@@ -75,6 +79,7 @@ STAGES: dict[str, Callable[[str], object]] = {
     "rules": lambda text: extract_rules(_segment_of(text)),
     "tokenize": tokenize,
     "passages": passages,
+    "prose": prose_of,
 }
 
 

@@ -50,7 +50,12 @@ class PassportError(ValueError):
 # with a space, without control characters or slashes (a path could not hold it), and not
 # starting with a dot ("." and ".." are resolved away by clients before a request is sent).
 USER_KEY_MAX_CHARS = 256
-USER_KEY_PATTERN = r"^[^.\s\x00-\x1f\x7f/\\]([^\x00-\x1f\x7f/\\]*[^\s\x00-\x1f\x7f/\\])?$"
+# C1 controls (\x7f-\x9f, NEL among them) and the byte-order mark are named outright: regex
+# engines disagree on whether ``\s`` holds them, and the spec's readers must agree with ours.
+USER_KEY_PATTERN = (
+    r"^[^.\s\x00-\x1f\x7f-\x9f\ufeff/\\]"
+    r"([^\x00-\x1f\x7f-\x9f/\\]*[^\s\x00-\x1f\x7f-\x9f\ufeff/\\])?$"
+)
 USER_KEY_RULE = (
     "1-256 characters; no control characters, slash or backslash; no space at either end; "
     "not starting with a dot. Keys are compared in Unicode NFC: composed and decomposed "
@@ -158,6 +163,8 @@ class TurnEntry(_Item):
 
     id: str = Field(min_length=1, max_length=200)
     speaker: str = ""
+    # user, assistant, system or tool: given by the client, or read from a role-word speaker.
+    role: str | None = None
     text: str
     ts: str | None = None
     session: str | None = None

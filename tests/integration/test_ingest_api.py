@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -283,3 +284,40 @@ async def test_a_rule_that_raises_costs_only_its_sentence(client, tenant, app, m
     assert [t["id"] for t in doc["turns"]] == ["a1", "b1"]
     # Every other rule still gave what it gives for that sentence and the others.
     assert {f["key"]: f["value"] for f in doc["facts"]}.get("location") == "Porto"
+
+
+async def test_an_openai_style_message_list_is_ingested_as_it_is(client, tenant, worker):
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant. I live in Oslo."},
+        {"role": "user", "content": "I moved to Porto last week for a new job.", "id": "u1"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "## Moving Checklist\n- **Register Address**: soon."},
+                {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+            ],
+            "tool_calls": None,
+            "refusal": None,
+            "id": "a1",
+        },
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]},
+        {"role": "tool", "content": '{"city": "Lisbon"}', "tool_call_id": "c1", "id": "t1"},
+        {"role": "user", "name": "Ana", "content": "My favorite food is bacalhau.", "id": "u2"},
+    ]
+    resp = await client.post(
+        "/users/agent/ingest?wait=20", json={"turns": messages}, headers=tenant.headers
+    )
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["status"] == "done"
+    doc = (await client.get("/users/agent/passport", headers=tenant.headers)).json()
+    turns = {t["id"]: t for t in doc["turns"] if not t["id"].startswith("t_")}
+    assert turns["u1"]["role"] == "user" and turns["u2"]["speaker"] == "Ana"
+    assert turns["a1"]["role"] == "assistant"
+    assert turns["a1"]["text"].startswith("## Moving Checklist")  # kept verbatim
+    assert turns["t1"]["role"] == "tool"
+    # Beliefs come from the user's words only: none from the system prompt, the assistant's
+    # headings and list labels, or the tool's output.
+    said = json.dumps({k: doc[k] for k in ("facts", "prefs", "entities")})
+    assert "Porto" in said or "bacalhau" in said
+    for never in ("Oslo", "Lisbon", "Moving Checklist", "Register Address"):
+        assert never not in said, never

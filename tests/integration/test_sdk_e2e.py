@@ -277,7 +277,7 @@ def test_cli_errors_print_the_problem_detail(cli, live, tmp_path, capsys):
     misspelt = tmp_path / "chat.json"
     misspelt.write_text('{"turns": [{"speakr": "Mel", "text": "hi"}]}')
     code, _, err = tessera(capsys, "ingest", str(misspelt), "--user", "u1", *cli)
-    assert code == 2 and "turns.0.speaker" in err
+    assert code == 2 and "turns.0.speakr: Extra inputs are not permitted" in err
 
     code, _, err = tessera(capsys, "ingest", str(tmp_path / "missing.txt"), "--user", "u1", *cli)
     assert code == 2 and "cannot read" in err

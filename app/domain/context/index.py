@@ -29,6 +29,7 @@ from app.domain.context.columns import StrColumn, StrRuns
 from app.domain.context.passages import annotated, passages
 from app.domain.context.records import RecordKind, TurnRecord, records_of, said_digest
 from app.domain.dates import SaidDate, stamp_day, stamp_epoch
+from app.domain.ingest.turns import MACHINE_ROLES, role_of
 from app.domain.memory.log import split
 from app.domain.passport import Passport
 from app.domain.text import tokenize
@@ -112,6 +113,9 @@ class EvidenceIndex:
         self._speakers: dict[str, int] = {}
         self._speaker_names: list[str] = []
         self._speaker_tokens: list[frozenset[str]] = []
+        # Per speaker: whether it is an assistant, a system prompt or a tool (its role says so).
+        self._speaker_machine: list[bool] = []
+        self._machines = 0
         # term -> (its passages, their term frequencies, its saturated weight in each)
         self._postings: dict[str, tuple[bytearray, bytearray, bytearray]] = {}
         self._weighed_at: dict[str, int] = {}  # term -> the sample its weights were computed at
@@ -258,6 +262,11 @@ class EvidenceIndex:
             code = self._speakers[record.speaker] = len(self._speaker_tokens)
             self._speaker_tokens.append(frozenset(speaker_tokens))
             self._speaker_names.append(record.speaker)
+            self._speaker_machine.append(False)
+        machine = is_turn and role_of(record.speaker, record.role) in MACHINE_ROLES
+        if machine and not self._speaker_machine[code]:
+            self._speaker_machine[code] = True
+            self._machines += 1
         self.speaker_codes.append(code)
         named = self._sessions.get(record.session)
         if named is None:
@@ -389,6 +398,13 @@ class EvidenceIndex:
             for code, toks in enumerate(self._speaker_tokens)
             if toks and all(t in held or any(_one_edit(t, h) for h in held) for t in toks)
         }
+
+    def machine_passages(self) -> npt.NDArray[np.bool_] | None:
+        """Per passage: whether an assistant, system or tool said it; None when none did."""
+        if not self._machines:
+            return None
+        machine = np.array(self._speaker_machine, dtype=np.bool_)
+        return machine[self._column(self._speaker_of, np.int64)]
 
     def speaker_mask(self, codes: set[int]) -> npt.NDArray[np.bool_]:
         """Which passages those speakers said."""

@@ -23,6 +23,11 @@ RUN_SHARE = 0.1
 CANDIDATES = 1000
 
 
+# In a log of a person talking with an assistant, an assistant's (system's, tool's) passage
+# weighs this much of its BM25: the person's own words are where what is true of them is said,
+# and an assistant's long answers would otherwise fill the budget with their repeats.
+MACHINE_WEIGHT = 0.6
+
 # Below this many characters of room no further line is worth trying.
 MIN_LINE = 24
 
@@ -53,6 +58,9 @@ def rank(
     a log of any length is then ranked at the cost of its matches, not of its length.
     """
     scores = index.scores(tokens) if tokens else np.zeros(index.n_passages, dtype=np.float32)
+    machine = index.machine_passages()
+    if machine is not None:
+        scores[machine] *= MACHINE_WEIGHT
     if allowed is not None:
         scores = np.where(allowed[index.passage_turns()], scores, 0.0)
     hits = np.flatnonzero(scores > 0)

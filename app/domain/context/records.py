@@ -31,6 +31,7 @@ class TurnRecord:
     # The client ids of the turns it came from: a turn's own id; an observation's turns.
     sources: tuple[str, ...] = ()
     source: str | None = None  # the passport source (segment) it came from
+    role: str | None = None  # a turn's role (user, assistant, system, tool), when known
 
     @property
     def turn_ids(self) -> tuple[str, ...]:
@@ -72,6 +73,7 @@ def record_of(
             dates=dates,
             position=row_id,
             source=_text_or_none(item.get("source")),
+            role=_text_or_none(item.get("role")),
         )
     if kind not in ("observation", "episode"):
         return None

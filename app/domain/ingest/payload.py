@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
 from pydantic import (
@@ -25,7 +25,7 @@ from pydantic import (
 )
 
 from app.domain.dates import month_number
-from app.domain.ingest.turns import Turn, TurnKind
+from app.domain.ingest.turns import Turn, TurnKind, role_of
 
 MIN_YEAR = 1900
 MAX_YEAR = 2200
@@ -68,14 +68,96 @@ class _In(BaseModel):
     model_config = ConfigDict(extra="forbid", regex_engine="python-re")
 
 
-class TurnIn(_In):
-    """One chat turn."""
+Role = Literal["user", "assistant", "system", "developer", "tool", "function"]
 
-    speaker: str = Field(min_length=1, max_length=200, pattern=VISIBLE, description="Who said it.")
-    text: str = Field(description="What was said. Empty turns are skipped.")
+
+class ContentPart(BaseModel):
+    """A part of an OpenAI-style message content; only text parts hold words to keep."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(max_length=100)
+    text: str | None = None
+
+
+class TurnIn(_In):
+    """One chat turn: ``speaker`` and ``text``, or an OpenAI-style message (``role``, ``content``).
+
+    A message is taken as an agent has it: ``name`` (or else ``role``) is the speaker, a list of
+    content parts is read for its text parts, and the tool-call fields are accepted and ignored.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        regex_engine="python-re",
+        json_schema_extra={
+            # Declared as the validator below enforces it: someone said it, in text or content.
+            "anyOf": [
+                {"required": [field], "properties": {field: {"type": "string"}}}
+                for field in ("speaker", "role", "name")
+            ],
+            "not": {
+                "required": ["text", "content"],
+                "properties": {"text": {"type": "string"}, "content": {"type": ["string", "array"]}},
+            },
+        },
+    )
+
+    speaker: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        pattern=VISIBLE,
+        description="Who said it (a person's name, or a role word). Required unless role is given.",
+    )
+    role: Role | None = Field(
+        default=None,
+        description=(
+            "The message's role: 'user' (the person the memory is about), 'assistant', "
+            "'system'/'developer', 'tool'/'function'. Beliefs come from what the user says; an "
+            "assistant's, system's or tool's message is kept and searched, never believed."
+        ),
+    )
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        pattern=VISIBLE,
+        description="OpenAI-style author name; the speaker when speaker is not given.",
+    )
+    text: str | None = Field(default=None, description="What was said. Empty turns are skipped.")
+    content: str | list[ContentPart] | None = Field(
+        default=None,
+        description="OpenAI-style content (a string or a list of parts), instead of text.",
+    )
     ts: Timestamp | None = None
     id: ClientId | None = None
     session: SessionId | None = None
+    tool_calls: Any = Field(default=None, description="Accepted and ignored.")
+    tool_call_id: Any = Field(default=None, description="Accepted and ignored.")
+    function_call: Any = Field(default=None, description="Accepted and ignored.")
+    refusal: Any = Field(default=None, description="Accepted and ignored.")
+    audio: Any = Field(default=None, description="Accepted and ignored.")
+
+    @model_validator(mode="after")
+    def _someone(self) -> TurnIn:
+        if self.speaker is None and self.role is None and self.name is None:
+            raise ValueError("a turn needs a speaker (or an OpenAI-style role)")
+        if self.text is not None and self.content is not None:
+            raise ValueError("give text or content, not both")
+        return self
+
+    def said(self) -> str:
+        """The words of the turn: its text, or its content's text parts joined by newlines."""
+        if self.text is not None:
+            return self.text
+        if isinstance(self.content, list):
+            return "\n".join(p.text for p in self.content if p.type == "text" and p.text)
+        return self.content or ""
+
+    def who(self) -> str:
+        """The speaker: given, else the author name, else the role."""
+        return self.speaker or self.name or self.role or ""
 
 
 class RowIn(_In):
@@ -109,7 +191,8 @@ def _item_tag(value: Any) -> str:
     if isinstance(value, dict):
         if "table" in value:
             return "row"
-        return "turn" if value.get("speaker") is not None else "text"
+        chat = ("speaker", "role", "content", "name")
+        return "turn" if any(value.get(key) is not None for key in chat) else "text"
     if isinstance(value, RowIn):
         return "row"
     return "turn" if isinstance(value, TurnIn) else "text"
@@ -370,7 +453,7 @@ def located(
     total = 0
     for where, item in _items(payload):
         kind: TurnKind
-        table = session = None
+        table = session = role = None
         if isinstance(item, RowIn):
             table = _label(f"{where}.table", item.table)
             try:
@@ -379,8 +462,9 @@ def located(
                 raise InputError(f"{where}.row: a value is not JSON: {exc}") from None
             kind, speaker = "row", table
         elif isinstance(item, TurnIn):
-            raw, kind, session = item.text, "chat", item.session
-            speaker = _label(f"{where}.speaker", item.speaker)
+            raw, kind, session = item.said(), "chat", item.session
+            speaker = _label(f"{where}.speaker", item.who())
+            role = role_of(speaker, item.role)
         else:
             raw, kind = item.text, "text"
             speaker = _label(f"{where}.speaker", item.speaker or DEFAULT_TEXT_SPEAKER)
@@ -402,7 +486,14 @@ def located(
         if not text:
             continue
         turn = Turn(
-            speaker=speaker, text=text, kind=kind, ts=ts, id=item.id, session=session, table=table
+            speaker=speaker,
+            text=text,
+            kind=kind,
+            ts=ts,
+            id=item.id,
+            session=session,
+            table=table,
+            role=role,
         )
         turns.append((where, turn))
     return turns

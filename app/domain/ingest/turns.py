@@ -7,6 +7,33 @@ from datetime import datetime
 from typing import Literal
 
 TurnKind = Literal["chat", "text", "row"]
+# Who a turn is from, as far as memory goes: the person the memory is about, an assistant,
+# a system prompt or a tool's output. Only the user's words become beliefs about the user.
+TurnRole = Literal["user", "assistant", "system", "tool"]
+# Roles whose messages are never read for beliefs or dates about anyone.
+MACHINE_ROLES = frozenset({"assistant", "system", "tool"})
+
+# Roles as clients name them (OpenAI's, and speaker names that are role words).
+_ROLES: dict[str, TurnRole] = {
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "ai": "assistant",
+    "bot": "assistant",
+    "model": "assistant",
+    "system": "system",
+    "developer": "system",
+    "tool": "tool",
+    "function": "tool",
+}
+
+
+def role_of(speaker: str, role: str | None = None) -> TurnRole | None:
+    """A turn's role: the one given, else the speaker's name when it is a role word, else None
+    (a person talking, in a chat between people)."""
+    if role is not None:
+        return _ROLES.get(role.strip().lower())
+    return _ROLES.get(speaker.strip().lower())
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +47,7 @@ class Turn:
     id: str | None = None  # the client's own message id, kept for provenance
     session: str | None = None
     table: str | None = None  # for rows: the client's table name
+    role: TurnRole | None = None  # given by the client, or read from a role-word speaker
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from app.domain.extraction.extractor import Extraction
 from app.domain.ids import canonical_bytes, content_id, sha256_hex, time_in_id, time_key
 from app.domain.ingest.noise import prune_noise
 from app.domain.ingest.payload import IngestLimits, IngestPayload, located
-from app.domain.ingest.turns import Segment, Turn
+from app.domain.ingest.turns import MACHINE_ROLES, Segment, Turn, role_of
 from app.domain.passport import (
     Contradiction,
     Episode,
@@ -35,6 +35,7 @@ from app.domain.passport import (
     Source,
     TurnEntry,
 )
+from app.domain.prose import prose_of
 
 # Document section -> row kind. Sections listed in ROW_SECTIONS always live in the log.
 KIND_OF = {
@@ -286,9 +287,13 @@ def turn_item(
     }
     if turn.session is not None:
         item["session"] = turn.session
+    if turn.role is not None:
+        item["role"] = turn.role
     if turn.kind != "chat":
         item["kind"] = turn.kind
-    dates = turn_dates(turn.text, when) if resolve_dates else ()
+    # A person's prose names days; code, logs and an assistant's answers are not read for them.
+    machine = role_of(turn.speaker, turn.role) in MACHINE_ROLES
+    dates = turn_dates(prose_of(turn.text), when) if resolve_dates and not machine else ()
     if dates:
         item["dates"] = [d.to_dict() for d in dates]
     return item

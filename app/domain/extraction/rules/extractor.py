@@ -28,7 +28,6 @@ from app.domain.extraction.rules.loops import open_loop_family
 from app.domain.extraction.rules.names import alias_family, entity_family
 from app.domain.extraction.rules.people import turn_id_of
 from app.domain.extraction.rules.prefs import pref_family
-from app.domain.extraction.rules.values import value_family
 from app.domain.extraction.rules.view import PatternFamily, Sentence, View, build_view
 
 
@@ -100,6 +99,5 @@ FAMILIES: tuple[PatternFamily, ...] = (
     fact_family,
     pref_family,
     alias_family,
-    value_family,
     open_loop_family,
 )

@@ -27,8 +27,8 @@ import re
 
 from app.domain.dates import Resolved, anchor_day, format_day
 from app.domain.extraction.extractor import Extraction
-from app.domain.extraction.rules.guards import clause_start, is_asserted
-from app.domain.extraction.rules.people import display_name, provenance, sentence_ts
+from app.domain.extraction.rules.guards import clause_start, is_asserted, statement
+from app.domain.extraction.rules.people import display_name, is_person, provenance, sentence_ts
 from app.domain.extraction.rules.pronouns import (
     finish,
     other_speaker,
@@ -37,7 +37,6 @@ from app.domain.extraction.rules.pronouns import (
     third_person_verb,
     word_set,
 )
-from app.domain.extraction.rules.values import said_part
 from app.domain.extraction.rules.view import Sentence, View
 from app.domain.passport import OpenLoop
 from app.domain.words import I_ALONE, I_AM, STRETCHED, WE_ALONE
@@ -407,3 +406,10 @@ def _said(sentence: Sentence, dates: list[Resolved]) -> str:
     notes = [f"said {format_day(anchor_day(sentence.ts))}"]
     notes += [f"{r.expression} = {r.human}" for r in dates if r.relative]
     return f" ({'; '.join(notes)})"
+
+
+def said_part(view: View, sentence: Sentence) -> str | None:
+    """What a person states in a sentence (no question, no small talk), or None."""
+    if sentence.small_talk or not is_person(view, sentence.speaker):
+        return None
+    return statement(sentence.text)

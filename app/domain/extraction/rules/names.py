@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from app.domain.extraction.extractor import Extraction
 from app.domain.extraction.rules.people import add_entity, is_person
@@ -106,6 +107,13 @@ _TITLE_GOES_ON = re.compile(r"\s+(?:of|the|of\s+the|over\s+the|on\s+the)\s+[A-Z]
 _LIKE_SUFFIXES = ("-like", "-esque", "-style", "-ish")
 
 
+def _identifier(word: str) -> bool:
+    """A word that is an identifier: it holds a digit or an underscore, or is camelCased."""
+    if any(ch.isdigit() or ch == "_" for ch in word):
+        return True
+    return any(a.islower() and b.isupper() for a, b in pairwise(word))
+
+
 def _clean_phrase(words: list[str], text: str, span: tuple[int, int], at_start: bool) -> list[str]:
     start, end = span
     before = text[max(0, start - _NEAR_CHARS) : start].rstrip()
@@ -118,6 +126,8 @@ def _clean_phrase(words: list[str], text: str, span: tuple[int, int], at_start: 
         return []  # a heading or a list item: "Trim Regularly: ...", "Travel Insurance"
     if all(w.isupper() for w in words):
         return []  # shouting, or initials run together: "PAT DRY", "PB N J"
+    if any(_identifier(w) for w in words):
+        return []  # "Ticket JIRA-77", "UserProfile Component": identifiers, not names
     if _TITLE_GOES_ON.match(text, end) or any(w.lower().endswith(_LIKE_SUFFIXES) for w in words):
         return []  # part of a longer title ("Lost City of the Incas"), or "Death Star-like"
     for index, word in enumerate(words):

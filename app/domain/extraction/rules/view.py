@@ -12,7 +12,8 @@ from datetime import datetime
 from app.domain.dates import MONTHS, WEEKDAYS, Resolved, resolve_relative
 from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.ingest import segment_time
-from app.domain.ingest.turns import Segment
+from app.domain.ingest.turns import MACHINE_ROLES, Segment, role_of
+from app.domain.prose import prose_of
 from app.domain.words import CHAT_STOPWORDS
 
 # Speakers that are machines: they never state facts about themselves.
@@ -115,7 +116,10 @@ def build_view(request: ExtractionInput) -> View:
     for index, (who, turn) in enumerate(zip(speakers, segment.turns, strict=True)):
         said: list[str] = []
         offset = 0
-        for raw in _SENTENCE_SPLIT_RE.split(turn.text.replace("’", "'")):
+        # An assistant's, system's or tool's message is never the source of a belief, and code,
+        # logs and markup in anyone's message hold no claim: the rules read a person's prose.
+        prose = "" if role_of(turn.speaker, turn.role) in MACHINE_ROLES else prose_of(turn.text)
+        for raw in _SENTENCE_SPLIT_RE.split(prose.replace("’", "'")):
             for piece in _pieces(" ".join(raw.split())):
                 sentence = _make_sentence(who, piece, names, turn.ts or when, index)
                 if sentence is not None:

@@ -2,6 +2,7 @@
 
 from .accepted import Accepted
 from .belief import Belief
+from .content_part import ContentPart
 from .context_get_context_format import ContextGetContextFormat
 from .contradiction import Contradiction
 from .day_out import DayOut
@@ -42,6 +43,7 @@ from .tenant_out import TenantOut
 from .text_in import TextIn
 from .turn_entry import TurnEntry
 from .turn_in import TurnIn
+from .turn_in_role_type_0 import TurnInRoleType0
 from .usage import Usage
 from .usage_counts import UsageCounts
 from .usage_out import UsageOut
@@ -59,6 +61,7 @@ from .version_page import VersionPage
 __all__ = (
     "Accepted",
     "Belief",
+    "ContentPart",
     "ContextGetContextFormat",
     "Contradiction",
     "DayOut",
@@ -99,6 +102,7 @@ __all__ = (
     "TextIn",
     "TurnEntry",
     "TurnIn",
+    "TurnInRoleType0",
     "Usage",
     "UsageCounts",
     "UsageOut",

@@ -26,6 +26,7 @@ class TurnEntry:
             id (str):
             text (str):
             dates (list[SaidDate] | Unset):
+            role (None | str | Unset):
             session (None | str | Unset):
             source (None | str | Unset):
             speaker (str | Unset):  Default: ''.
@@ -35,6 +36,7 @@ class TurnEntry:
     id: str
     text: str
     dates: list[SaidDate] | Unset = UNSET
+    role: None | str | Unset = UNSET
     session: None | str | Unset = UNSET
     source: None | str | Unset = UNSET
     speaker: str | Unset = ""
@@ -52,6 +54,12 @@ class TurnEntry:
             for dates_item_data in self.dates:
                 dates_item = dates_item_data.to_dict()
                 dates.append(dates_item)
+
+        role: None | str | Unset
+        if isinstance(self.role, Unset):
+            role = UNSET
+        else:
+            role = self.role
 
         session: None | str | Unset
         if isinstance(self.session, Unset):
@@ -83,6 +91,8 @@ class TurnEntry:
         )
         if dates is not UNSET:
             field_dict["dates"] = dates
+        if role is not UNSET:
+            field_dict["role"] = role
         if session is not UNSET:
             field_dict["session"] = session
         if source is not UNSET:
@@ -111,6 +121,15 @@ class TurnEntry:
                 dates_item = SaidDate.from_dict(dates_item_data)
 
                 dates.append(dates_item)
+
+        def _parse_role(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        role = _parse_role(d.pop("role", UNSET))
 
         def _parse_session(data: object) -> None | str | Unset:
             if data is None:
@@ -145,6 +164,7 @@ class TurnEntry:
             id=id,
             text=text,
             dates=dates,
+            role=role,
             session=session,
             source=source,
             speaker=speaker,

@@ -1,0 +1,139 @@
+"""The prose of a message: what a person wrote in sentences, without code, logs or markup.
+
+Agents post messages that hold pasted code, logs, markdown headings and URLs beside sentences.
+Those are kept verbatim in the log and searched, but no belief or date is read from them: an
+identifier is not a person, a heading is not a claim, and ``setTimeout(..., 2000)`` says nothing
+about anyone's plans. One pass over the lines, each read a constant number of times.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Lines that open or close a fenced block (``` or ~~~, with a language name or not).
+_FENCES = ("```", "~~~")
+# A line whose first word is one of these and that ends in code punctuation is code.
+_CODE_OPENERS = frozenset(
+    [
+        "import",
+        "from",
+        "const",
+        "let",
+        "var",
+        "function",
+        "def",
+        "class",
+        "return",
+        "async",
+        "await",
+        "export",
+        "require",
+        "public",
+        "private",
+        "protected",
+        "static",
+        "void",
+        "int",
+        "if",
+        "elif",
+        "else",
+        "for",
+        "while",
+        "switch",
+        "case",
+        "try",
+        "catch",
+        "except",
+        "finally",
+        "throw",
+        "raise",
+        "new",
+        "module",
+        "package",
+        "using",
+        "namespace",
+        "struct",
+        "enum",
+        "interface",
+        "type",
+        "select",
+        "insert",
+        "update",
+        "delete",
+        "create",
+        "alter",
+        "drop",
+        "with",
+        "echo",
+        "sudo",
+        "npm",
+        "pip",
+        "yarn",
+        "git",
+        "docker",
+        "cd",
+        "curl",
+        "kubectl",
+    ]
+)
+# Endings of a line of code (and of JSON, YAML keys and shell continuations).
+_CODE_ENDINGS = (";", "{", "}", "(", ")", "[", "]", "=>", ",", "\\", "*/", "-->", "/>", ">", ":")
+_CODE_MARKS = ("=>", "==", "!=", "&&", "||", "::", "();", "});", "= {", "= [", "->", "</", "/*")
+# A URL, up to the next space: kept in the log, never read for names or dates.
+_URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+_HEADING = re.compile(r"#{1,6}\s")
+_LOG_LINE = re.compile(
+    r"(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?(?:ERROR|WARN|WARNING|INFO|DEBUG|TRACE|FATAL)\b"
+    r"|Traceback \(most recent call last\)|at \S+ \(|File \"|\$ )"
+)
+
+
+def prose_of(text: str) -> str:
+    """``text`` without its fenced and indented code, log lines, headings, URLs and inline code.
+
+    What is left keeps its line breaks, so sentences stay where they were; a text that is all
+    code gives "".
+    """
+    kept: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(_FENCES):
+            fenced = not fenced
+            continue
+        if fenced or not stripped or _is_code(line, stripped):
+            continue
+        kept.append(_inline_prose(stripped))
+    return "\n".join(line for line in kept if line)
+
+
+def _is_code(line: str, stripped: str) -> bool:
+    """A line that is code, a log, a heading or a table row rather than a sentence."""
+    if line.startswith(("    ", "\t")) or _HEADING.match(stripped) or _LOG_LINE.match(stripped):
+        return True
+    if stripped.startswith("|") and stripped.endswith("|"):
+        return True  # a markdown table row
+    if stripped[0] in "{[<" and stripped[-1] in "}]>,":
+        return True  # JSON, a list literal, markup
+    first = stripped.split(None, 1)[0].lower().rstrip(":(")
+    ends = stripped.endswith(_CODE_ENDINGS)
+    if first in _CODE_OPENERS and (ends or "(" in stripped or "=" in stripped):
+        return True
+    if ends and any(mark in stripped for mark in _CODE_MARKS):
+        return True
+    # Mostly symbols: JSON, minified code, hashes. (A line of figures is prose: "65% -> 78%".)
+    letters = sum(ch.isalpha() or ch.isspace() or ch.isdigit() for ch in stripped)
+    return len(stripped) >= 16 and letters < len(stripped) * 0.6
+
+
+def _inline_prose(line: str) -> str:
+    """A line without its `inline code` spans, URLs and markdown emphasis and bullets."""
+    if "`" in line:
+        # Between backticks is code: every other piece of the line split at them.
+        line = " ".join(piece for n, piece in enumerate(line.split("`")) if n % 2 == 0)
+    if "://" in line or "www." in line:
+        line = _URL.sub(" ", line)
+    line = line.replace("**", "").replace("__", "")
+    if line.startswith(("- ", "* ", "+ ")):
+        line = line[2:]
+    return " ".join(line.split())
