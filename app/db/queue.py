@@ -6,6 +6,10 @@ import uuid
 from collections.abc import Awaitable, Callable
 
 from arq.connections import ArqRedis, RedisSettings, create_pool
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.db.uow import Enqueue
 
@@ -23,6 +27,10 @@ def redis_settings(url: str) -> RedisSettings:
     settings = RedisSettings.from_dsn(url)
     settings.conn_timeout = 2
     settings.conn_retries = 2
+    # A connection Redis dropped (a restart, a failover, a killed client) is opened again and
+    # the command sent again, so a worker polling the queue rides over it instead of exiting.
+    settings.retry_on_error = [RedisConnectionError, RedisTimeoutError]
+    settings.retry = Retry(ExponentialBackoff(cap=2.0, base=0.1), retries=6)
     return settings
 
 

@@ -229,13 +229,19 @@ async def test_redis_gone_mid_job_the_job_still_finishes_once(
 ):
     t = await make_tenant(rel_client, "redis-gone")
     job_id, total = await _long_job(rel_client, t.headers)
-    start_worker()
+    worker = start_worker()
     await _until_running(settings.database_url, job_id)
     # Redis restarted empty under the worker: its queue, its in-progress keys and connections.
     server = redis.Redis.from_url(rel_settings.redis_url)
     server.flushall()
     server.client_kill_filter(_type="normal", skipme=True)
     await _finished_once(rel_client, t.headers, job_id, total)
+    # The worker rode over it: it reconnected instead of exiting, and takes the next job.
+    assert worker.poll() is None
+    resp = await rel_client.post(
+        "/users/next/ingest?wait=30", json={"turns": session_turns(2, 0)}, headers=t.headers
+    )
+    assert resp.json()["status"] == "done", resp.text
 
 
 async def test_jobs_survive_redis_flushall(rel_client, start_worker, rel_settings):
@@ -253,3 +259,21 @@ async def test_jobs_survive_redis_flushall(rel_client, start_worker, rel_setting
     for i in range(5):
         doc = (await rel_client.get(f"/users/u{i}/passport", headers=t.headers)).json()
         assert len(doc["sources"]) == 1
+
+
+async def test_the_api_and_a_worker_whose_redis_connections_are_cut_go_on(
+    client, tenant, worker, settings
+):
+    """Redis drops every client (a restart, a failover): both reconnect instead of failing."""
+    first = await client.post(
+        "/users/cut/ingest?wait=30", json={"turns": session_turns(2, 0)}, headers=tenant.headers
+    )
+    assert first.json()["status"] == "done", first.text
+    server = redis.Redis.from_url(settings.redis_url)
+    for _ in range(5):  # cut whenever the worker is polling, writing or waiting
+        server.client_kill_filter(_type="normal", skipme=True)
+        await asyncio.sleep(0.37)
+    again = await client.post(
+        "/users/cut/ingest?wait=30", json={"turns": session_turns(2, 1)}, headers=tenant.headers
+    )
+    assert again.json()["status"] == "done", again.text
