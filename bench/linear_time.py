@@ -54,6 +54,7 @@ INPUTS: dict[str, str] = {
     "nested brackets": "((((([[[[{{{{",
     "capitalised words": "Aa ",
     "plans": "I need to ",
+    "instructions": "From now on, always use x, not y, ",
     "pets and people": "my dog Max and my sister Ann, ",
     "values": "v1.2.3 ORD-1234 ",
     "hex": "deadbeef",
@@ -65,7 +66,8 @@ INPUTS: dict[str, str] = {
 
 
 def _segment_of(text: str) -> ExtractionInput:
-    turn = Turn("Ann", text, ts=ANCHOR, id="t1")
+    # The user of a user–assistant chat: every rule family reads it, instructions included.
+    turn = Turn("Ann", text, ts=ANCHOR, id="t1", role="user")
     return ExtractionInput(segment=make_segment([turn]), subject="Ann", reference_ts=ANCHOR)
 
 

@@ -31,6 +31,7 @@ SECTIONS = (
     "entities",
     "open_loops",
     "contradictions",
+    "instructions",
     "observations",
     "episodes",
     "sources",
@@ -115,6 +116,21 @@ class Contradiction(_Item):
     source_new: str | None = None
 
 
+class Instruction(_Item):
+    """A standing instruction the user gave the agent ("always answer in French").
+
+    ``key`` is what it governs: a newer instruction of the same key replaces it, and the ones it
+    replaced stay in ``history``, newest first, each with its own ``ts``, ``source`` and
+    ``turn_ids``, so a forget can take any of them away.
+    """
+
+    key: str = Field(min_length=1, max_length=512)
+    text: str = Field(min_length=1)
+    ts: str | None = None
+    source: str | None = None
+    history: list[dict[str, Any]] = Field(default_factory=list)
+
+
 class Observation(_Item):
     """Something that happened, in the third person, with its absolute date."""
 
@@ -183,6 +199,7 @@ class Passport(_Item):
     entities: list[Entity] = Field(default_factory=list)
     open_loops: list[OpenLoop] = Field(default_factory=list)
     contradictions: list[Contradiction] = Field(default_factory=list)
+    instructions: list[Instruction] = Field(default_factory=list)
     observations: list[Observation] = Field(default_factory=list)
     episodes: list[Episode] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)

@@ -90,7 +90,8 @@ async def beliefs(
     tenant: TenantDep,
     uows: UowsDep,
     version: Version = None,
-    section: Literal["facts", "prefs", "entities", "open_loops", "contradictions"] | None = None,
+    section: Literal["instructions", "facts", "prefs", "entities", "open_loops", "contradictions"]
+    | None = None,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> HTMLResponse:
     """What is believed (now or at a version), each belief with when and where it was said."""

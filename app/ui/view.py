@@ -25,13 +25,14 @@ TITLES = {
     "entities": "People, places and things",
     "open_loops": "Open loops",
     "contradictions": "Changes of mind",
+    "instructions": "Standing instructions",
     "observations": "Observations",
     "episodes": "Episodes",
     "turns": "Messages",
     "sources": "Sources",
 }
 # The head's sections a person reads as what is believed, in the order the page shows them.
-BELIEFS = ("facts", "prefs", "entities", "open_loops", "contradictions")
+BELIEFS = ("instructions", "facts", "prefs", "entities", "open_loops", "contradictions")
 KEYED = ("facts", "prefs")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MONTH = re.compile(r"(\d{4})-(0[1-9]|1[0-2])")
@@ -84,6 +85,9 @@ def describe(section: str, item: Any) -> str:
             )
         case "open_loops":
             return str(item.get("item", ""))
+        case "instructions":
+            replaced = len(item.get("history") or [])
+            return str(item.get("text", "")) + (f" (replaced {replaced})" if replaced else "")
         case "contradictions":
             old, new = words(item.get("old")), words(item.get("new"))
             return f"{item.get('key')}: {old} → {new}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from typing import Any
 
 import pytest
 
@@ -321,3 +322,35 @@ async def test_an_openai_style_message_list_is_ingested_as_it_is(client, tenant,
     assert "Porto" in said or "bacalhau" in said
     for never in ("Oslo", "Lisbon", "Moving Checklist", "Register Address"):
         assert never not in said, never
+
+
+async def test_standing_instructions_lead_the_context_the_newest_wins_and_forget_takes_them(
+    client, tenant, worker
+):
+    def chat(n: int, said: str, day: int) -> dict[str, Any]:
+        ts = f"2024-04-{day:02d}T10:00:00Z"
+        return {
+            "turns": [
+                {"role": "user", "content": said, "id": f"u{n}", "ts": ts},
+                {"role": "assistant", "content": "Understood, I will do that.", "ts": ts},
+            ]
+        }
+
+    url = "/users/dev/ingest?wait=20"
+    for n, said, day in [
+        (1, "Please always answer in French.", 1),
+        (2, "From now on, answer in Spanish.", 9),
+    ]:
+        resp = await client.post(url, json=chat(n, said, day), headers=tenant.headers)
+        assert resp.json()["status"] == "done", resp.text
+    doc = (await client.get("/users/dev/passport", headers=tenant.headers)).json()
+    [current] = doc["instructions"]
+    assert current["text"] == "From now on, answer in Spanish."
+    assert [h["text"] for h in current["history"]] == ["Please always answer in French."]
+    ctx = await client.get("/users/dev/context?q=unit+tests", headers=tenant.headers)
+    assert ctx.text.startswith("Instructions:\n- From now on, answer in Spanish.\n")
+    # Forgetting the turn that said it brings back what it replaced.
+    assert (await client.delete("/users/dev/turns/u2", headers=tenant.headers)).status_code == 200
+    ctx = await client.get("/users/dev/context?q=unit+tests", headers=tenant.headers)
+    assert ctx.text.startswith("Instructions:\n- Please always answer in French.\n")
+    assert "Spanish" not in ctx.text

@@ -1,10 +1,11 @@
 """Query-ranked, budgeted context for one user: what GET /context renders.
 
-A context is two blocks within one character budget. First the beliefs that matter: a small core
-of facts always, then the facts, preferences and open loops the question's words match
-(``beliefs``), in at most ``BELIEF_SHARE`` of the budget. Then the memories BM25 ranks highest
-over the log (verbatim turns with their neighbours; observations and episode summaries where an
-extractor made them), in time order with date and speaker (``budget``). Whatever is left out is
+A context is up to three blocks within one character budget. First the user's standing instructions,
+newest first, in at most ``INSTRUCTION_SHARE`` of it. Then the beliefs that matter: a small core of
+facts always, then the facts, preferences and open loops the question's words match (``beliefs``),
+in at most ``BELIEF_SHARE`` of the budget with the instructions. Then the memories BM25 ranks
+highest over the log (verbatim turns with their neighbours; observations and episode summaries where
+an extractor made them), in time order with date and speaker (``budget``). Whatever is left out is
 counted in the text. What does not depend on the question is held in a ``MemoryIndex``.
 """
 
@@ -20,6 +21,9 @@ from app.domain.dates import EVER, DateWindow
 from app.domain.text import tokenize
 
 BELIEF_SHARE = 0.2
+# Standing instructions come first, in at most this share of the budget (inside BELIEF_SHARE).
+INSTRUCTION_SHARE = 0.1
+INSTRUCTIONS_HEADER = "Instructions:"
 BELIEFS_HEADER = "Beliefs:"
 MEMORIES_HEADER = "Memories:"
 
@@ -30,6 +34,7 @@ class Context:
 
     query: str | None
     budget_chars: int
+    instructions: tuple[str, ...]
     beliefs: tuple[BeliefLine, ...]
     beliefs_omitted: int
     evidence: Evidence
@@ -45,12 +50,29 @@ class Context:
             "query": self.query,
             "budget_chars": self.budget_chars,
             "chars": len(self.text),
+            "instructions": list(self.instructions),
             "beliefs": [b.to_dict() for b in self.beliefs],
             "beliefs_omitted": self.beliefs_omitted,
             "memory_order": self.evidence.order,
             "memories": [i.to_dict() for i in self.evidence.items],
             "memories_omitted": self.evidence.omitted,
         }
+
+
+def _instructions_block(index: MemoryIndex, room: int) -> tuple[list[str], str]:
+    """The standing instructions, newest first, as many whole ones as fit in ``room``."""
+    shown: list[str] = []
+    used = len(INSTRUCTIONS_HEADER)
+    newest = sorted(index.head.instructions, key=lambda i: i.ts or "", reverse=True)
+    for instruction in newest:
+        line = f"- {instruction.text}"
+        if used + 1 + len(line) > room:
+            break
+        shown.append(instruction.text)
+        used += 1 + len(line)
+    if not shown:
+        return [], ""
+    return shown, "\n".join([INSTRUCTIONS_HEADER, *(f"- {text}" for text in shown)])
 
 
 def _beliefs_block(lines: list[BeliefLine], omitted: int) -> str:
@@ -72,20 +94,23 @@ def build_context(
     budget = max(budget_chars, 0)
     tokens = tokenize(q) if q else []
     weights = index.word_weights(tokens)
+    instructions, head_block = _instructions_block(index, int(budget * INSTRUCTION_SHARE))
+    head_used = len(head_block) + 2 if head_block else 0
     # The note of what was left out must fit beside the lines: room is kept for it.
     note_room = len("(+99999 more beliefs not shown)") + 1
-    room = int(budget * BELIEF_SHARE) - len(BELIEFS_HEADER) - 1 - note_room
+    room = int(budget * BELIEF_SHARE) - head_used - len(BELIEFS_HEADER) - 1 - note_room
     lines, omitted = index.beliefs.choose(tokens, max(room, 0), weights)
     block = _beliefs_block(lines, omitted)
-    if len(block) > budget:  # a budget too small for any belief with its header
+    if head_used + len(block) > budget:  # a budget too small for any belief with its header
         lines, block = [], ""
     # What is left goes to the memories, after a blank line and their header.
-    used = len(block) + 2 if block else 0
+    used = head_used + (len(block) + 2 if block else 0)
     memory_room = budget - used - len(MEMORIES_HEADER) - 1
     evidence = assemble(index.evidence, q, max(memory_room, 0), window=window)
-    parts = [block] if block else []
+    parts = [part for part in (head_block, block) if part]
     if evidence.items:
         parts.append(f"{MEMORIES_HEADER}\n{evidence.text}")
     text = "\n\n".join(parts)
     assert len(text) <= budget, (len(text), budget)
-    return Context(q, budget_chars, tuple(lines), omitted if lines else 0, evidence, text)
+    kept = omitted if lines else 0
+    return Context(q, budget_chars, tuple(instructions), tuple(lines), kept, evidence, text)

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from app.domain.ingest.turns import Segment
-from app.domain.passport import Belief, Entity, Episode, Observation, OpenLoop
+from app.domain.passport import Belief, Entity, Episode, Instruction, Observation, OpenLoop
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,7 @@ class Extraction:
     prefs: list[Belief] = field(default_factory=list)
     entities: list[Entity] = field(default_factory=list)
     open_loops: list[OpenLoop] = field(default_factory=list)
+    instructions: list[Instruction] = field(default_factory=list)
     observations: list[Observation] = field(default_factory=list)
     episode: Episode | None = None
     calls: int = 0  # model calls made (0 for the rule extractor)
@@ -39,7 +40,7 @@ class Extraction:
 
     def items_dict(self) -> dict[str, Any]:
         """The extracted items as JSON-ready data (no usage), for ``from_items_dict``."""
-        return {
+        items = {
             "facts": [b.to_dict() for b in self.facts],
             "prefs": [b.to_dict() for b in self.prefs],
             "entities": [e.to_dict() for e in self.entities],
@@ -47,6 +48,9 @@ class Extraction:
             "observations": [o.to_dict() for o in self.observations],
             "episode": self.episode.to_dict() if self.episode is not None else None,
         }
+        if self.instructions:  # absent when none: what was stored before them reads the same
+            items["instructions"] = [i.to_dict() for i in self.instructions]
+        return items
 
     @classmethod
     def from_items_dict(cls, data: dict[str, Any]) -> Extraction:
@@ -57,6 +61,7 @@ class Extraction:
             prefs=[Belief.model_validate(b) for b in data.get("prefs", [])],
             entities=[Entity.model_validate(e) for e in data.get("entities", [])],
             open_loops=[OpenLoop.model_validate(o) for o in data.get("open_loops", [])],
+            instructions=[Instruction.model_validate(i) for i in data.get("instructions", [])],
             observations=[Observation.model_validate(o) for o in data.get("observations", [])],
             episode=Episode.model_validate(episode) if episode is not None else None,
         )

@@ -98,7 +98,10 @@ class TurnIn(_In):
             ],
             "not": {
                 "required": ["text", "content"],
-                "properties": {"text": {"type": "string"}, "content": {"type": ["string", "array"]}},
+                "properties": {
+                    "text": {"type": "string"},
+                    "content": {"type": ["string", "array"]},
+                },
             },
         },
     )

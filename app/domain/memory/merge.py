@@ -15,11 +15,13 @@ from typing import Any, Protocol, TypeVar
 from app.domain.extraction.extractor import Extraction
 from app.domain.ids import canonical_bytes
 from app.domain.memory.dedupe import KeyDecision, KnownKeys, resolve_key
+from app.domain.memory.instructions import merge_instruction, without_sources
 from app.domain.passport import (
     Belief,
     Contradiction,
     Entity,
     Episode,
+    Instruction,
     Observation,
     OpenLoop,
     Passport,
@@ -44,6 +46,7 @@ COUNT_NAMES = (
     "entities_added",
     "entities_updated",
     "open_loops_added",
+    "instructions_merged",
     "observations_added",
     "episodes_added",
     "episodes_updated",
@@ -100,6 +103,10 @@ def merge_extraction(
         _merge_entity(passport, entity, report)
     for loop in extraction.open_loops:
         _add_noted(passport, loop, source, report)
+    for instruction in extraction.instructions:
+        given = Instruction.model_validate(_with_provenance(instruction.to_dict(), source))
+        if merge_instruction(passport, given):
+            report.bump("instructions_merged")
     for observation in extraction.observations:
         _add_noted(passport, observation, source, report)
     if extraction.episode is not None:
@@ -419,6 +426,7 @@ def remove_sources(passport: Passport, source_ids: set[str]) -> int:
     passport.facts = [b for b in passport.facts if b.source not in source_ids]
     passport.prefs = [b for b in passport.prefs if b.source not in source_ids]
     passport.open_loops = [o for o in passport.open_loops if o.source not in source_ids]
+    without_sources(passport, source_ids)
     passport.observations = [o for o in passport.observations if o.source not in source_ids]
     passport.episodes = [
         e for e in passport.episodes if e.source not in source_ids and e.id not in source_ids
@@ -428,7 +436,15 @@ def remove_sources(passport: Passport, source_ids: set[str]) -> int:
 
 
 def _item_count(passport: Passport) -> int:
-    sections = ("facts", "prefs", "open_loops", "observations", "episodes", "sources")
+    sections = (
+        "facts",
+        "prefs",
+        "open_loops",
+        "instructions",
+        "observations",
+        "episodes",
+        "sources",
+    )
     return sum(len(getattr(passport, name)) for name in sections)
 
 

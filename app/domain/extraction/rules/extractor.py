@@ -1,20 +1,20 @@
 """The offline rule extractor: deterministic, no model, no clock.
 
 One segment in; out come the claims the rules can state cleanly about named people (facts,
-preferences, open loops, each with the ``turn_ids`` of the turn it came from) and the entities
-they can name. No observation and no episode: the verbatim turn log keeps what happened, with its
-dates resolved, and a rule rewrite of a turn would only lose its subject and cost budget twice.
-Every extracted string is copied from the input (or is a fixed template word).
+preferences, open loops, each with the ``turn_ids`` of the turn it came from) and the entities they
+can name. No observation and no episode: the verbatim turn log keeps what happened, with its dates
+resolved, and a rule rewrite of a turn would only lose its subject and cost budget twice. Every
+extracted string is copied from the input (or is a fixed template word).
 
 The work is split into pattern families: each is a plain function that reads a ``View`` of the
 segment (``view``) and fills part of an ``Extraction``. This module keeps the registry
 (``FAMILIES``); each family has a module of its own: ``names`` (entities and aliases), ``facts``
 (its tables in ``life``, ``settled``, ``belongings``, ``pastimes``, ``diet_and_study`` and
-``negatives``), ``prefs``, ``values`` and ``loops``; what they share is in ``people``, ``guards``,
-``lexicon``, ``ruleset`` and ``pronouns``, and date arithmetic in ``app.domain.dates``. A new
-family is one function listed in ``FAMILIES``. A family that raises is run again turn by turn,
-then sentence by sentence, so it costs only what it would have added for the sentence it fails
-on; the failure is recorded in ``Extraction.failures`` and everything else is kept.
+``negatives``), ``prefs``, ``loops`` and ``instructions``; what they share is in ``people``,
+``guards``, ``lexicon``, ``ruleset`` and ``pronouns``, and date arithmetic in ``app.domain.dates``.
+A new family is one function listed in ``FAMILIES``. A family that raises is run again turn by turn,
+then sentence by sentence, so it costs only what it would have added for the sentence it fails on;
+the failure is recorded in ``Extraction.failures`` and everything else is kept.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.extraction.rules.facts import fact_family
+from app.domain.extraction.rules.instructions import instruction_family
 from app.domain.extraction.rules.loops import open_loop_family
 from app.domain.extraction.rules.names import alias_family, entity_family
 from app.domain.extraction.rules.people import turn_id_of
@@ -67,7 +68,7 @@ def _guarded(family: PatternFamily, view: View, out: Extraction) -> None:
         for part in parts:
             _guarded(family, replace(view, sentences=part), out)
         return
-    for name in ("facts", "prefs", "entities", "open_loops", "failures"):
+    for name in ("facts", "prefs", "entities", "open_loops", "instructions", "failures"):
         setattr(out, name, getattr(trial, name))
 
 
@@ -100,4 +101,5 @@ FAMILIES: tuple[PatternFamily, ...] = (
     pref_family,
     alias_family,
     open_loop_family,
+    instruction_family,
 )

@@ -16,6 +16,8 @@ from .forgotten_out import ForgottenOut
 from .health import Health
 from .health_checks import HealthChecks
 from .ingest_payload import IngestPayload
+from .instruction import Instruction
+from .instruction_history_item import InstructionHistoryItem
 from .issued_key_out import IssuedKeyOut
 from .job_out import JobOut
 from .job_out_result import JobOutResult
@@ -75,6 +77,8 @@ __all__ = (
     "Health",
     "HealthChecks",
     "IngestPayload",
+    "Instruction",
+    "InstructionHistoryItem",
     "IssuedKeyOut",
     "JobOut",
     "JobOutResult",

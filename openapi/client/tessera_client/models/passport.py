@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..models.contradiction import Contradiction
     from ..models.entity import Entity
     from ..models.episode import Episode
+    from ..models.instruction import Instruction
     from ..models.observation import Observation
     from ..models.open_loop import OpenLoop
     from ..models.passport_meta import PassportMeta
@@ -32,6 +33,7 @@ class Passport:
         entities (list[Entity] | Unset):
         episodes (list[Episode] | Unset):
         facts (list[Belief] | Unset):
+        instructions (list[Instruction] | Unset):
         meta (PassportMeta | Unset):
         observations (list[Observation] | Unset):
         open_loops (list[OpenLoop] | Unset):
@@ -47,6 +49,7 @@ class Passport:
     entities: list[Entity] | Unset = UNSET
     episodes: list[Episode] | Unset = UNSET
     facts: list[Belief] | Unset = UNSET
+    instructions: list[Instruction] | Unset = UNSET
     meta: PassportMeta | Unset = UNSET
     observations: list[Observation] | Unset = UNSET
     open_loops: list[OpenLoop] | Unset = UNSET
@@ -86,6 +89,13 @@ class Passport:
             for facts_item_data in self.facts:
                 facts_item = facts_item_data.to_dict()
                 facts.append(facts_item)
+
+        instructions: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.instructions, Unset):
+            instructions = []
+            for instructions_item_data in self.instructions:
+                instructions_item = instructions_item_data.to_dict()
+                instructions.append(instructions_item)
 
         meta: dict[str, Any] | Unset = UNSET
         if not isinstance(self.meta, Unset):
@@ -151,6 +161,8 @@ class Passport:
             field_dict["episodes"] = episodes
         if facts is not UNSET:
             field_dict["facts"] = facts
+        if instructions is not UNSET:
+            field_dict["instructions"] = instructions
         if meta is not UNSET:
             field_dict["meta"] = meta
         if observations is not UNSET:
@@ -178,6 +190,7 @@ class Passport:
         from ..models.contradiction import Contradiction  # noqa: PLC0415
         from ..models.entity import Entity  # noqa: PLC0415
         from ..models.episode import Episode  # noqa: PLC0415
+        from ..models.instruction import Instruction  # noqa: PLC0415
         from ..models.observation import Observation  # noqa: PLC0415
         from ..models.open_loop import OpenLoop  # noqa: PLC0415
         from ..models.passport_meta import PassportMeta  # noqa: PLC0415
@@ -220,6 +233,15 @@ class Passport:
                 facts_item = Belief.from_dict(facts_item_data)
 
                 facts.append(facts_item)
+
+        _instructions = d.pop("instructions", UNSET)
+        instructions: list[Instruction] | Unset = UNSET
+        if _instructions is not UNSET:
+            instructions = []
+            for instructions_item_data in _instructions:
+                instructions_item = Instruction.from_dict(instructions_item_data)
+
+                instructions.append(instructions_item)
 
         _meta = d.pop("meta", UNSET)
         meta: PassportMeta | Unset
@@ -298,6 +320,7 @@ class Passport:
             entities=entities,
             episodes=episodes,
             facts=facts,
+            instructions=instructions,
             meta=meta,
             observations=observations,
             open_loops=open_loops,
