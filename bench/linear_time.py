@@ -54,7 +54,7 @@ INPUTS: dict[str, str] = {
     "nested brackets": "((((([[[[{{{{",
     "capitalised words": "Aa ",
     "plans": "I need to ",
-    "instructions": "From now on, always use x, not y, ",
+    "instructions": "From now on, always use x, not y. ",
     "pets and people": "my dog Max and my sister Ann, ",
     "values": "v1.2.3 ORD-1234 ",
     "hex": "deadbeef",

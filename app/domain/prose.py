@@ -76,6 +76,8 @@ _CODE_OPENERS = frozenset(
         "kubectl",
     ]
 )
+# A line of code with a keyword first has fewer words than this.
+_CODE_LINE_WORDS = 12
 # Endings of a line of code (and of JSON, YAML keys and shell continuations).
 _CODE_ENDINGS = (";", "{", "}", "(", ")", "[", "]", "=>", ",", "\\", "*/", "-->", "/>", ">", ":")
 _CODE_MARKS = ("=>", "==", "!=", "&&", "||", "::", "();", "});", "= {", "= [", "->", "</", "/*")
@@ -117,7 +119,13 @@ def _is_code(line: str, stripped: str) -> bool:
         return True  # JSON, a list literal, markup
     first = stripped.split(None, 1)[0].lower().rstrip(":(")
     ends = stripped.endswith(_CODE_ENDINGS)
-    if first in _CODE_OPENERS and (ends or "(" in stripped or "=" in stripped):
+    # A keyword first reads as code only on a line as short as code: "From now on, ..." and
+    # "If you can, ..." open sentences too, and a paragraph is never one statement of code.
+    if (
+        first in _CODE_OPENERS
+        and (ends or "(" in stripped or "=" in stripped)
+        and stripped.count(" ") < _CODE_LINE_WORDS
+    ):
         return True
     if ends and any(mark in stripped for mark in _CODE_MARKS):
         return True

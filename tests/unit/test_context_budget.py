@@ -196,11 +196,11 @@ def test_a_long_turn_is_ranked_and_shown_by_the_passage_that_matches() -> None:
     ]
     index = EvidenceIndex(chat(lines))
     assert index.n_passages > 3
-    evidence = assemble(index, "which column did the migration add", 700)
+    evidence = assemble(index, "which column did the migration add", 450)
     item = next(i for i in evidence.items if i.turn_id == "t1")
     assert "shipping_zone" in item.text and item.cut
     assert "load balancer" not in item.text
-    assert len(evidence.text) <= 700 < len(LONG_ANSWER)
+    assert len(evidence.text) <= 450 < len(LONG_ANSWER)
     # The question before it fits, so it is shown too.
     assert "t0" in evidence.turn_ids
 

@@ -49,3 +49,11 @@ def test_any_text_gives_lines_made_of_its_own_words(text: str) -> None:
     words = {word.replace("**", "").replace("__", "") for word in text.split()}
     for line in prose_of(text).split("\n"):
         assert all(any(w in original for original in words) for w in line.split())
+
+
+def test_a_long_sentence_that_opens_with_a_keyword_is_prose() -> None:
+    line = (
+        "From now on, when you answer about the deployment, always use the staging cluster first,"
+    )
+    assert prose_of(line) == line
+    assert prose_of("for i in range(10):") == ""

@@ -26,7 +26,12 @@ import numpy.typing as npt
 from app.domain.bm25 import K1, B, idf, length_norms, normed_weights
 from app.domain.context.beliefs import BeliefIndex
 from app.domain.context.columns import StrColumn, StrRuns
-from app.domain.context.passages import annotated, passages
+from app.domain.context.passages import (
+    MACHINE_PASSAGE_MAX,
+    MACHINE_PASSAGE_TARGET,
+    annotated,
+    passages,
+)
 from app.domain.context.records import RecordKind, TurnRecord, records_of, said_digest
 from app.domain.dates import SaidDate, stamp_day, stamp_epoch
 from app.domain.ingest.turns import MACHINE_ROLES, role_of
@@ -274,7 +279,11 @@ class EvidenceIndex:
             self._session_names.append(record.session)
         self._session_codes.append(named)
         session = named if is_turn else -1
-        spans = passages(record.text)
+        spans = (
+            passages(record.text, MACHINE_PASSAGE_TARGET, MACHINE_PASSAGE_MAX)
+            if machine
+            else passages(record.text)
+        )
         if len(spans) > 1:
             self._cut.extend(range(len(self._starts), len(self._starts) + len(spans)))
         for start, end in spans:

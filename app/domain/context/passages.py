@@ -12,6 +12,10 @@ from app.domain.dates import SaidDate, day_label
 # characters cannot fill a small budget by itself.
 PASSAGE_TARGET = 500
 PASSAGE_MAX = 600
+# An assistant's (system's, tool's) message is cut finer: its answers run to thousands of
+# characters of which a question needs a few lines, and a small budget holds more of them.
+MACHINE_PASSAGE_TARGET = 250
+MACHINE_PASSAGE_MAX = 350
 
 
 _PARAGRAPH_RE = re.compile(r"\n[ \t]*\n")
@@ -31,36 +35,42 @@ def _pieces(text: str, start: int, end: int, pattern: re.Pattern[str]) -> list[t
     return spans
 
 
-def _words(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """A span longer than PASSAGE_MAX cut at the last space before each PASSAGE_TARGET."""
+def _words(text: str, start: int, end: int, target: int, most: int) -> list[tuple[int, int]]:
+    """A span longer than ``most`` cut at the last space before each ``target``."""
     spans: list[tuple[int, int]] = []
-    while end - start > PASSAGE_MAX:
-        cut = text.rfind(" ", start + PASSAGE_TARGET // 2, start + PASSAGE_TARGET)
-        cut = cut if cut > start else start + PASSAGE_TARGET
+    while end - start > most:
+        cut = text.rfind(" ", start + target // 2, start + target)
+        cut = cut if cut > start else start + target
         spans.append((start, cut))
         start = cut
     spans.append((start, end))
     return spans
 
 
-def passages(text: str) -> list[tuple[int, int]]:
-    """Character spans of ``text`` to index and show apart: one span unless it is long."""
+def passages(
+    text: str, target: int = PASSAGE_TARGET, most: int = PASSAGE_MAX
+) -> list[tuple[int, int]]:
+    """Character spans of ``text`` to index and show apart: one span unless it is long.
+
+    A text longer than ``most`` is cut at paragraphs, then sentences, then spaces, and the
+    pieces packed back together up to ``target`` characters.
+    """
     stripped = text.strip()
-    if len(stripped) <= PASSAGE_MAX:
+    if len(stripped) <= most:
         return [(0, len(text))]
     units: list[tuple[int, int]] = []
     for p_start, p_end in _pieces(text, 0, len(text), _PARAGRAPH_RE):
-        if p_end - p_start <= PASSAGE_MAX:
+        if p_end - p_start <= most:
             units.append((p_start, p_end))
             continue
         for s_start, s_end in _pieces(text, p_start, p_end, _SENTENCE_RE):
-            units += _words(text, s_start, s_end)
+            units += _words(text, s_start, s_end, target, most)
     # Pack neighbouring units up to the target, so short sentences travel together.
     out: list[tuple[int, int]] = []
     for start, end in units:
         if not text[start:end].strip():
             continue
-        if out and end - out[-1][0] <= PASSAGE_TARGET:
+        if out and end - out[-1][0] <= target:
             out[-1] = (out[-1][0], end)
         else:
             out.append((start, end))

@@ -26,7 +26,7 @@ CANDIDATES = 1000
 # In a log of a person talking with an assistant, an assistant's (system's, tool's) passage
 # weighs this much of its BM25: the person's own words are where what is true of them is said,
 # and an assistant's long answers would otherwise fill the budget with their repeats.
-MACHINE_WEIGHT = 0.6
+MACHINE_WEIGHT = 0.45
 
 # Below this many characters of room no further line is worth trying.
 MIN_LINE = 24
