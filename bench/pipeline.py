@@ -17,7 +17,7 @@ from typing import Any
 
 from app.domain.context import MemoryIndex, records_of
 from app.domain.extraction.extractor import Extraction, ExtractionInput
-from app.domain.ingest.payload import IngestPayload
+from app.domain.ingest.payload import IngestLimits, IngestPayload
 from app.domain.ingest.segmentation import prepare
 from app.domain.memory.log import (
     HEAD_CAPS,
@@ -69,9 +69,15 @@ class InMemoryUser:
         records = records_of((r.id, r.kind, r.item) for r in self.live())
         return MemoryIndex.of(Passport.from_dict(self.head), records)
 
-    async def ingest(self, payload: IngestPayload, received: datetime, extract: ExtractFn) -> int:
+    async def ingest(
+        self,
+        payload: IngestPayload,
+        received: datetime,
+        extract: ExtractFn,
+        limits: IngestLimits = IngestLimits(),
+    ) -> int:
         """One request as one job; returns how many segments it made."""
-        segments = prepare(payload)
+        segments = prepare(payload, limits=limits)
         turns = [row for _, row in turn_rows(segments, received)]
         merged = {r.hash for r in self.by_hash({k for s in segments for k in segment_keys(s)})}
         known = tuple(Passport.from_dict(self.head).known_keys())

@@ -31,13 +31,16 @@ from rank_bm25 import BM25Okapi
 from app.domain.context import MemoryIndex, build_context
 from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.extraction.rules import RuleExtractor
-from app.domain.ingest.payload import IngestPayload
+from app.domain.ingest.payload import IngestLimits, IngestPayload
 from bench.conversations.data import DEFAULT_DATA, Chat, DataError, Message, Question, load
 from bench.pipeline import InMemoryUser
 from bench.realtalk.metrics import Answer, Haystack
 from bench.recall.run import domain_digest, fill_budget, text_table, word_tokens
 
 BUDGETS = (1500, 3000, 6000)
+# A few BEAM messages are longer than the service's default turn limit (200,000 characters):
+# run as an operator would for such chats, with TESSERA_MAX_TURN_CHARS=1000000.
+LIMITS = IngestLimits(max_turn_chars=1_000_000, max_total_chars=20_000_000)
 TESSERA, BASELINE, WHOLE = "tessera", "bm25", "whole"
 SYSTEMS = (TESSERA, BASELINE)
 LABELS = {TESSERA: "tessera", BASELINE: "bm25 raw messages", WHOLE: "whole chat"}
@@ -88,7 +91,7 @@ async def ingest(chat: Chat) -> Ingested:
 
     started = time.perf_counter()
     for session in chat.sessions:
-        segments += await user.ingest(payload_of(session), session[-1].ts, extract)
+        segments += await user.ingest(payload_of(session), session[-1].ts, extract, LIMITS)
     return Ingested(user, segments, failed, time.perf_counter() - started)
 
 
