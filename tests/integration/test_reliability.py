@@ -26,8 +26,12 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 @pytest.fixture
 def rel_settings(settings):
-    """Settings with a queue of this test's own, so only its worker processes take the jobs."""
-    return settings.model_copy(update={"queue_name": f"tessera-rel:{uuid.uuid4().hex[:8]}"})
+    """Settings with a queue of this test's own, so only its worker processes take the jobs.
+
+    No request rate limit: these tests poll fifty jobs at once, and are about faults, not limits.
+    """
+    queue = f"tessera-rel:{uuid.uuid4().hex[:8]}"
+    return settings.model_copy(update={"queue_name": queue, "tenant_requests_per_second": 0})
 
 
 @pytest.fixture

@@ -325,3 +325,13 @@ async def test_three_sessions_a_move_replaces_the_old_location() -> None:
     ]
     assert {e.name: e.type for e in passport.entities}["Kwekwe"] == "place"
     assert passport.observations == [] and passport.episodes == []
+
+
+def test_a_plan_is_not_cut_inside_a_number_or_an_address() -> None:
+    said = "I need to allow only addresses from the range 10.0.0.0/8 on the firewall."
+    [item] = loops(("Ann", said))
+    assert item.startswith(
+        "Ann needs to allow only addresses from the range 10.0.0.0/8 on the fire"
+    )
+    [item] = loops(("Ann", "I plan to upgrade the base image to python 3.12 next week."))
+    assert item.startswith("Ann plans to upgrade the base image to python 3.12 (")

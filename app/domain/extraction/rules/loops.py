@@ -112,7 +112,7 @@ _SCHEDULE = re.compile(
 )
 # A run of spaces is tried from its start only: from inside it the same words follow.
 _LOOP_END = re.compile(
-    r"[.;!?…]|,\s*(?:but|so|because|and\s+then|and\s+i|and\s+we|though)\b|"
+    r"\.(?!\w)|[;!?…]|,\s*(?:but|so|because|and\s+then|and\s+i|and\s+we|though)\b|"
     r"(?<!\s)\s+(?:but|because|since|cause|cuz|lol|haha|though)\b|(?<!\s)\s+-\s",
     re.IGNORECASE,
 )
