@@ -8,6 +8,7 @@ a runtime when they start and close it when they stop; nothing is created at imp
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -155,7 +156,8 @@ async def open_worker_runtime(
             http_client=llm_http_client,
         )
     # The rule extractor is pure Python: it runs in the pool, off this process's event loop.
-    pool = CpuPool(settings.cpu_processes, settings.cpu_seconds)
+    # 0 follows the machine: one process per core, so `make dev`'s one worker uses them all.
+    pool = CpuPool(settings.cpu_processes or os.cpu_count() or 1, settings.cpu_seconds)
     if extractor.name == RULES:
         extractor = PooledRules(pool)
     runtime.resources = WorkerResources(

@@ -66,11 +66,11 @@ class Settings(BaseSettings):
     sweep_interval_seconds: int = Field(default=30, description="How often the sweeper runs.")
     worker_max_jobs: int = Field(default=8, description="Concurrent jobs per worker process.")
     cpu_processes: int = Field(
-        default=1,
-        ge=1,
+        default=0,
+        ge=0,
         le=64,
         description="Processes each worker runs the rule extractor and payload preparation in, "
-        "off its event loop.",
+        "off its event loop; 0: one per core of the machine.",
     )
     cpu_seconds: float = Field(
         default=30.0,
