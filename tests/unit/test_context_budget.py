@@ -308,3 +308,17 @@ def test_a_long_history_adds_next_to_nothing_for_the_garbage_collector_to_walk()
 
     # At most the open chunk of each column (a list per column would be a visit per record).
     assert held(200) < held(20_000) < 10 * CHUNK
+
+
+def test_a_code_block_is_a_passage_of_its_own_cut_only_between_its_lines() -> None:
+    code = "\n".join(f"total_{i} = compute({i})" for i in range(40))
+    text = (
+        f"Here is the fix, read it before merging.\n```python\n{code}\n```\nThen rerun the suite."
+    )
+    spans = passages(text, 250, 350)
+    pieces = [text[a:b].strip() for a, b in spans]
+    assert pieces[0] == "Here is the fix, read it before merging."
+    assert pieces[1].startswith("```python\ntotal_0 = ") and pieces[-1] == "Then rerun the suite."
+    for piece in pieces[1:-1]:  # code only, whole lines only
+        assert all(line.startswith(("total_", "```")) for line in piece.split("\n"))
+        assert "rerun" not in piece and "merging" not in piece

@@ -47,33 +47,68 @@ def _words(text: str, start: int, end: int, target: int, most: int) -> list[tupl
     return spans
 
 
+_LINE_RE = re.compile(r"\n")
+_FENCES = ("```", "~~~")
+
+
+def _blocks(text: str) -> list[tuple[int, int, bool]]:
+    """``text`` as spans of prose and of fenced code (fence lines included), in order."""
+    blocks: list[tuple[int, int, bool]] = []
+    start = at = 0
+    fenced = False
+    while True:
+        nl = text.find("\n", at)
+        end = len(text) if nl < 0 else nl
+        if text[at:end].lstrip().startswith(_FENCES):
+            if fenced:
+                blocks.append((start, end, True))  # the block, its closing fence included
+                start = end
+            else:
+                if at > start:
+                    blocks.append((start, at, False))  # the prose before the opening fence
+                start = at
+            fenced = not fenced
+        if nl < 0:
+            break
+        at = nl + 1
+    if start < len(text):
+        blocks.append((start, len(text), fenced))  # an unclosed fence runs to the end
+    return blocks
+
+
 def passages(
     text: str, target: int = PASSAGE_TARGET, most: int = PASSAGE_MAX
 ) -> list[tuple[int, int]]:
     """Character spans of ``text`` to index and show apart: one span unless it is long.
 
-    A text longer than ``most`` is cut at paragraphs, then sentences, then spaces, and the
-    pieces packed back together up to ``target`` characters.
+    A text longer than ``most`` is cut into prose and fenced code blocks; prose at paragraphs,
+    then sentences, code between its lines, then anything at spaces; the pieces are packed back
+    together up to ``target`` characters, never code with prose.
     """
     stripped = text.strip()
     if len(stripped) <= most:
         return [(0, len(text))]
-    units: list[tuple[int, int]] = []
-    for p_start, p_end in _pieces(text, 0, len(text), _PARAGRAPH_RE):
-        if p_end - p_start <= most:
-            units.append((p_start, p_end))
-            continue
-        for s_start, s_end in _pieces(text, p_start, p_end, _SENTENCE_RE):
-            units += _words(text, s_start, s_end, target, most)
-    # Pack neighbouring units up to the target, so short sentences travel together.
+    units: list[tuple[int, int, bool]] = []
+    for b_start, b_end, code in _blocks(text):
+        pieces = [(b_start, b_end)] if code else _pieces(text, b_start, b_end, _PARAGRAPH_RE)
+        for p_start, p_end in pieces:
+            if p_end - p_start <= most:
+                units.append((p_start, p_end, code))
+                continue
+            cut_at = _LINE_RE if code else _SENTENCE_RE
+            for s_start, s_end in _pieces(text, p_start, p_end, cut_at):
+                units += [(a, b, code) for a, b in _words(text, s_start, s_end, target, most)]
+    # Pack neighbouring units up to the target, so short sentences (or lines) travel together.
     out: list[tuple[int, int]] = []
-    for start, end in units:
+    kinds: list[bool] = []
+    for start, end, code in units:
         if not text[start:end].strip():
             continue
-        if out and end - out[-1][0] <= target:
+        if out and end - out[-1][0] <= target and kinds[-1] == code:
             out[-1] = (out[-1][0], end)
         else:
             out.append((start, end))
+            kinds.append(code)
     return out or [(0, len(text))]
 
 
