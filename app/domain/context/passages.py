@@ -53,6 +53,8 @@ _FENCES = ("```", "~~~")
 
 def _blocks(text: str) -> list[tuple[int, int, bool]]:
     """``text`` as spans of prose and of fenced code (fence lines included), in order."""
+    if "```" not in text and "~~~" not in text:
+        return [(0, len(text), False)]
     blocks: list[tuple[int, int, bool]] = []
     start = at = 0
     fenced = False
