@@ -35,6 +35,7 @@ from app.domain.ingest.payload import IngestLimits, IngestPayload
 from bench.conversations.data import DEFAULT_DATA, Chat, DataError, Message, Question, load
 from bench.pipeline import InMemoryUser
 from bench.realtalk.metrics import Answer, Haystack
+from bench.realtalk.run import budget_list
 from bench.recall.run import domain_digest, fill_budget, text_table, word_tokens
 
 BUDGETS = (1500, 3000, 6000)
@@ -314,16 +315,6 @@ async def run(chats: Sequence[Chat], budgets: Sequence[int]) -> tuple[Results, d
     return results, meta
 
 
-def _budgets(text: str) -> tuple[int, ...]:
-    try:
-        values = tuple(int(part.replace("_", "")) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a list of integers: {text!r}") from None
-    if not values or min(values) <= 0:
-        raise argparse.ArgumentTypeError("budgets must be positive integers, e.g. 1500,3000,6000")
-    return values
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI: load the chats, run, print the tables, optionally write the JSON."""
     parser = argparse.ArgumentParser(
@@ -331,7 +322,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the chats' directory")
     parser.add_argument("--chats", type=int, default=None, help="only the first N chats")
-    parser.add_argument("--budgets", type=_budgets, default=BUDGETS, help="comma-separated chars")
+    parser.add_argument(
+        "--budgets", type=budget_list, default=BUDGETS, help="comma-separated chars"
+    )
     parser.add_argument("--json", type=Path, help="write every figure here")
     args = parser.parse_args(argv)
     try:

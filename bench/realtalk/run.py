@@ -399,7 +399,8 @@ async def run(
     return results, meta
 
 
-def _budgets(text: str) -> tuple[int, ...]:
+def budget_list(text: str) -> tuple[int, ...]:
+    """``--budgets``: comma-separated positive character budgets, e.g. 1500,3000,6000."""
     try:
         values = tuple(int(part.replace("_", "")) for part in text.split(",") if part.strip())
     except ValueError:
@@ -423,7 +424,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m bench.realtalk", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="a directory or one file")
-    parser.add_argument("--budgets", type=_budgets, default=BUDGETS, help="comma-separated chars")
+    parser.add_argument(
+        "--budgets", type=budget_list, default=BUDGETS, help="comma-separated chars"
+    )
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument(
         "--answer-dates",

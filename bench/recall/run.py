@@ -437,8 +437,10 @@ def figures(results: Results, meta: dict[str, Any]) -> dict[str, Any]:
 def domain_digest() -> str:
     """A digest of app/domain's source: which extractor and ranking produced the figures."""
     digest = hashlib.sha256()
-    for path in sorted((Path(__file__).resolve().parents[2] / "app" / "domain").glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    domain = Path(__file__).resolve().parents[2] / "app" / "domain"
+    # Every module, sub-packages included: the rules and the ranking live in them.
+    for path in sorted(domain.rglob("*.py")):
+        digest.update(path.relative_to(domain).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 

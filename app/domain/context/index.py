@@ -420,6 +420,11 @@ class EvidenceIndex:
         return np.isin(self._column(self._speaker_of, np.int64), sorted(codes))
 
 
+def newest_instructions(head: Passport) -> tuple[str, ...]:
+    """The head's standing instructions, newest first (the context shows them in this order)."""
+    return tuple(i.text for i in sorted(head.instructions, key=lambda i: i.ts or "", reverse=True))
+
+
 class MemoryIndex:
     """What a context needs of one user that does not depend on the question."""
 
@@ -427,6 +432,7 @@ class MemoryIndex:
         self.evidence = evidence if evidence is not None else EvidenceIndex()
         self.head = head
         self.beliefs = BeliefIndex.of(head)
+        self.instructions = newest_instructions(head)
 
     @classmethod
     def of(cls, head: Passport, records: Iterable[TurnRecord]) -> MemoryIndex:
@@ -444,6 +450,7 @@ class MemoryIndex:
         """Take a newer head: its beliefs are rendered again, their words reused where unchanged."""
         self.head = head
         self.beliefs = BeliefIndex.of(head, known=self.beliefs.words())
+        self.instructions = newest_instructions(head)
 
     def extend(self, records: Iterable[TurnRecord]) -> int:
         """Add log records that came after the newest held; how many were added."""

@@ -63,12 +63,11 @@ def _instructions_block(index: MemoryIndex, room: int) -> tuple[list[str], str]:
     """The standing instructions, newest first, as many whole ones as fit in ``room``."""
     shown: list[str] = []
     used = len(INSTRUCTIONS_HEADER)
-    newest = sorted(index.head.instructions, key=lambda i: i.ts or "", reverse=True)
-    for instruction in newest:
-        line = f"- {instruction.text}"
+    for text in index.instructions:
+        line = f"- {text}"
         if used + 1 + len(line) > room:
             break
-        shown.append(instruction.text)
+        shown.append(text)
         used += 1 + len(line)
     if not shown:
         return [], ""
