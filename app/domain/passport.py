@@ -32,6 +32,7 @@ SECTIONS = (
     "open_loops",
     "contradictions",
     "instructions",
+    "values",
     "observations",
     "episodes",
     "sources",
@@ -131,6 +132,22 @@ class Instruction(_Item):
     history: list[dict[str, Any]] = Field(default_factory=list)
 
 
+class Value(_Item):
+    """A value the user stated about a thing of theirs ("Redis memory usage: 200MB").
+
+    ``key`` is what it is about (the subject's stemmed words), ``about`` the subject as said.
+    A newer value of the same key replaces it; the ones it replaced stay in ``history``, newest
+    first, each with its own ``value``, ``ts``, ``source`` and ``turn_ids``.
+    """
+
+    key: str = Field(min_length=1, max_length=512)
+    about: str = ""
+    value: str = Field(min_length=1, max_length=512)
+    ts: str | None = None
+    source: str | None = None
+    history: list[dict[str, Any]] = Field(default_factory=list)
+
+
 class Observation(_Item):
     """Something that happened, in the third person, with its absolute date."""
 
@@ -200,6 +217,7 @@ class Passport(_Item):
     open_loops: list[OpenLoop] = Field(default_factory=list)
     contradictions: list[Contradiction] = Field(default_factory=list)
     instructions: list[Instruction] = Field(default_factory=list)
+    values: list[Value] = Field(default_factory=list)
     observations: list[Observation] = Field(default_factory=list)
     episodes: list[Episode] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)

@@ -297,5 +297,13 @@ async def _scrub_compactions(repo: TenantRepository, user_key: str) -> int:
 
 
 def _count(head: dict[str, Any]) -> int:
-    sections = ("facts", "prefs", "open_loops", "contradictions", "instructions", "entities")
+    sections = (
+        "facts",
+        "prefs",
+        "open_loops",
+        "contradictions",
+        "instructions",
+        "values",
+        "entities",
+    )
     return sum(len(head.get(s) or []) for s in sections)

@@ -35,7 +35,16 @@ from app.settings import Settings
 
 T = TypeVar("T")
 # The head's sections: what is believed now, without the log of what was said and happened.
-HEAD = ("facts", "prefs", "entities", "open_loops", "contradictions", "instructions", "meta")
+HEAD = (
+    "facts",
+    "prefs",
+    "entities",
+    "open_loops",
+    "contradictions",
+    "instructions",
+    "values",
+    "meta",
+)
 # Top-level fields every section selection still returns: what a reader needs to place it.
 ENVELOPE = ("version", "user_key", "updated_at")
 # Items sent per chunk of an export.

@@ -90,7 +90,9 @@ async def beliefs(
     tenant: TenantDep,
     uows: UowsDep,
     version: Version = None,
-    section: Literal["instructions", "facts", "prefs", "entities", "open_loops", "contradictions"]
+    section: Literal[
+        "instructions", "values", "facts", "prefs", "entities", "open_loops", "contradictions"
+    ]
     | None = None,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> HTMLResponse:

@@ -26,13 +26,14 @@ TITLES = {
     "open_loops": "Open loops",
     "contradictions": "Changes of mind",
     "instructions": "Standing instructions",
+    "values": "Values with history",
     "observations": "Observations",
     "episodes": "Episodes",
     "turns": "Messages",
     "sources": "Sources",
 }
 # The head's sections a person reads as what is believed, in the order the page shows them.
-BELIEFS = ("instructions", "facts", "prefs", "entities", "open_loops", "contradictions")
+BELIEFS = ("instructions", "values", "facts", "prefs", "entities", "open_loops", "contradictions")
 KEYED = ("facts", "prefs")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MONTH = re.compile(r"(\d{4})-(0[1-9]|1[0-2])")
@@ -88,6 +89,12 @@ def describe(section: str, item: Any) -> str:
         case "instructions":
             replaced = len(item.get("history") or [])
             return str(item.get("text", "")) + (f" (replaced {replaced})" if replaced else "")
+        case "values":
+            earlier = [
+                str(h.get("value")) for h in item.get("history") or [] if isinstance(h, dict)
+            ]
+            before = f" (before: {', '.join(earlier)})" if earlier else ""
+            return f"{item.get('about') or item.get('key')}: {item.get('value')}{before}"
         case "contradictions":
             old, new = words(item.get("old")), words(item.get("new"))
             return f"{item.get('key')}: {old} → {new}"

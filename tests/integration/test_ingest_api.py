@@ -354,3 +354,41 @@ async def test_standing_instructions_lead_the_context_the_newest_wins_and_forget
     ctx = await client.get("/users/dev/context?q=unit+tests", headers=tenant.headers)
     assert ctx.text.startswith("Instructions:\n- Please always answer in French.\n")
     assert "Spanish" not in ctx.text
+
+
+async def test_a_value_the_user_states_keeps_its_history_and_the_context_shows_the_newest(
+    client, tenant, worker
+):
+    def chat(n: int, said: str, day: int) -> dict[str, Any]:
+        ts = f"2024-04-{day:02d}T10:00:00Z"
+        return {
+            "turns": [
+                {"role": "user", "content": said, "id": f"v{n}", "ts": ts},
+                {"role": "assistant", "content": "Nice, coverage at 99% is next!", "ts": ts},
+            ]
+        }
+
+    url = "/users/vals/ingest?wait=20"
+    for n, said, day in [
+        (1, "My API test coverage is at 65% after this sprint.", 1),
+        (2, "Good news: my API test coverage has now reached 78%.", 12),
+    ]:
+        resp = await client.post(url, json=chat(n, said, day), headers=tenant.headers)
+        assert resp.json()["status"] == "done", resp.text
+    doc = (await client.get("/users/vals/passport", headers=tenant.headers)).json()
+    [value] = doc["values"]
+    assert (value["about"], value["value"], value["turn_ids"]) == (
+        "API test coverage",
+        "78%",
+        ["v2"],
+    )
+    assert [(h["value"], h["turn_ids"]) for h in value["history"]] == [("65%", ["v1"])]
+    ctx = await client.get(
+        "/users/vals/context?q=what+is+my+API+test+coverage", headers=tenant.headers
+    )
+    assert "API test coverage: 78% (since 12 April 2024; before: 65%, 1 April 2024)" in ctx.text
+    # Forgetting the turn that said the newest brings back the value before it.
+    assert (await client.delete("/users/vals/turns/v2", headers=tenant.headers)).status_code == 200
+    doc = (await client.get("/users/vals/passport", headers=tenant.headers)).json()
+    assert [(v["value"], v["history"]) for v in doc["values"]] == [("65%", [])]
+    assert "78%" not in str(doc)

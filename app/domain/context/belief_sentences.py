@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from app.domain.dates import MONTHS
 from app.domain.keys import normalize_key
-from app.domain.passport import Belief, Contradiction, Entity, OpenLoop
+from app.domain.passport import Belief, Contradiction, Entity, OpenLoop, Value
 
 Section = Literal["facts", "prefs"]
 UNKNOWN_PERSON = "the user"
@@ -33,6 +33,7 @@ _RELATIONS = frozenset(_RELATION_TEXT.split())
 _PLURALS = {"children": "children", "pets": "pets", "kids": "kids"}
 _LANGUAGE_KEYS = ("learning_", "speaks_")
 _ISO_MONTH = re.compile(r"^(\d{4})-(\d{2})")
+_ISO_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
 
 def subject_of(meta: Mapping[str, Any]) -> str | None:
@@ -61,6 +62,38 @@ def belief_text(
 def loop_text(loop: OpenLoop) -> str:
     """An open loop as the sentence it already is, capitalised, one line."""
     return _capitalised(" ".join(loop.item.split()))
+
+
+# Earlier values a value's line shows: the ones it replaced most recently.
+VALUE_HISTORY_SHOWN = 2
+
+
+def value_text(value: Value, *, subject: str | None = None) -> str:
+    """``The user's quiz score: 75% (since 12 April 2024; before: 60%, 28 March 2024)``."""
+    owner = _possessive(_person("", subject))
+    about = re.sub(r"\bmy\b", owner, " ".join(value.about.split()) or value.key, flags=re.I)
+    notes = []
+    if day := _day(value.ts):
+        notes.append(f"since {day}")
+    earlier = []
+    for entry in value.history[:VALUE_HISTORY_SHOWN]:
+        said = entry.get("value")
+        if not isinstance(said, str) or not said.strip():
+            continue
+        day = _day(entry.get("ts"))
+        earlier.append(f"{_value(said)}, {day}" if day else _value(said))
+    if earlier:
+        notes.append("before: " + "; ".join(earlier))
+    tail = f" ({'; '.join(notes)})" if notes else ""
+    return _capitalised(f"{owner} {about}: {_value(value.value)}{tail}")
+
+
+def _day(ts: Any) -> str:
+    """``12 April 2024`` from an ISO time; empty when there is none."""
+    day = _ISO_DAY.match(ts) if isinstance(ts, str) else None
+    if day is None or not 1 <= int(day.group(2)) <= 12:
+        return ""
+    return f"{int(day.group(3))} {MONTHS[int(day.group(2)) - 1]} {day.group(1)}"
 
 
 def entity_text(entity: Entity) -> str:

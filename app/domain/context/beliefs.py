@@ -1,6 +1,7 @@
 """The beliefs a context shows: a small core always, the rest by relevance to the question.
 
-Beliefs (facts, preferences, open loops, and the entities a question names) come from the head.
+Beliefs (facts, preferences, values with history, open loops, and the entities a question names)
+come from the head.
 Each is rendered as a sentence an agent reads as one ("Melanie likes hiking": see
 ``app.domain.context.belief_sentences``; the passport's subject is ``meta.subject``), scored by the
 question words it shares (each weighted by how rare the word is in the user's log), and chosen
@@ -15,13 +16,22 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.domain.context.belief_sentences import belief_text, entity_text, loop_text, subject_of
+from app.domain.context.belief_sentences import (
+    belief_text,
+    entity_text,
+    loop_text,
+    subject_of,
+    value_text,
+)
 from app.domain.passport import Belief, Contradiction, Passport
 from app.domain.text import tokenize
 
-Section = Literal["facts", "prefs", "open_loops", "entities"]
+Section = Literal["facts", "prefs", "values", "open_loops", "entities"]
 # Facts shown whatever the question: the newest ones, who the user is.
 CORE_FACTS = 3
+# A value is shown when the question holds at least this share of the words of what it is
+# about: "my quiz score" for "what was my quiz score?", not for any question that says "score".
+VALUE_COVER = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +96,7 @@ class BeliefIndex:
         render: Render = belief_text,
         known: Mapping[str, frozenset[str]] | None = None,
     ) -> BeliefIndex:
-        """Every fact, preference, open loop and entity of a head, as lines.
+        """Every fact, preference, value, open loop and entity of a head, as lines.
 
         ``known`` holds the words of lines made before (``words()`` of the previous head's
         index): a write changes a few beliefs, so the rest are not tokenised again.
@@ -102,6 +112,16 @@ class BeliefIndex:
             for order, b in enumerate(_newest_first(beliefs)):
                 text = render(section, b, changes.get(b.key, ()), subject=subject)
                 lines.append(_line(section, text, b, order, known))
+        for order, v in enumerate(_newest_first(head.values)):
+            text = value_text(v, subject=subject)
+            words = known.get(text)
+            if words is None:
+                words = frozenset(tokenize(v.about or v.key))
+            lines.append(
+                BeliefLine(
+                    "values", v.key, v.value, text, v.ts, v.source, _turn_ids(v), words, order
+                )
+            )
         for order, loop in enumerate(_newest_first(head.open_loops)):
             lines.append(_line("open_loops", loop_text(loop), loop, order, known))
         for order, e in enumerate(head.entities):
@@ -132,6 +152,8 @@ class BeliefIndex:
             score = sum(weight.get(t, 1.0) for t in shared)
             if line.section == "facts" and line.order < CORE_FACTS:
                 score += math.inf  # the core comes first, newest first
+            elif line.section == "values" and len(shared) < VALUE_COVER * len(line.tokens):
+                continue
             if score > 0:
                 scored.append((score, -n, line))
         scored.sort(key=lambda s: (s[0], s[1]), reverse=True)

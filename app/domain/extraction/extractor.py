@@ -7,7 +7,15 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from app.domain.ingest.turns import Segment
-from app.domain.passport import Belief, Entity, Episode, Instruction, Observation, OpenLoop
+from app.domain.passport import (
+    Belief,
+    Entity,
+    Episode,
+    Instruction,
+    Observation,
+    OpenLoop,
+    Value,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +37,7 @@ class Extraction:
     entities: list[Entity] = field(default_factory=list)
     open_loops: list[OpenLoop] = field(default_factory=list)
     instructions: list[Instruction] = field(default_factory=list)
+    values: list[Value] = field(default_factory=list)
     observations: list[Observation] = field(default_factory=list)
     episode: Episode | None = None
     calls: int = 0  # model calls made (0 for the rule extractor)
@@ -50,6 +59,8 @@ class Extraction:
         }
         if self.instructions:  # absent when none: what was stored before them reads the same
             items["instructions"] = [i.to_dict() for i in self.instructions]
+        if self.values:
+            items["values"] = [v.to_dict() for v in self.values]
         return items
 
     @classmethod
@@ -62,6 +73,7 @@ class Extraction:
             entities=[Entity.model_validate(e) for e in data.get("entities", [])],
             open_loops=[OpenLoop.model_validate(o) for o in data.get("open_loops", [])],
             instructions=[Instruction.model_validate(i) for i in data.get("instructions", [])],
+            values=[Value.model_validate(v) for v in data.get("values", [])],
             observations=[Observation.model_validate(o) for o in data.get("observations", [])],
             episode=Episode.model_validate(episode) if episode is not None else None,
         )

@@ -15,7 +15,7 @@ from typing import Any
 
 from app.domain.ingest.noise import prune_noise
 from app.domain.ingest.payload import DEFAULT_TEXT_SPEAKER, clean_text, render_row
-from app.domain.memory.instructions import without
+from app.domain.memory.history import without
 
 # Head sections whose items carry provenance (``turn_ids`` or ``source``).
 # (A head written before the log existed may still hold observations and episodes.)
@@ -47,9 +47,10 @@ class Forgetting:
             items = out.get(section)
             if isinstance(items, list):
                 out[section] = [i for i in items if not (isinstance(i, dict) and self.derived(i))]
-        instructions = out.get("instructions")
-        if isinstance(instructions, list):
-            out["instructions"] = without(instructions, self.derived)
+        for section in ("instructions", "values"):
+            items = out.get(section)
+            if isinstance(items, list):
+                out[section] = without(items, self.derived)
         entities = out.get("entities")
         if isinstance(entities, list) and self.entities:
             out["entities"] = [e for e in entities if not self._named(e)]

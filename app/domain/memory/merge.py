@@ -15,7 +15,9 @@ from typing import Any, Protocol, TypeVar
 from app.domain.extraction.extractor import Extraction
 from app.domain.ids import canonical_bytes
 from app.domain.memory.dedupe import KeyDecision, KnownKeys, resolve_key
-from app.domain.memory.instructions import merge_instruction, without_sources
+from app.domain.memory.history import without_sources
+from app.domain.memory.instructions import merge_instruction
+from app.domain.memory.values import merge_value
 from app.domain.passport import (
     Belief,
     Contradiction,
@@ -26,6 +28,7 @@ from app.domain.passport import (
     OpenLoop,
     Passport,
     Source,
+    Value,
 )
 
 # meta.dedupe.decisions keeps only the newest this many entries: it is an audit trail for people
@@ -47,6 +50,7 @@ COUNT_NAMES = (
     "entities_updated",
     "open_loops_added",
     "instructions_merged",
+    "values_merged",
     "observations_added",
     "episodes_added",
     "episodes_updated",
@@ -107,6 +111,10 @@ def merge_extraction(
         given = Instruction.model_validate(_with_provenance(instruction.to_dict(), source))
         if merge_instruction(passport, given):
             report.bump("instructions_merged")
+    for value in extraction.values:
+        stated = Value.model_validate(_with_provenance(value.to_dict(), source))
+        if merge_value(passport, stated):
+            report.bump("values_merged")
     for observation in extraction.observations:
         _add_noted(passport, observation, source, report)
     if extraction.episode is not None:
@@ -426,7 +434,10 @@ def remove_sources(passport: Passport, source_ids: set[str]) -> int:
     passport.facts = [b for b in passport.facts if b.source not in source_ids]
     passport.prefs = [b for b in passport.prefs if b.source not in source_ids]
     passport.open_loops = [o for o in passport.open_loops if o.source not in source_ids]
-    without_sources(passport, source_ids)
+    passport.instructions = without_sources(
+        passport.instructions, source_ids, Instruction.model_validate
+    )
+    passport.values = without_sources(passport.values, source_ids, Value.model_validate)
     passport.observations = [o for o in passport.observations if o.source not in source_ids]
     passport.episodes = [
         e for e in passport.episodes if e.source not in source_ids and e.id not in source_ids
@@ -441,6 +452,7 @@ def _item_count(passport: Passport) -> int:
         "prefs",
         "open_loops",
         "instructions",
+        "values",
         "observations",
         "episodes",
         "sources",

@@ -10,8 +10,9 @@ The work is split into pattern families: each is a plain function that reads a `
 segment (``view``) and fills part of an ``Extraction``. This module keeps the registry
 (``FAMILIES``); each family has a module of its own: ``names`` (entities and aliases), ``facts``
 (its tables in ``life``, ``settled``, ``belongings``, ``pastimes``, ``diet_and_study`` and
-``negatives``), ``prefs``, ``loops`` and ``instructions``; what they share is in ``people``,
-``guards``, ``lexicon``, ``ruleset`` and ``pronouns``, and date arithmetic in ``app.domain.dates``.
+``negatives``), ``prefs``, ``loops``, ``instructions`` and ``values``; what they share is in
+``people``, ``guards``, ``lexicon``, ``ruleset`` and ``pronouns``, and date arithmetic in
+``app.domain.dates``.
 A new family is one function listed in ``FAMILIES``. A family that raises is run again turn by turn,
 then sentence by sentence, so it costs only what it would have added for the sentence it fails on;
 the failure is recorded in ``Extraction.failures`` and everything else is kept.
@@ -29,6 +30,7 @@ from app.domain.extraction.rules.loops import open_loop_family
 from app.domain.extraction.rules.names import alias_family, entity_family
 from app.domain.extraction.rules.people import turn_id_of
 from app.domain.extraction.rules.prefs import pref_family
+from app.domain.extraction.rules.values import value_family
 from app.domain.extraction.rules.view import PatternFamily, Sentence, View, build_view
 
 
@@ -68,7 +70,7 @@ def _guarded(family: PatternFamily, view: View, out: Extraction) -> None:
         for part in parts:
             _guarded(family, replace(view, sentences=part), out)
         return
-    for name in ("facts", "prefs", "entities", "open_loops", "instructions", "failures"):
+    for name in ("facts", "prefs", "entities", "open_loops", "instructions", "values", "failures"):
         setattr(out, name, getattr(trial, name))
 
 
@@ -102,4 +104,5 @@ FAMILIES: tuple[PatternFamily, ...] = (
     alias_family,
     open_loop_family,
     instruction_family,
+    value_family,
 )

@@ -53,6 +53,8 @@ from .user_out import UserOut
 from .user_page import UserPage
 from .users_get_passport_format import UsersGetPassportFormat
 from .users_put_passport_doc import UsersPutPassportDoc
+from .value import Value
+from .value_history_item import ValueHistoryItem
 from .version_changes_out import VersionChangesOut
 from .version_changes_out_changes import VersionChangesOutChanges
 from .version_changes_out_items import VersionChangesOutItems
@@ -114,6 +116,8 @@ __all__ = (
     "UserPage",
     "UsersGetPassportFormat",
     "UsersPutPassportDoc",
+    "Value",
+    "ValueHistoryItem",
     "VersionChangesOut",
     "VersionChangesOutChanges",
     "VersionChangesOutItems",

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..models.passport_meta import PassportMeta
     from ..models.source import Source
     from ..models.turn_entry import TurnEntry
+    from ..models.value import Value
 
 
 T = TypeVar("T", bound="Passport")
@@ -42,6 +43,7 @@ class Passport:
         turns (list[TurnEntry] | Unset):
         updated_at (None | str | Unset):
         user_key (None | str | Unset):
+        values (list[Value] | Unset):
         version (str | Unset):  Default: '2.1'.
     """
 
@@ -58,6 +60,7 @@ class Passport:
     turns: list[TurnEntry] | Unset = UNSET
     updated_at: None | str | Unset = UNSET
     user_key: None | str | Unset = UNSET
+    values: list[Value] | Unset = UNSET
     version: str | Unset = "2.1"
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -148,6 +151,13 @@ class Passport:
         else:
             user_key = self.user_key
 
+        values: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.values, Unset):
+            values = []
+            for values_item_data in self.values:
+                values_item = values_item_data.to_dict()
+                values.append(values_item)
+
         version = self.version
 
         field_dict: dict[str, Any] = {}
@@ -179,6 +189,8 @@ class Passport:
             field_dict["updated_at"] = updated_at
         if user_key is not UNSET:
             field_dict["user_key"] = user_key
+        if values is not UNSET:
+            field_dict["values"] = values
         if version is not UNSET:
             field_dict["version"] = version
 
@@ -196,6 +208,7 @@ class Passport:
         from ..models.passport_meta import PassportMeta  # noqa: PLC0415
         from ..models.source import Source  # noqa: PLC0415
         from ..models.turn_entry import TurnEntry  # noqa: PLC0415
+        from ..models.value import Value  # noqa: PLC0415
 
         d = dict(src_dict)
         _contradictions = d.pop("contradictions", UNSET)
@@ -313,6 +326,15 @@ class Passport:
 
         user_key = _parse_user_key(d.pop("user_key", UNSET))
 
+        _values = d.pop("values", UNSET)
+        values: list[Value] | Unset = UNSET
+        if _values is not UNSET:
+            values = []
+            for values_item_data in _values:
+                values_item = Value.from_dict(values_item_data)
+
+                values.append(values_item)
+
         version = d.pop("version", UNSET)
 
         passport = cls(
@@ -329,6 +351,7 @@ class Passport:
             turns=turns,
             updated_at=updated_at,
             user_key=user_key,
+            values=values,
             version=version,
         )
 

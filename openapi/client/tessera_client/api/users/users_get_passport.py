@@ -189,8 +189,8 @@ def sync_detailed(
             Unicode NFC: composed and decomposed letters name the same user.
         version (int | None | Unset): A past version to rebuild.
         sections (None | str | Unset): Only these sections, comma-separated: facts, prefs,
-            entities, open_loops, contradictions, instructions, observations, episodes, sources,
-            turns, meta (version, user_key and updated_at always come).
+            entities, open_loops, contradictions, instructions, values, observations, episodes,
+            sources, turns, meta (version, user_key and updated_at always come).
         after (int | None | Unset): Page cursor: the log row id to continue after.
         limit (int | None | Unset): Page the log: at most this many rows of it.
         since (datetime.date | None | str | Unset): With a page: only log rows on or after this
@@ -252,8 +252,8 @@ def sync(
             Unicode NFC: composed and decomposed letters name the same user.
         version (int | None | Unset): A past version to rebuild.
         sections (None | str | Unset): Only these sections, comma-separated: facts, prefs,
-            entities, open_loops, contradictions, instructions, observations, episodes, sources,
-            turns, meta (version, user_key and updated_at always come).
+            entities, open_loops, contradictions, instructions, values, observations, episodes,
+            sources, turns, meta (version, user_key and updated_at always come).
         after (int | None | Unset): Page cursor: the log row id to continue after.
         limit (int | None | Unset): Page the log: at most this many rows of it.
         since (datetime.date | None | str | Unset): With a page: only log rows on or after this
@@ -310,8 +310,8 @@ async def asyncio_detailed(
             Unicode NFC: composed and decomposed letters name the same user.
         version (int | None | Unset): A past version to rebuild.
         sections (None | str | Unset): Only these sections, comma-separated: facts, prefs,
-            entities, open_loops, contradictions, instructions, observations, episodes, sources,
-            turns, meta (version, user_key and updated_at always come).
+            entities, open_loops, contradictions, instructions, values, observations, episodes,
+            sources, turns, meta (version, user_key and updated_at always come).
         after (int | None | Unset): Page cursor: the log row id to continue after.
         limit (int | None | Unset): Page the log: at most this many rows of it.
         since (datetime.date | None | str | Unset): With a page: only log rows on or after this
@@ -371,8 +371,8 @@ async def asyncio(
             Unicode NFC: composed and decomposed letters name the same user.
         version (int | None | Unset): A past version to rebuild.
         sections (None | str | Unset): Only these sections, comma-separated: facts, prefs,
-            entities, open_loops, contradictions, instructions, observations, episodes, sources,
-            turns, meta (version, user_key and updated_at always come).
+            entities, open_loops, contradictions, instructions, values, observations, episodes,
+            sources, turns, meta (version, user_key and updated_at always come).
         after (int | None | Unset): Page cursor: the log row id to continue after.
         limit (int | None | Unset): Page the log: at most this many rows of it.
         since (datetime.date | None | str | Unset): With a page: only log rows on or after this
