@@ -29,19 +29,24 @@ import json
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.extraction.rules import RuleExtractor
 from app.domain.passport import Passport
+from bench.conversations.data import DEFAULT_DATA as BEAM_DATA
+from bench.conversations.data import DataError as ConversationsDataError
 from bench.pipeline import InMemoryUser
-from bench.realtalk.data import DEFAULT_DATA, Conversation, DataError, Message, Question, load
+from bench.realtalk.data import DEFAULT_DATA, Conversation, DataError, Question, load
 from bench.realtalk.metrics import Answer, Haystack, normalise
 from bench.realtalk.run import payload_of
 
 LABELS = Path(__file__).with_name("labels.tsv")
+BEAM_LABELS = Path(__file__).with_name("labels_beam.tsv")
+BEAM_PER_KIND = 40
 KINDS = ("fact", "pref", "entity", "loop")
 SEED = 13
 PER_KIND = 80
@@ -72,6 +77,17 @@ class Item:
     def ref(self) -> str:
         """The label's reference: conversation, message, kind, key, value hash."""
         return "|".join((self.conversation, self.message, self.kind, self.key, self.vhash))
+
+
+class Spoken(Protocol):
+    """A message as the sample reads it: its id, who said it and what."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def speaker(self) -> str: ...
+    @property
+    def text(self) -> str: ...
 
 
 def short_hash(value: object) -> str:
@@ -108,12 +124,13 @@ async def extract(conversation: Conversation) -> Extracted:
     return done
 
 
-def _first_turn(data: dict[str, object]) -> str:
+def first_turn(data: Mapping[str, object]) -> str:
+    """The first client turn id an item names, or "" when it names none."""
     turn_ids = data.get("turn_ids")
     return str(turn_ids[0]) if isinstance(turn_ids, list) and turn_ids else ""
 
 
-def _entity_message(names: Sequence[str], messages: Sequence[Message]) -> str:
+def message_naming(names: Sequence[str], messages: Sequence[Spoken]) -> str:
     """The first message that names the entity (or, for a speaker, that they wrote)."""
     wanted = [normalise(n) for n in names if normalise(n)]
     # A name may have been said with a possessive ("Taylor Swift's" normalises to "swifts").
@@ -135,24 +152,29 @@ def items_of(done: Extracted) -> list[Item]:
         for b in beliefs:
             data = b.to_dict()
             shown = f"{b.key} = {b.value}"
-            items.append(Item(cid, _first_turn(data), kind, b.key, short_hash(b.value), shown))
+            items.append(Item(cid, first_turn(data), kind, b.key, short_hash(b.value), shown))
     for e in p.entities:
-        where = _entity_message([e.name, *e.aliases], messages)
+        where = message_naming([e.name, *e.aliases], messages)
         shown = f"{e.name} ({e.type}; aliases: {', '.join(e.aliases) or '-'})"
         items.append(Item(cid, where, "entity", short_hash(e.type), short_hash(e.name), shown))
     for o in p.open_loops:
         data = o.to_dict()
-        items.append(Item(cid, _first_turn(data), "loop", "", short_hash(o.item), o.item))
+        items.append(Item(cid, first_turn(data), "loop", "", short_hash(o.item), o.item))
     return items
 
 
-def sample(items: Sequence[Item], seed: int = SEED, per_kind: int = PER_KIND) -> list[Item]:
+def sample(
+    items: Sequence[Item],
+    seed: int = SEED,
+    per_kind: int = PER_KIND,
+    kinds: Sequence[str] = KINDS,
+) -> list[Item]:
     """``per_kind`` items of each kind ranked by ``seed``; a short kind's rest goes to others."""
-    by_kind = {k: sorted((i for i in items if i.kind == k), key=lambda i: i.ref) for k in KINDS}
+    by_kind = {k: sorted((i for i in items if i.kind == k), key=lambda i: i.ref) for k in kinds}
     quota = {k: min(per_kind, len(v)) for k, v in by_kind.items()}
-    spare = per_kind * len(KINDS) - sum(quota.values())
+    spare = per_kind * len(kinds) - sum(quota.values())
     while spare > 0:
-        open_kinds = [k for k in KINDS if quota[k] < len(by_kind[k])]
+        open_kinds = [k for k in kinds if quota[k] < len(by_kind[k])]
         if not open_kinds:
             break
         for k in open_kinds:
@@ -160,7 +182,7 @@ def sample(items: Sequence[Item], seed: int = SEED, per_kind: int = PER_KIND) ->
                 quota[k] += 1
                 spare -= 1
     chosen: list[Item] = []
-    for k in KINDS:
+    for k in kinds:
         ranked = sorted(by_kind[k], key=lambda i: _rank(seed, i))
         chosen += ranked[: quota[k]]
     return chosen
@@ -215,11 +237,16 @@ class Report:
     failures: int = 0
 
 
-def precision(chosen: Iterable[Item], labels: dict[str, bool], totals: Counter[str]) -> dict:
+def precision(
+    chosen: Iterable[Item],
+    labels: dict[str, bool],
+    totals: Counter[str],
+    kinds: Sequence[str] = KINDS,
+) -> dict:
     """Per kind: items, sampled, labelled, correct, precision, unlabelled."""
     table: dict[str, dict[str, float | int]] = {}
     chosen = list(chosen)
-    for kind in (*KINDS, "all"):
+    for kind in (*kinds, "all"):
         mine = [i for i in chosen if kind in (i.kind, "all")]
         judged = [labels[i.ref] for i in mine if i.ref in labels]
         table[kind] = {
@@ -269,7 +296,8 @@ def measure(
     return report, chosen
 
 
-def _print(report: Report) -> None:
+def print_precision(report: Report) -> None:
+    """The precision table."""
     print("Precision by kind (sample judged against its source message)")
     print("| kind | items | sampled | labelled | correct | precision | unlabelled |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -279,6 +307,10 @@ def _print(report: Report) -> None:
             f"{row['correct']} | {row['precision']:.3f} | {row['unlabelled']} |"
         )
     print()
+
+
+def _print(report: Report) -> None:
+    print_precision(report)
     r = report.recall
     print(f"Recall on {r['questions']} questions about people: {r['answer_items']:.3f}")
     print()
@@ -297,10 +329,12 @@ def _print(report: Report) -> None:
 
 
 def write_pending(
-    chosen: Sequence[Item], labels: dict[str, bool], done: Sequence[Extracted], path: Path
+    chosen: Sequence[Item],
+    labels: dict[str, bool],
+    messages: Mapping[tuple[str, str], Spoken],
+    path: Path,
 ) -> int:
     """The sampled items without a verdict, each with its source message, for judging."""
-    messages = {(d.conversation.id, m.id): m for d in done for m in d.conversation.messages}
     lines: list[str] = []
     for item in chosen:
         if item.ref in labels:
@@ -316,7 +350,7 @@ def add_labels(path: Path, labels: dict[str, bool]) -> int:
     """Read ``ref verdict`` lines (verdict 1 or 0) into ``labels``; returns how many."""
     added = 0
     for line in path.read_text(encoding="utf-8").splitlines():
-        parts = line.split()
+        parts = line.rsplit(maxsplit=1)  # a key may hold spaces; the verdict is the last word
         if len(parts) == 2 and parts[1] in ("0", "1"):
             labels[parts[0]] = parts[1] == "1"
             added += 1
@@ -326,31 +360,59 @@ def add_labels(path: Path, labels: dict[str, bool]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; 0 when every kind meets the precision target and nothing is unlabelled."""
     parser = argparse.ArgumentParser(prog="python -m bench.beliefs", description=__doc__)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--set", choices=("realtalk", "beam"), default="realtalk")
+    parser.add_argument("--data", type=Path, help="the set's directory (default: ../shared/data)")
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--per-kind", type=int, default=PER_KIND)
-    parser.add_argument("--labels", type=Path, default=LABELS)
+    parser.add_argument("--per-kind", type=int, help=f"default {PER_KIND}; beam: {BEAM_PER_KIND}")
+    parser.add_argument("--labels", type=Path, help="default labels.tsv or labels_beam.tsv")
     parser.add_argument("--pending", type=Path, help="write unlabelled sampled items here")
     parser.add_argument("--add-labels", type=Path, help="add verdicts from this file")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
-    try:
-        conversations = load(args.data)
-    except (OSError, DataError) as error:
-        print(f"SKIPPED: {error}", file=sys.stderr)
-        return 2
-    labels = read_labels(args.labels)
+    beam = args.set == "beam"
+    path = args.labels or (BEAM_LABELS if beam else LABELS)
+    labels = read_labels(path)
     if args.add_labels:
         print(f"added {add_labels(args.add_labels, labels)} verdicts")
-        write_labels(labels, args.labels)
-    done = [asyncio.run(extract(c)) for c in conversations]
-    report, chosen = measure(done, labels, args.seed, args.per_kind)
-    _print(report)
+        write_labels(labels, path)
+    try:
+        if beam:
+            report, chosen, messages = _beam(args.data or BEAM_DATA, labels, args)
+        else:
+            report, chosen, messages = _realtalk(args.data or DEFAULT_DATA, labels, args)
+    except (OSError, DataError, ConversationsDataError) as error:
+        print(f"SKIPPED: {error}", file=sys.stderr)
+        return 2
     if args.pending:
-        pending = write_pending(chosen, labels, done, args.pending)
+        pending = write_pending(chosen, labels, messages, args.pending)
         print(f"{pending} unlabelled items in {args.pending}")
     if args.json:
         args.json.write_text(json.dumps(asdict(report), indent=2) + "\n", encoding="utf-8")
     judged = report.precision["all"]
+    # The target is met in every kind, and in all.
     met = all(row["precision"] >= TARGET for k, row in report.precision.items() if k != "all")
     return 0 if met and judged["unlabelled"] == 0 else 1
+
+
+def _realtalk(
+    data: Path, labels: dict[str, bool], args: argparse.Namespace
+) -> tuple[Report, list[Item], dict[tuple[str, str], Spoken]]:
+    done = [asyncio.run(extract(c)) for c in load(data)]
+    report, chosen = measure(done, labels, args.seed, args.per_kind or PER_KIND)
+    _print(report)
+    messages = {(d.conversation.id, m.id): m for d in done for m in d.conversation.messages}
+    return report, chosen, dict(messages)
+
+
+def _beam(
+    data: Path, labels: dict[str, bool], args: argparse.Namespace
+) -> tuple[Report, list[Item], dict[tuple[str, str], Spoken]]:
+    from bench.beliefs import beam
+
+    chats = beam.chats_of(data)
+    items = [i for c in chats for i in beam.items_of(c)]
+    chosen = sample(items, args.seed, args.per_kind or BEAM_PER_KIND, beam.KINDS)
+    totals = Counter(i.kind for i in items)
+    report = Report(precision=precision(chosen, labels, totals, beam.KINDS))
+    print_precision(report)
+    return report, chosen, dict(beam.messages_by_ref(chats))
