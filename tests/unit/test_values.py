@@ -66,6 +66,12 @@ def merged(*extractions: tuple[Extraction, str, int]) -> Passport:
             "$450 a month",
         ),
         ("My quiz score improved from 60% to 75% after review.", "quiz score", "60%", "75%"),
+        (
+            "I've cut my commute from 50 to 35 minutes a day.",
+            "commute",
+            "50 minutes a day",
+            "35 minutes a day",
+        ),
         ("We moved the deadline for my prototype to April 5, 2024.", None, None, "April 5, 2024"),
         ("My insulin alarm is set for 9:15 PM.", "insulin alarm", None, "9:15 PM"),
         ("My blood pressure is 135/82 mmHg today.", "blood pressure", None, "135/82 mmHg"),
@@ -102,6 +108,8 @@ def test_a_value_the_user_states_about_their_own_thing_is_read_with_what_it_is_a
         "Is my cache at 200MB too big?",
         "The deadline is April 5.",
         "I set the timeout to 30 seconds.",
+        "I've adjusted my work hours to 8 AM–4 PM this month.",
+        "My budget is $500-$600 for the trip.",
     ],
 )
 def test_wishes_plans_suppositions_and_what_is_not_the_users_state_no_value(text: str) -> None:

@@ -223,8 +223,21 @@ _STATUSES = {
 }
 
 
+# "to show I'm engaged", "I'm engaged in the project": attention, not a relationship.
+_ATTENTION_BEFORE = re.compile(
+    r"\b(?:show|shows|showing|seem|look|feel|stay|keep)\b[^.]{0,12}$", re.I
+)
+_ATTENTION_AFTER = re.compile(r"\s+(?:in|with|by|and\s+(?:focused|attentive|present))\b", re.I)
+
+
 def _status_hits(view: View, sentence: Sentence, m: re.Match[str]) -> Iterator[Hit]:
     status = _STATUSES[" ".join(m.group("status").lower().split())]
+    if status == "engaged" and not m.group("partner"):
+        text = sentence.text
+        if _ATTENTION_BEFORE.search(text[max(0, m.start() - 30) : m.start()]):
+            return
+        if _ATTENTION_AFTER.match(text, m.end("status")):
+            return
     yield Hit(sentence.speaker, "relationship_status", status, 0.8)
     partner = trim_name(m.group("partner") or "")
     if partner and name_ok(partner):

@@ -57,7 +57,8 @@ _GERUND = r"(?P<gerund>[a-z]+ing)\b"
 _LOOP_TABLE: tuple[tuple[str, str], ...] = (
     (rf"(?:{I_ALONE}|{WE_ALONE}){_ADV}\s+(?i:need|have|must)\s+(?i:to)\b", "needs to"),
     (rf"(?:{I_ALONE}|{WE_ALONE})(?i:'ve|\s+have)\s+(?i:got)\s+(?i:to)\b", "needs to"),
-    (rf"(?:{I_ALONE}|{WE_ALONE}){_ADV}\s+(?i:gotta|must)\b", "needs to"),
+    # "I must have made a mistake" says what probably happened, not what is to be done.
+    (rf"(?:{I_ALONE}|{WE_ALONE}){_ADV}\s+(?i:gotta|must)\b(?!\s+(?i:have)\b)", "needs to"),
     (rf"(?:{I_AM}|{_WERE}){_ADV}\s+(?i:going\s+to|gonna)\b", "is going to"),
     (r"(?<![\w'])(?i:remind\s+me\s+to)\b", "asked to be reminded to"),
     (rf"(?:{I_ALONE}|{WE_ALONE}){_ADV}\s+(?i:should)\b", "should"),
@@ -162,6 +163,7 @@ _HEDGES = re.compile(
     re.IGNORECASE,
 )
 _TASK_WORD = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
+_BRACKETS = ("()", "[]", "{}")
 _TASK_MAX_WORDS = 10
 
 
@@ -175,6 +177,8 @@ def _task(complement: str, *, noun: bool = False) -> str | None:
     task = (head + _TAIL_HEDGES.sub("", tail)).strip(" ,")
     if _MID_CLAUSE.search(task):
         return None  # "give it a go as well sounds great", "find or build better routines"
+    if "\\" in task or any(task.count(o) != task.count(c) for o, c in _BRACKETS):
+        return None  # cut inside a formula: "use the formula m = (y2"
     words = [w.lower() for w in _TASK_WORD.findall(task)]
     if len(words) < 2 - noun or len(words) > _TASK_MAX_WORDS or words[-1] in _NOT_LAST_WORDS:
         return None

@@ -105,6 +105,15 @@ _MEASURE_BEFORE = re.compile(r"\d\s*[A-Za-z]{0,4}\.?$")
 _TITLE_BEFORE = re.compile(r"(?:^|\s)[A-Z][\w']*\s+(?:of|the|of\s+the)$")
 _TITLE_GOES_ON = re.compile(r"\s+(?:of|the|of\s+the|over\s+the|on\s+the)\s+[A-Z]")
 _LIKE_SUFFIXES = ("-like", "-esque", "-style", "-ish")
+# Nouns of activities and qualities, and the organisations that end in one.
+# Long enough not to be a name that happens to end so ("Lawrence", "Clement").
+_CONCEPT_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "ness", "ism")
+_CONCEPT_MIN_CHARS = 9
+_ORG_NOUNS = frozenset(
+    {"foundation", "association", "corporation", "institution", "federation", "commission"}
+    | {"administration", "organization", "organisation", "agency", "university", "building"}
+)
+_QUOTES = frozenset("\"'“”‘’«»")
 
 
 def _identifier(word: str) -> bool:
@@ -150,7 +159,25 @@ def _clean_phrase(words: list[str], text: str, span: tuple[int, int], at_start: 
         return []
     if all(w.lower() in _HOLIDAY_WORDS for w in words):
         return []
+    if _concept(words, text, span):
+        return []
     return [" ".join(words)]
+
+
+def _concept(words: list[str], text: str, span: tuple[int, int]) -> bool:
+    """A capitalised phrase that names an activity or a quality, not a thing: "Feature
+    Implementation", "Career Advancement". A title in quotes stays a name ("Nonviolent
+    Communication"), and so does an organisation ("Ford Foundation")."""
+    last = words[-1].lower()
+    if len(last) < _CONCEPT_MIN_CHARS or not last.endswith(_CONCEPT_SUFFIXES):
+        return False
+    if last in _ORG_NOUNS:
+        return False
+    if any(not w.isalpha() or not w[1:].islower() for w in words):
+        return False  # "Blue Shield PPO", "eBay Motors": letters a name would have
+    start, end = span
+    quoted = text[start - 1 : start] in _QUOTES and text[end : end + 1] in _QUOTES
+    return not quoted
 
 
 # --- aliases --------------------------------------------------------------------------------

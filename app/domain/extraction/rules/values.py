@@ -46,13 +46,13 @@ _DATE = (
     rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|"
     rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?|\d{{4}}-\d{{2}}-\d{{2}}"
 )
-_TIME = r"\d{1,2}:\d{2}(?:\s?[ap]\.?m\b)?"
+_TIME = r"\d{1,2}(?::\d{2}(?:\s?[ap]\.?m\b)?|\s?[ap]\.?m\b)"
 _WHOLE_DATE = re.compile(rf"{_DATE}|{_TIME}", re.IGNORECASE)
 # No part of a longer number ("6" of "6:30"), and nothing glued on after it ("2n+1").
 _AMOUNT = r"[$€£¥]?\s?\d[\d,]{0,15}(?:\.\d{1,6})?(?:/\d{1,6})?(?![:.]?\d)(?:\s?%)?"
 # What may follow an amount as its unit: up to four short words, trimmed by ``_trimmed``.
 _AFTER = r"(?:[ ]?[^\W_][\w/%-]{0,19})?(?:[ ][^\W_][\w/%-]{0,19}){0,3}"
-_VALUE = rf"(?:{_DATE}|{_TIME}|{_AMOUNT}{_AFTER})(?=[\s,.;:!?)]|$)"
+_VALUE = rf"(?:{_DATE}|{_TIME}|{_AMOUNT}{_AFTER})(?=[\s,.;:!?)\u2013\u2014-]|$)"
 
 
 def _named(name: str) -> str:
@@ -104,6 +104,7 @@ CLAUSE_CHARS = 80
 _SUBJECT_UNREAL = frozenset(
     {"goal", "target", "aim", "objective", "dream", "ideal", "wish", "plan"}
 )
+_RANGE_AFTER = re.compile(r"\s{0,2}(?:[-\u2013\u2014]|to\s)\s{0,2}[$€£¥]?\d", re.IGNORECASE)
 _DEADLINE_AFTER = re.compile(r"\s{0,3}(?:by|before|until|within)\s", re.IGNORECASE)
 # Subjects that are not a thing of the user's with a value: a math answer, a question's parts.
 # The noun phrase and preposition before a "my ..." subject: "the test coverage of ".
@@ -186,7 +187,7 @@ def stated_values(text: str) -> list[tuple[str, str | None, str]]:
             if not _asserted(text, match.start(), rest, subject):
                 continue
             old_trimmed = _trimmed(match["old"]) if match["old"] else None
-            old = old_trimmed[0] if old_trimmed else None
+            old = _with_unit(old_trimmed[0], value) if old_trimmed else None
             found.append((subject, old, value))
     return found
 
@@ -222,8 +223,9 @@ def _asserted(text: str, start: int, rest: str, subject: str) -> bool:
     subject_words = {w.lower() for w in subject.split()}
     if subject_words & _SUBJECT_UNREAL or subject.split()[-1].lower() in _NOT_ABOUT:
         return False
-    # "75% by June 30": a deadline after a value makes it a target.
-    return not _DEADLINE_AFTER.match(rest)
+    # "75% by June 30": a deadline after a value makes it a target; "8 AM–4 PM" is a range,
+    # of which one end alone would be wrong.
+    return not (_DEADLINE_AFTER.match(rest) or _RANGE_AFTER.match(rest))
 
 
 def _trimmed(said: str) -> tuple[str, int] | None:
@@ -260,6 +262,14 @@ def _trimmed(said: str) -> tuple[str, int] | None:
         units += 1
         n += 1
     return " ".join(kept).replace(" %", "%"), n + used
+
+
+def _with_unit(old: str, new: str) -> str:
+    """ "from 30 to 18 minutes": a bare number before a measure has the measure's unit."""
+    number, _, unit = new.partition(" ")
+    if not old.replace(",", "").replace(".", "").isdigit() or not unit:
+        return old
+    return f"{old} {unit}" if number[-1:].isdigit() else old
 
 
 def _unit_word(word: str) -> bool:
