@@ -110,6 +110,8 @@ def test_a_value_the_user_states_about_their_own_thing_is_read_with_what_it_is_a
         "I set the timeout to 30 seconds.",
         "I've adjusted my work hours to 8 AM–4 PM this month.",
         "My budget is $500-$600 for the trip.",
+        "My current budget is $1,300 for the laptop.",
+        "My score is 98% now.",
     ],
 )
 def test_wishes_plans_suppositions_and_what_is_not_the_users_state_no_value(text: str) -> None:

@@ -116,6 +116,14 @@ _HEAD_BEFORE = re.compile(
 )
 # How far before "my" a subject's head is looked for.
 HEAD_CHARS = 100
+# Measures that need to say what they measure: "my budget" alone files every budget as one.
+_VAGUE = frozenset(
+    {"budget", "score", "accuracy", "time", "rate", "average", "total", "cost", "price"}
+    | {"progress", "result", "results", "level", "count", "number", "amount", "grade", "speed"}
+    | {"practice", "spending", "schedule", "deadline", "meals", "macros", "stocks", "radius"}
+    | {"limit", "percentage", "size", "value", "length", "distance", "duration", "estimate"}
+)
+_QUALIFIERS = frozenset({"current", "new", "latest", "overall", "usual", "typical", "own"})
 _NOT_ABOUT = frozenset(
     {"question", "problem", "answer", "solution", "guess", "point", "idea", "concern", "issue"}
     | {"thought", "approach", "attempt", "understanding", "equation", "formula", "proof"}
@@ -223,6 +231,8 @@ def _asserted(text: str, start: int, rest: str, subject: str) -> bool:
     subject_words = {w.lower() for w in subject.split()}
     if subject_words & _SUBJECT_UNREAL or subject.split()[-1].lower() in _NOT_ABOUT:
         return False
+    if len(subject_words - _QUALIFIERS) <= 1 and subject_words & _VAGUE:
+        return False  # "my budget": which budget, or score, is not said
     # "75% by June 30": a deadline after a value makes it a target; "8 AM–4 PM" is a range,
     # of which one end alone would be wrong.
     return not (_DEADLINE_AFTER.match(rest) or _RANGE_AFTER.match(rest))
