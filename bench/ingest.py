@@ -58,6 +58,7 @@ SEED = 20240501
 TURNS_PER_REQUEST = 20
 POLL_SECONDS = 0.2  # job polling; throughput is timed from the jobs' own finished_at
 SCENARIO_TIMEOUT = 300.0
+BEAM_SCENARIO = "user–assistant chats (BEAM)"
 
 # --- synthetic multi-session chat -------------------------------------------------------------
 
@@ -244,6 +245,26 @@ def user_sessions(seed: int, user_key: str, sessions: int, turns: int) -> list[d
 
 
 # --- small helpers ----------------------------------------------------------------------------
+
+
+def text_chars(body: dict[str, Any]) -> int:
+    """Characters of what was said in an ingest body (``text`` or ``content`` of its turns)."""
+    total = 0
+    for turn in body.get("turns") or []:
+        said = turn.get("text", turn.get("content", ""))
+        total += len(said) if isinstance(said, str) else 0
+    return total
+
+
+def beam_bodies(chats: int) -> list[list[dict[str, Any]]]:
+    """The first BEAM chats' sessions as agents post them (``bench.conversations``'s payload)."""
+    from bench.conversations.data import DEFAULT_DATA, load
+    from bench.conversations.run import payload_of
+
+    return [
+        [payload_of(session).model_dump(mode="json", exclude_none=True) for session in c.sessions]
+        for c in load(DEFAULT_DATA, chats)
+    ]
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -610,6 +631,9 @@ class Stack:
             # Our own queue: a dev worker on the same Redis must not take our jobs.
             TESSERA_QUEUE_NAME=f"tessera-bench:{secrets.token_hex(4)}",
             TESSERA_DATA_DIR=str(self.root),
+            # BEAM has a few messages longer than the default turn limit: as an operator would.
+            TESSERA_MAX_TURN_CHARS="1000000",
+            TESSERA_MAX_BODY_BYTES="20000000",
         )
         base = [sys.executable, "-m", "app.cli.main"]
         commands = {
@@ -709,14 +733,17 @@ async def run_scenario(
     turns: int,
     seed: int,
     passport_episodes: int = 0,
+    given: list[list[dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
-    """Each user POSTs its sessions back to back (no ?wait), then polls its jobs to the end."""
+    """Each user POSTs its sessions back to back (no ?wait), then polls its jobs to the end.
+
+    ``given`` holds each user's request bodies; by default they are made up (``user_sessions``).
+    """
     tag = secrets.token_hex(3)
     keys = [f"bench-{tag}-u{i}" for i in range(users)]
-    bodies = {
-        key: [orjson.dumps(b) for b in user_sessions(seed, f"{name}-u{i}", requests, turns)]
-        for i, key in enumerate(keys)
-    }
+    made = given or [user_sessions(seed, f"{name}-u{i}", requests, turns) for i in range(users)]
+    chars = sum(text_chars(b) for bodies_of in made for b in bodies_of)
+    bodies = {key: [orjson.dumps(b) for b in made[i]] for i, key in enumerate(keys)}
     post_headers = {**headers, "Content-Type": "application/json"}
     start_version = dict.fromkeys(keys, 0)
     if passport_episodes:
@@ -771,7 +798,7 @@ async def run_scenario(
         last_version[job["user_key"]] = max(
             last_version.get(job["user_key"], 0), job["version_after"]
         )
-    wanted = {key: start_version[key] + requests for key in keys}
+    wanted = {key: start_version[key] + len(bodies[key]) for key in keys}
     if last_version != wanted:
         raise RuntimeError(f"expected versions {wanted}, got {last_version}")
     # The jobs' own clocks: end = the last merge, not the next poll that saw it.
@@ -786,7 +813,7 @@ async def run_scenario(
         "scenario": name,
         "passport_episodes": passport_episodes,
         "users": users,
-        "requests_per_user": requests,
+        "requests_per_user": len(made[0]),
         "turns_per_request": turns,
         "jobs": n_jobs,
         "turns": n_turns,
@@ -794,6 +821,7 @@ async def run_scenario(
         "elapsed_s": elapsed,
         "observed_s": observed,
         "turns_per_s": n_turns / elapsed,
+        "text_kb_per_s": chars / 1000 / elapsed,
         "jobs_per_s": n_jobs / elapsed,
         "accept_p50_ms": percentile(accept_ms, 50),
         "accept_p95_ms": percentile(accept_ms, 95),
@@ -879,6 +907,7 @@ async def end_to_end(
         results = []
         for name, users, requests, turns, episodes in plan:
             log(f"end to end: {name} ({users} x {requests} requests of {turns} turns)")
+            given = beam_bodies(users) if name.startswith(BEAM_SCENARIO) else None
             results.append(
                 await run_scenario(
                     stack,
@@ -890,6 +919,7 @@ async def end_to_end(
                     turns=turns,
                     passport_episodes=episodes,
                     seed=SEED,
+                    given=given,
                 )
             )
         return results, solo
@@ -913,9 +943,9 @@ def report(
         parts.append("   (skipped)")
     else:
         heads = ["scenario", "users", "req/user", "turns", "segs", "jobs", "elapsed s", "turns/s"]
-        heads += ["jobs/s", "accept p50 ms", "accept p95 ms"]
+        heads += ["text KB/s", "jobs/s", "accept p50 ms", "accept p95 ms"]
         keys = ["scenario", "users", "requests_per_user", "turns", "segments", "jobs", "elapsed_s"]
-        keys += ["turns_per_s", "jobs_per_s", "accept_p50_ms", "accept_p95_ms"]
+        keys += ["turns_per_s", "text_kb_per_s", "jobs_per_s", "accept_p50_ms", "accept_p95_ms"]
         parts.append(table(heads, [[r[k] for k in keys] for r in e2e]))
         parts.append("   elapsed = first POST -> last merge; accept = the POST's round trip (202).")
         parts += [
@@ -988,6 +1018,14 @@ def main(argv: list[str] | None = None) -> int:
         help="passport sizes (episodes) for part 2; default 100,1000,10000 (--quick: 100,1000)",
     )
     parser.add_argument(
+        "--beam",
+        type=int,
+        default=0,
+        metavar="CHATS",
+        help="also post this many BEAM user–assistant chats (../shared/data/beam500k), one user "
+        "each, every session one request",
+    )
+    parser.add_argument(
         "--worker-poll-delay",
         type=float,
         metavar="SECONDS",
@@ -1017,6 +1055,8 @@ def main(argv: list[str] | None = None) -> int:
         step_repeats = 50
         solo_requests = 8
 
+    if args.beam:
+        scenarios.append((BEAM_SCENARIO, args.beam, 10, 0, 0))
     parts = {p.strip() for p in args.parts.split(",")}
     if not parts <= {"1", "2", "3"}:
         parser.error("--parts takes 1, 2 and 3")
