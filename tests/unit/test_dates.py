@@ -225,6 +225,9 @@ def test_detect_tense() -> None:
     assert detect_tense("I'm so excited") is None  # an adjective, not a past tense
     assert detect_tense("The party is amazing") is None
     assert detect_tense("I need a bed") is None
+    # After a determiner an -ed word describes a thing: "my scheduled check" is not past.
+    assert detect_tense("before my scheduled check") is None
+    assert detect_tense("I met her at my scheduled check") == "past"
 
 
 def test_formatting_helpers() -> None:

@@ -130,7 +130,11 @@ _NOT_PAST = NOT_PAST_ED | {
     "wicked",
     "weed",
 }
-_ADJECTIVE_AFTER_BE = re.compile(r"\b(?:am|is|are|'m|'re|'s|be|been|so|very|really)\s+\w+ed\b")
+# After a determiner an -ed word is an adjective too: "my scheduled check", "the booked flight".
+_ADJECTIVE_AFTER_BE = re.compile(
+    r"\b(?:am|is|are|'m|'re|'s|be|been|so|very|really|my|our|your|his|her|their|the|a|an)"
+    r"\s+\w+ed\b"
+)
 _WORD = re.compile(r"[a-z']+")
 
 
