@@ -58,7 +58,6 @@ INPUTS: dict[str, str] = {
     "pets and people": "my dog Max and my sister Ann, ",
     "values": "v1.2.3 ORD-1234 ",
     "stated values": "the cost of my test coverage is 95% and I've increased my budget to $500 ",
-    "subjects": "my a b c d e f g h ",
     "hex": "deadbeef",
     "chat": "I moved to Kwekwe last week for a new job at Zimplats! ",
     "code fences": "```\nx = 1;\n",

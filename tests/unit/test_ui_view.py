@@ -27,6 +27,13 @@ def test_each_section_has_a_one_line_description() -> None:
         "Ana (person), also Annie"
     )
     assert view.describe("contradictions", {"key": "city", "old": "A", "new": "B"}) == "city: A → B"
+    value = {
+        "key": "quiz score",
+        "about": "quiz score",
+        "value": "75%",
+        "history": [{"value": "60%"}],
+    }
+    assert view.describe("values", value) == "quiz score: 75% (before: 60%)"
     assert view.describe("turns", M1) == "Mel: I moved to Kwekwe last week."
     assert view.describe("open_loops", {"item": "Book the flight"}) == "Book the flight"
 

@@ -163,7 +163,7 @@ _HEDGES = re.compile(
     re.IGNORECASE,
 )
 _TASK_WORD = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
-_BRACKETS = ("()", "[]", "{}")
+_BRACKETS = (("(", ")"), ("[", "]"), ("{", "}"))
 _TASK_MAX_WORDS = 10
 
 
