@@ -20,6 +20,7 @@ from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
 from app.domain.ids import canonical_bytes, sha256_hex
 from app.domain.ingest import IngestLimits, IngestPayload, InputError, Plan, Segment, prepare
+from app.domain.ingest.imports import MemoryImport
 from app.domain.ingest.segmentation import plan_segments, refiled, untimed_ids
 from app.domain.memory.log import segment_keys, turn_rows
 from app.domain.passport import known_keys_of
@@ -161,6 +162,25 @@ def _prepared(
     body = stored_payload(payload)
     raw = canonical_bytes(body)
     return body, sha256_hex(raw), len(raw), segments_of(payload, settings)
+
+
+async def accept_import(
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    body: MemoryImport,
+    settings: Settings,
+    *,
+    idempotency_key: str | None = None,
+) -> Accepted:
+    """Another service's memories, or a message list, accepted as the ingest they amount to."""
+    try:
+        payload = await asyncio.to_thread(body.to_payload)
+    except ValueError as exc:
+        raise Unprocessable(f"cannot import: {exc}") from exc
+    return await accept(
+        uows, tenant_id, user_key, payload, settings, idempotency_key=idempotency_key
+    )
 
 
 async def _within_limits(

@@ -392,3 +392,49 @@ async def test_a_value_the_user_states_keeps_its_history_and_the_context_shows_t
     doc = (await client.get("/users/vals/passport", headers=tenant.headers)).json()
     assert [(v["value"], v["history"]) for v in doc["values"]] == [("65%", [])]
     assert "78%" not in str(doc)
+
+
+async def test_another_services_memories_and_a_message_list_are_imported_as_turns(
+    client, tenant, worker
+):
+    memories = [
+        {
+            "id": "mem-1",
+            "memory": "Prefers window seats on long flights",
+            "created_at": "2024-03-02T10:00:00Z",
+            "user_id": "someone-elsewhere",
+            "metadata": {"category": "travel"},
+        },
+        {"id": "mem-2", "text": "Allergic to peanuts", "timestamp": "2024-01-05"},
+    ]
+    resp = await client.post(
+        "/users/imported/import?wait=20", json=memories, headers=tenant.headers
+    )
+    assert resp.status_code == 200 and resp.json()["status"] == "done", resp.text
+    messages = {
+        "messages": [
+            {"role": "user", "content": "Book the 9:40 train to Porto.", "id": "msg-1"},
+            {"role": "assistant", "content": "Booked: carriage 4.", "id": "msg-2"},
+        ],
+        "session_ts": "2024-04-01T08:00:00Z",
+    }
+    resp = await client.post(
+        "/users/imported/import?wait=20", json=messages, headers=tenant.headers
+    )
+    assert resp.json()["status"] == "done", resp.text
+    doc = (await client.get("/users/imported/passport", headers=tenant.headers)).json()
+    turns = {t["id"]: (t["speaker"], t["text"], t["ts"][:10]) for t in doc["turns"]}
+    assert turns == {
+        "mem-1": ("user", "Prefers window seats on long flights", "2024-03-02"),
+        "mem-2": ("user", "Allergic to peanuts", "2024-01-05"),
+        "msg-1": ("user", "Book the 9:40 train to Porto.", "2024-04-01"),
+        "msg-2": ("assistant", "Booked: carriage 4.", "2024-04-01"),
+    }
+    ctx = await client.get("/users/imported/context?q=peanuts+allergy", headers=tenant.headers)
+    assert "[5 January 2024] user: Allergic to peanuts" in ctx.text
+    # What cannot be imported is refused whole, saying where.
+    bad = [{"memory": "ok"}, {"created_at": "2024-01-01"}]
+    resp = await client.post("/users/imported/import", json=bad, headers=tenant.headers)
+    assert resp.status_code == 422
+    assert resp.headers["content-type"].startswith("application/problem+json")
+    assert "memory, text, content or fact" in resp.text

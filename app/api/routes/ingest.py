@@ -27,6 +27,7 @@ from app.api.schemas.jobs import (
 )
 from app.api.schemas.params import MAX_TIME_CURSOR, MAX_VERSION, MIN_TIME_CURSOR
 from app.api.schemas.records import page_of, reply_of
+from app.domain.ingest.imports import MemoryImport
 from app.domain.ingest.payload import IngestPayload
 from app.services import compact, facts, ingest, jobs, reprocess, versions
 from app.services.errors import Unprocessable
@@ -77,6 +78,34 @@ async def ingest_route(
         accepting.tenant,
         key,
         payload,
+        accepting.settings,
+        idempotency_key=idempotency_key,
+    )
+    return accepted_out(await accepting.answer(accepted.job), accepted.plan)
+
+
+@router.post(
+    "/users/{key}/import",
+    tags=["ingest"],
+    name="import_memories",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={
+        200: {"model": Accepted, "description": "The job finished within ?wait."},
+        **CONFLICT,
+    },
+)
+async def import_route(
+    key: UserKey,
+    body: MemoryImport,
+    accepting: AcceptingDep,
+    idempotency_key: Annotated[str | None, Header(max_length=256)] = None,
+) -> Accepted:
+    """Another memory service's export (a memory list) or a message list, ingested as is."""
+    accepted = await ingest.accept_import(
+        accepting.uows,
+        accepting.tenant,
+        key,
+        body,
         accepting.settings,
         idempotency_key=idempotency_key,
     )

@@ -15,6 +15,9 @@ from .facts_out_summary import FactsOutSummary
 from .forgotten_out import ForgottenOut
 from .health import Health
 from .health_checks import HealthChecks
+from .import_envelope import ImportEnvelope
+from .imported_item import ImportedItem
+from .imported_item_metadata_type_0 import ImportedItemMetadataType0
 from .ingest_payload import IngestPayload
 from .instruction import Instruction
 from .instruction_history_item import InstructionHistoryItem
@@ -78,6 +81,9 @@ __all__ = (
     "ForgottenOut",
     "Health",
     "HealthChecks",
+    "ImportedItem",
+    "ImportedItemMetadataType0",
+    "ImportEnvelope",
     "IngestPayload",
     "Instruction",
     "InstructionHistoryItem",
