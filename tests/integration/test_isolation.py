@@ -30,6 +30,7 @@ OWN_WRITES = {
     ("PUT", "/users/{key}/passport"),
     ("POST", "/users/{key}/facts"),
     ("POST", "/users/{key}/ingest"),
+    ("POST", "/users/{key}/import"),
     ("POST", "/users/{key}/plan"),
 }
 JOB_ROUTES = {("GET", "/jobs/{job_id}"), ("POST", "/jobs/{job_id}/retry")}
@@ -68,6 +69,8 @@ async def test_every_user_route_is_404_for_another_tenant(client, app):
         "/users/alice/facts", json={"facts": [{"key": "x", "value": 1}]}, headers=b.headers
     )
     assert (await client.post("/users/alice/plan", json=ingest, headers=b.headers)).is_success
+    imported = [{"memory": "Moved to Lisbon", "created_at": "2024-03-20"}]
+    assert (await client.post("/users/alice/import", json=imported, headers=b.headers)).is_success
     job = await client.post("/users/alice/ingest", json=ingest, headers=b.headers)
     job_id = job.json()["job_id"]
     assert (await client.get(f"/jobs/{job_id}", headers=a.headers)).status_code == 404

@@ -75,6 +75,11 @@ def test_each_services_words_and_time_keys_are_read(body: Any, expected: tuple[s
     assert (text, day) == expected
 
 
+def test_a_time_or_session_of_another_shape_is_passed_over_not_refused() -> None:
+    body = [{"memory": "Likes jazz", "created_at": {"seconds": 1}, "metadata": {"date": True}}]
+    assert turns_of(body) == [("text", "user", "Likes jazz", None, None)]
+
+
 def test_a_message_list_becomes_chat_turns_with_their_roles() -> None:
     turns = turns_of(MESSAGES)
     assert [(kind, who, text) for kind, who, text, _, _ in turns] == [
@@ -89,10 +94,10 @@ def test_a_message_list_becomes_chat_turns_with_their_roles() -> None:
 @pytest.mark.parametrize(
     ("body", "says"),
     [
-        ([], "the list is empty"),
+        ([], "at least 1 item"),
         ([{"created_at": "2024-01-01"}], "memory, text, content or fact"),
         ({"memories": [{"memory": "x"}], "messages": [{"text": "y"}]}, "one of memories"),
-        ([{"memory": "x", "created_at": {"when": "then"}}], "item 0: ts"),
+        ([{"memory": "x", "role": ""}], "role"),
     ],
 )
 def test_what_cannot_be_imported_says_why(body: Any, says: str) -> None:

@@ -13,11 +13,12 @@ an ingest.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, model_validator
 
 from app.domain.ingest.payload import (
+    VISIBLE,
     ClientId,
     ContentPart,
     IngestPayload,
@@ -34,6 +35,9 @@ TEXT_KEYS = ("memory", "text", "content", "fact")
 TIME_KEYS = ("created_at", "createdAt", "timestamp", "time", "date", "updated_at", "updatedAt")
 SESSION_KEYS = ("session_id", "run_id", "thread_id", "conversation_id", "session")
 MAX_IMPORT_ITEMS = 10_000
+# As the ingest body bounds a time and a session id.
+MAX_TIME_CHARS = 100
+MAX_SESSION_CHARS = 200
 
 
 class ImportedItem(BaseModel):
@@ -41,8 +45,15 @@ class ImportedItem(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",  # other services' fields (user_id, score, hash, ...) are read past
+        regex_engine="python-re",
         json_schema_extra={
-            "anyOf": [{"required": [key]} for key in TEXT_KEYS],
+            # Declared as the validator below enforces it: the words under one of TEXT_KEYS.
+            "anyOf": [
+                {"required": ["memory"], "properties": {"memory": {"type": "string"}}},
+                {"required": ["text"], "properties": {"text": {"type": "string"}}},
+                {"required": ["content"], "properties": {"content": {"type": ["string", "array"]}}},
+                {"required": ["fact"], "properties": {"fact": {"type": "string"}}},
+            ],
             "examples": [
                 {
                     "id": "m-1",
@@ -56,8 +67,12 @@ class ImportedItem(BaseModel):
     )
 
     id: ClientId | int | None = None
-    role: str | None = Field(default=None, max_length=40, description="A message's role.")
-    name: str | None = Field(default=None, max_length=200, description="A message's author.")
+    role: str | None = Field(
+        default=None, min_length=1, max_length=40, pattern=VISIBLE, description="A message's role."
+    )
+    name: str | None = Field(
+        default=None, min_length=1, max_length=200, pattern=VISIBLE, description="Its author."
+    )
     memory: str | None = None
     text: str | None = None
     content: str | list[ContentPart] | None = None
@@ -78,25 +93,45 @@ class ImportedItem(BaseModel):
                 return value
         return ""
 
-    def field(self, keys: tuple[str, ...]) -> Any:
-        """The first of ``keys`` the item (or its metadata) holds, else None."""
+    def field(self, keys: tuple[str, ...], most_chars: int) -> str | int | float | None:
+        """The first of ``keys`` the item (or its metadata) holds as a short text or a number.
+
+        A value of another shape (a list, an object, a flag) is no time or session: passed over.
+        """
         extra = self.model_extra or {}
         meta = self.metadata or {}
         for key in keys:
             for source in (extra, meta):
-                if source.get(key) is not None:
-                    return source[key]
+                value = source.get(key)
+                if isinstance(value, bool) or value is None:
+                    continue
+                if isinstance(value, int | float) or (
+                    isinstance(value, str) and 0 < len(value) <= most_chars
+                ):
+                    return value
         return None
+
+
+Items = Annotated[list[ImportedItem], Field(min_length=1, max_length=MAX_IMPORT_ITEMS)]
 
 
 class ImportEnvelope(BaseModel):
     """The items under the key another service's export puts them, with ingest's options."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        # Declared as the validator below enforces it: the items under exactly one key.
+        json_schema_extra={
+            "oneOf": [
+                {"required": [key], "properties": {key: {"type": "array"}}}
+                for key in ("memories", "results", "messages")
+            ]
+        },
+    )
 
-    memories: list[ImportedItem] | None = Field(default=None, max_length=MAX_IMPORT_ITEMS)
-    results: list[ImportedItem] | None = Field(default=None, max_length=MAX_IMPORT_ITEMS)
-    messages: list[ImportedItem] | None = Field(default=None, max_length=MAX_IMPORT_ITEMS)
+    memories: Items | None = None
+    results: Items | None = None
+    messages: Items | None = None
     subject: str | None = Field(default=None, min_length=1, max_length=200)
     session_ts: Timestamp | None = None
 
@@ -112,10 +147,10 @@ class ImportEnvelope(BaseModel):
         return self.memories or self.results or self.messages or []
 
 
-class MemoryImport(RootModel[list[ImportedItem] | ImportEnvelope]):
+class MemoryImport(RootModel[Items | ImportEnvelope]):
     """A list of memories or messages, bare or under ``memories``, ``results`` or ``messages``."""
 
-    root: list[ImportedItem] | ImportEnvelope = Field(
+    root: Items | ImportEnvelope = Field(
         examples=[
             [
                 {
@@ -157,8 +192,8 @@ def _first_error(exc: ValidationError) -> str:
 
 
 def _converted(item: ImportedItem) -> TurnIn | TextIn:
-    ts = item.field(TIME_KEYS)
-    session = item.field(SESSION_KEYS)
+    ts = item.field(TIME_KEYS, MAX_TIME_CHARS)
+    session = item.field(SESSION_KEYS, MAX_SESSION_CHARS)
     common: dict[str, Any] = {"id": None if item.id is None else str(item.id), "ts": ts}
     if item.role is not None or item.name is not None:
         words = item.words()
@@ -178,5 +213,7 @@ def _converted(item: ImportedItem) -> TurnIn | TextIn:
 _API_ROLES = {"user": "user", "assistant": "assistant", "system": "system", "tool": "tool"}
 
 
-def _session(value: Any) -> SessionId | None:
-    return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else None
+def _session(value: str | float | None) -> SessionId | None:
+    if isinstance(value, float):
+        return None  # a number with a fraction is no session id
+    return None if value is None else str(value)

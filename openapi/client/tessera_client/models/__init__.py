@@ -15,7 +15,6 @@ from .facts_out_summary import FactsOutSummary
 from .forgotten_out import ForgottenOut
 from .health import Health
 from .health_checks import HealthChecks
-from .import_envelope import ImportEnvelope
 from .imported_item import ImportedItem
 from .imported_item_metadata_type_0 import ImportedItemMetadataType0
 from .ingest_payload import IngestPayload
@@ -83,7 +82,6 @@ __all__ = (
     "HealthChecks",
     "ImportedItem",
     "ImportedItemMetadataType0",
-    "ImportEnvelope",
     "IngestPayload",
     "Instruction",
     "InstructionHistoryItem",

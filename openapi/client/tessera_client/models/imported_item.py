@@ -26,7 +26,7 @@ class ImportedItem:
         id (int | None | str | Unset):
         memory (None | str | Unset):
         metadata (ImportedItemMetadataType0 | None | Unset):
-        name (None | str | Unset): A message's author.
+        name (None | str | Unset): Its author.
         role (None | str | Unset): A message's role.
         text (None | str | Unset):
     """
