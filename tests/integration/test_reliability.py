@@ -80,6 +80,10 @@ def start_worker(rel_settings) -> Iterator[Callable[[], subprocess.Popen]]:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+    # Shown by pytest only when the test failed: what the workers said, for the diagnosis.
+    for path in sorted(logs.glob("worker-*.log")):
+        print(f"--- {path.name} (last lines) ---")
+        print("\n".join(path.read_text(errors="replace").splitlines()[-40:]))
 
 
 def session_turns(n: int, i: int) -> list[dict]:

@@ -106,7 +106,6 @@ _SUBJECT_UNREAL = frozenset(
 )
 _RANGE_AFTER = re.compile(r"\s{0,2}(?:[-\u2013\u2014]|to\s)\s{0,2}[$€£¥]?\d", re.IGNORECASE)
 _DEADLINE_AFTER = re.compile(r"\s{0,3}(?:by|before|until|within)\s", re.IGNORECASE)
-# Subjects that are not a thing of the user's with a value: a math answer, a question's parts.
 # The noun phrase and preposition before a "my ..." subject: "the test coverage of ".
 _PREPOSITION_BEFORE = re.compile(r"\b(?:of|for|on|in|at|with|from|to|about|by)\s+$", re.I)
 _HEAD_BEFORE = re.compile(
@@ -124,6 +123,7 @@ _VAGUE = frozenset(
     | {"limit", "percentage", "size", "value", "length", "distance", "duration", "estimate"}
 )
 _QUALIFIERS = frozenset({"current", "new", "latest", "overall", "usual", "typical", "own"})
+# Subjects that are not a thing of the user's with a value: a math answer, a question's parts.
 _NOT_ABOUT = frozenset(
     {"question", "problem", "answer", "solution", "guess", "point", "idea", "concern", "issue"}
     | {"thought", "approach", "attempt", "understanding", "equation", "formula", "proof"}
