@@ -87,3 +87,19 @@ async def test_listing_shows_only_own_users(client):
     assert listed["items"] == []
     listed_a = (await client.get("/users", headers=a.headers)).json()
     assert [u["user_key"] for u in listed_a["items"]] == ["only-a"]
+
+
+async def test_users_page_on_and_a_cursor_no_key_could_be_is_refused(client):
+    a = await make_tenant(client, "A3")
+    for key in ("ann", "bob", "cy"):
+        await client.put(f"/users/{key}/passport", json=SOZO_FILE, headers=a.headers)
+    first = (await client.get("/users?limit=2", headers=a.headers)).json()
+    assert [u["user_key"] for u in first["items"]] == ["ann", "bob"]
+    cursor = first["next_cursor"]
+    rest = (await client.get("/users", params={"cursor": cursor}, headers=a.headers)).json()
+    assert [u["user_key"] for u in rest["items"]] == ["cy"]
+    # A NUL or another control character is in no user key: refused, never sent to Postgres.
+    for bad in ("a\x00b", "\x1f", " lead"):
+        resp = await client.get("/users", params={"cursor": bad}, headers=a.headers)
+        assert resp.status_code == 422, (bad, resp.text)
+        assert resp.headers["content-type"].startswith("application/problem+json")

@@ -14,7 +14,7 @@ from app.api.problems import COMMON, NOT_FOUND, PRECONDITION
 from app.api.schemas.params import MAX_ROW_ID, MAX_VERSION, Period
 from app.api.schemas.records import reply_of
 from app.api.schemas.users import ForgottenOut, PassportWritten, UserOut, UserPage
-from app.domain.passport import SECTIONS, Passport
+from app.domain.passport import SECTIONS, USER_KEY_MAX_CHARS, USER_KEY_PATTERN, Passport
 from app.runtime import Runtime
 from app.services import forget, passports
 from app.services.errors import Unprocessable
@@ -210,7 +210,14 @@ async def list_users(
     tenant: TenantDep,
     uows: UowsDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    cursor: Annotated[str | None, Query(max_length=2048)] = None,
+    cursor: Annotated[
+        str | None,
+        Query(
+            max_length=USER_KEY_MAX_CHARS,
+            pattern=USER_KEY_PATTERN,
+            description="next_cursor of the previous page (the last user key it showed)",
+        ),
+    ] = None,
 ) -> UserPage:
     """The tenant's users in key order, a page at a time."""
     items, next_cursor = await passports.list_users(uows, tenant, limit, cursor)

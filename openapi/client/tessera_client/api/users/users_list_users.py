@@ -111,7 +111,8 @@ def sync_detailed(
 
     Args:
         limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        cursor (None | str | Unset): next_cursor of the previous page (the last user key it
+            showed)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -145,7 +146,8 @@ def sync(
 
     Args:
         limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        cursor (None | str | Unset): next_cursor of the previous page (the last user key it
+            showed)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -174,7 +176,8 @@ async def asyncio_detailed(
 
     Args:
         limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        cursor (None | str | Unset): next_cursor of the previous page (the last user key it
+            showed)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -206,7 +209,8 @@ async def asyncio(
 
     Args:
         limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        cursor (None | str | Unset): next_cursor of the previous page (the last user key it
+            showed)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
