@@ -284,3 +284,14 @@ async def test_every_api_process_drops_what_it_cached_of_a_forgotten_turn(client
                 await asyncio.sleep(0.05)
             assert held.indexes.peek(uuid.UUID(t.id), "ana") is None
             assert not any(secret.encode() in body for body in held.results.values())
+
+
+async def test_an_id_with_a_nul_names_nothing_and_is_refused_not_a_server_error(client):
+    t = await make_tenant(client, "nul-ids")
+    await client.put("/users/u/passport", json={"version": "2.1", "facts": []}, headers=t.headers)
+    for path in ("/users/u/turns/a%00b", "/users/u/sources/seg%00"):
+        resp = await client.delete(path, headers=t.headers)
+        assert resp.status_code == 422, (path, resp.text)
+        assert resp.headers["content-type"].startswith("application/problem+json")
+    # Other control characters can be in a client's id: looked up, and not found.
+    assert (await client.delete("/users/u/turns/a%01b", headers=t.headers)).status_code == 404

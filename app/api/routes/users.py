@@ -172,12 +172,26 @@ async def delete_user(key: UserKey, tenant: TenantDep, runtime: RuntimeDep) -> R
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
+# No stored id holds a NUL (Postgres cannot, and an ingest that sends one is refused): an id
+# with one names nothing, and is refused before it reaches the database.
+NO_NUL = r"^[^\x00]+$"
 ClientTurnId = Annotated[
     str,
-    Path(min_length=1, max_length=200, description="The client's id of the turn, as it was sent."),
+    Path(
+        min_length=1,
+        max_length=200,
+        pattern=NO_NUL,
+        description="The client's id of the turn, as it was sent.",
+    ),
 ]
 SourceId = Annotated[
-    str, Path(min_length=1, max_length=64, description="A source id (``seg_...``) of the passport.")
+    str,
+    Path(
+        min_length=1,
+        max_length=64,
+        pattern=NO_NUL,
+        description="A source id (``seg_...``) of the passport.",
+    ),
 ]
 
 
