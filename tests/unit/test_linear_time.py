@@ -11,8 +11,10 @@ import pytest
 from bench.linear_time import INPUTS, STAGES, made
 
 SMALL_KB = 8
-# Linear is 2.0; a quadratic stage gives 4.0. The slack absorbs a noisy machine.
-MOST_RATIO = 2.5
+# Linear is 2.0; a quadratic stage gives 4.0. The slack absorbs a noisy machine: on a shared
+# 2-core machine under the rest of the suite, linear stages were measured up to 2.5 three times
+# running; 3.0 still sits well below what a quadratic stage gives.
+MOST_RATIO = 3.0
 
 
 def timed(stage: str, text: str, salt: int) -> float:
