@@ -12,7 +12,8 @@ from typing import Any
 import structlog
 from arq import Retry, cron
 from arq.worker import Function, Worker, check_health, func
-from redis.exceptions import RedisError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError, WatchError
 
 from app.db.queue import LEGACY_PROCESS_JOB, PROCESS_JOB, redis_settings
 from app.logging import configure_logging
@@ -28,6 +29,8 @@ log = logging.getLogger("tessera.worker")
 # re-runs cancelled ones). Below docker-compose's stop_grace_period (30 s) and Kubernetes'
 # default termination grace period, so the process exits before it is killed.
 STOP_WAIT_SECONDS = 20
+# Pause before the worker's loop starts again after Redis dropped its connection.
+RESTART_SECONDS = 1.0
 
 
 async def startup(ctx: dict[str, Any]) -> None:
@@ -127,7 +130,16 @@ def run_worker(settings: Settings) -> None:
         settings.worker_metrics_port, settings.require_redis_url(), settings.queue_name
     )
     try:
-        build_worker(settings).run()
+        while True:
+            try:
+                build_worker(settings).run()
+                return
+            except (RedisConnectionError, WatchError) as exc:
+                # arq's loop does not retry a WATCHed claim whose connection Redis dropped (a
+                # restart, a failover): the error ends its loop. The worker starts it again; the
+                # jobs it held are in Postgres, and the sweeper requeues any left behind.
+                log.warning("the worker lost its Redis connection (%s); starting again", exc)
+                time.sleep(RESTART_SECONDS)
     finally:
         if server is not None:
             server.close()
