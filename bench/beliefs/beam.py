@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.domain.passport import Passport
-from bench.beliefs.run import Item, first_turn, message_naming, short_hash
+from bench.beliefs.run import Item, belief_items, first_turn, short_hash
 from bench.conversations.data import Chat, load
 from bench.conversations.run import ingest
 
@@ -53,18 +53,7 @@ async def extract(chat: Chat) -> ChatBeliefs:
 def items_of(chat: ChatBeliefs) -> list[Item]:
     """Every belief of a chat's passport, instructions and values included, with its reference."""
     cid, p = chat.id, chat.passport
-    items: list[Item] = []
-    for kind, beliefs in (("fact", p.facts), ("pref", p.prefs)):
-        for b in beliefs:
-            shown = f"{b.key} = {b.value}"
-            turn = first_turn(b.to_dict())
-            items.append(Item(cid, turn, kind, b.key, short_hash(b.value), shown))
-    for e in p.entities:
-        where = message_naming([e.name, *e.aliases], chat.messages)
-        shown = f"{e.name} ({e.type}; aliases: {', '.join(e.aliases) or '-'})"
-        items.append(Item(cid, where, "entity", short_hash(e.type), short_hash(e.name), shown))
-    for o in p.open_loops:
-        items.append(Item(cid, first_turn(o.to_dict()), "loop", "", short_hash(o.item), o.item))
+    items = belief_items(cid, p, chat.messages)
     for i in p.instructions:
         turn = first_turn(i.to_dict())
         items.append(Item(cid, turn, "instruction", i.key, short_hash(i.text), i.text))

@@ -146,7 +146,11 @@ def message_naming(names: Sequence[str], messages: Sequence[Spoken]) -> str:
 
 def items_of(done: Extracted) -> list[Item]:
     """Every fact, preference, entity and open loop of a passport, with its reference."""
-    cid, p, messages = done.conversation.id, done.passport, done.conversation.messages
+    return belief_items(done.conversation.id, done.passport, done.conversation.messages)
+
+
+def belief_items(cid: str, p: Passport, messages: Sequence[Spoken]) -> list[Item]:
+    """A passport's facts, preferences, entities and open loops, each with its reference."""
     items: list[Item] = []
     for kind, beliefs in (("fact", p.facts), ("pref", p.prefs)):
         for b in beliefs:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from app.domain.dates import MONTHS
+from app.domain.dates import MONTHS, stamp_day
 from app.domain.keys import normalize_key
 from app.domain.passport import Belief, Contradiction, Entity, OpenLoop, Value
 
@@ -33,7 +33,6 @@ _RELATIONS = frozenset(_RELATION_TEXT.split())
 _PLURALS = {"children": "children", "pets": "pets", "kids": "kids"}
 _LANGUAGE_KEYS = ("learning_", "speaks_")
 _ISO_MONTH = re.compile(r"^(\d{4})-(\d{2})")
-_ISO_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
 
 def subject_of(meta: Mapping[str, Any]) -> str | None:
@@ -89,11 +88,8 @@ def value_text(value: Value, *, subject: str | None = None) -> str:
 
 
 def _day(ts: Any) -> str:
-    """``12 April 2024`` from an ISO time; empty when there is none."""
-    day = _ISO_DAY.match(ts) if isinstance(ts, str) else None
-    if day is None or not 1 <= int(day.group(2)) <= 12:
-        return ""
-    return f"{int(day.group(3))} {MONTHS[int(day.group(2)) - 1]} {day.group(1)}"
+    """``12 April 2024`` (UTC) from a stored time; empty when there is none."""
+    return (stamp_day(ts) or "") if isinstance(ts, str) else ""
 
 
 def entity_text(entity: Entity) -> str:

@@ -23,7 +23,7 @@ from app.domain.context.belief_sentences import (
     subject_of,
     value_text,
 )
-from app.domain.passport import Belief, Contradiction, Passport
+from app.domain.passport import Belief, Contradiction, Passport, Value
 from app.domain.text import tokenize
 
 Section = Literal["facts", "prefs", "values", "open_loops", "entities"]
@@ -113,15 +113,9 @@ class BeliefIndex:
                 text = render(section, b, changes.get(b.key, ()), subject=subject)
                 lines.append(_line(section, text, b, order, known))
         for order, v in enumerate(_newest_first(head.values)):
+            # A value matches a question by what it is about, not by its numbers and dates.
             text = value_text(v, subject=subject)
-            words = known.get(text)
-            if words is None:
-                words = frozenset(tokenize(v.about or v.key))
-            lines.append(
-                BeliefLine(
-                    "values", v.key, v.value, text, v.ts, v.source, _turn_ids(v), words, order
-                )
-            )
+            lines.append(_line("values", text, v, order, known, matched=v.about or v.key))
         for order, loop in enumerate(_newest_first(head.open_loops)):
             lines.append(_line("open_loops", loop_text(loop), loop, order, known))
         for order, e in enumerate(head.entities):
@@ -170,19 +164,28 @@ class BeliefIndex:
 
 
 def _line(
-    section: Section, text: str, item: Any, order: int, known: Mapping[str, frozenset[str]]
+    section: Section,
+    text: str,
+    item: Any,
+    order: int,
+    known: Mapping[str, frozenset[str]],
+    *,
+    matched: str | None = None,
 ) -> BeliefLine:
-    """A belief's line (with its key and value), or an open loop's (it has neither)."""
+    """A belief's or a value's line (with its key and value), or an open loop's (neither).
+
+    Its words are those of ``matched`` when given, else of its text.
+    """
     words = known.get(text)
-    belief = isinstance(item, Belief)
+    keyed = isinstance(item, Belief | Value)
     return BeliefLine(
         section=section,
-        key=item.key if belief else None,
-        value=item.value if belief else None,
+        key=item.key if keyed else None,
+        value=item.value if keyed else None,
         text=text,
         ts=getattr(item, "ts", None),
         source=getattr(item, "source", None),
         turn_ids=_turn_ids(item),
-        tokens=words if words is not None else frozenset(tokenize(text)),
+        tokens=words if words is not None else frozenset(tokenize(matched or text)),
         order=order,
     )

@@ -16,6 +16,7 @@ from app.domain.dates.calendar import (
 )
 from app.domain.dates.periods import (
     EVER,
+    MONTH_WORD,
     DateWindow,
     When,
     check_day,
@@ -37,6 +38,7 @@ __all__ = [
     "EVER",
     "MONTHS",
     "MONTH_NUMBERS",
+    "MONTH_WORD",
     "NUMBER_WORDS",
     "WEEKDAYS",
     "DateWindow",

@@ -27,6 +27,7 @@ from app.domain.ingest.payload import (
     TextIn,
     Timestamp,
     TurnIn,
+    parts_text,
 )
 from app.domain.ingest.turns import role_of
 
@@ -169,10 +170,6 @@ class MemoryImport(RootModel[Items | ImportEnvelope]):
             items, subject, session_ts = self.root.items(), self.root.subject, self.root.session_ts
         else:
             items, subject, session_ts = self.root, None, None
-        if not items:
-            raise ValueError("nothing to import: the list is empty")
-        if len(items) > MAX_IMPORT_ITEMS:
-            raise ValueError(f"at most {MAX_IMPORT_ITEMS:,} items in one import")
         converted: list[TurnIn | RowIn | TextIn] = []
         for n, item in enumerate(items):
             try:
@@ -195,22 +192,17 @@ def _converted(item: ImportedItem) -> TurnIn | TextIn:
     ts = item.field(TIME_KEYS, MAX_TIME_CHARS)
     session = item.field(SESSION_KEYS, MAX_SESSION_CHARS)
     common: dict[str, Any] = {"id": None if item.id is None else str(item.id), "ts": ts}
+    words = item.words()
     if item.role is not None or item.name is not None:
-        words = item.words()
         said = {"content": words} if not isinstance(words, str) else {"text": words}
         # LangChain's "human" and "ai", Gemini's "model": the role they stand for, else the
         # role word as the speaker's name.
         role = role_of("", item.role) if item.role is not None else None
         speaker = None if role is not None or item.name else item.role
-        turn = {"role": _API_ROLES.get(role or ""), "name": item.name, "speaker": speaker}
+        turn = {"role": role, "name": item.name, "speaker": speaker}
         return TurnIn.model_validate({**common, **turn, "session": _session(session), **said})
-    words = item.words()
-    text = words if isinstance(words, str) else "\n".join(p.text or "" for p in words)
+    text = words if isinstance(words, str) else parts_text(words)
     return TextIn.model_validate({**common, "text": text})
-
-
-# A role as the ingest body names it.
-_API_ROLES = {"user": "user", "assistant": "assistant", "system": "system", "tool": "tool"}
 
 
 def _session(value: str | float | None) -> SessionId | None:

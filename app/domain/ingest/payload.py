@@ -80,6 +80,11 @@ class ContentPart(BaseModel):
     text: str | None = None
 
 
+def parts_text(parts: list[ContentPart]) -> str:
+    """The words of a list of content parts: its text parts, joined by newlines."""
+    return "\n".join(p.text for p in parts if p.type == "text" and p.text)
+
+
 class TurnIn(_In):
     """One chat turn: ``speaker`` and ``text``, or an OpenAI-style message (``role``, ``content``).
 
@@ -155,7 +160,7 @@ class TurnIn(_In):
         if self.text is not None:
             return self.text
         if isinstance(self.content, list):
-            return "\n".join(p.text for p in self.content if p.type == "text" and p.text)
+            return parts_text(self.content)
         return self.content or ""
 
     def who(self) -> str:

@@ -20,7 +20,6 @@ import re
 from app.domain.extraction.extractor import Extraction
 from app.domain.extraction.rules.people import provenance, sentence_ts
 from app.domain.extraction.rules.view import Sentence, View
-from app.domain.ingest.turns import role_of
 from app.domain.passport import Instruction
 
 # Where a sentence may start before its instruction: "please", "and", "oh, and also".
@@ -109,11 +108,7 @@ MAX_KEY_WORDS = 8
 def instruction_family(view: View, out: Extraction) -> None:
     """Standing instructions in the user's own sentences of a user–assistant chat."""
     seen = {i.key for i in out.instructions}
-    turns = view.segment.turns
-    for sentence in view.sentences:
-        turn = turns[sentence.turn] if 0 <= sentence.turn < len(turns) else None
-        if turn is None or role_of(turn.speaker, turn.role) != "user":
-            continue
+    for sentence in view.user_sentences():
         key = instruction_key(sentence.text)
         if key is None or key in seen:
             continue

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 
+from app.domain.dates import MONTH_WORD
 from app.domain.extraction.extractor import Extraction
 from app.domain.extraction.rules.people import provenance, sentence_ts
 from app.domain.extraction.rules.view import Sentence, View
-from app.domain.ingest.turns import role_of
 from app.domain.passport import Value
 from app.domain.text import tokenize
 
@@ -38,15 +38,13 @@ _SUBJECT = rf"(?:(?!{_NOT_SUBJECT}\b){_WORD}\s+){{0,7}}(?!{_NOT_SUBJECT}\b){_WOR
 # After "my", a subject holds no other "my": "my opinion my rate" is two phrases.
 _OWN_SUBJECT = _SUBJECT.replace(_NOT_SUBJECT, _NOT_SUBJECT[:-1] + "|my)")
 # A value: an amount, a count or a measure (with what follows it, trimmed below), or a date.
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
+_MONTH = rf"{MONTH_WORD}\.?"
 _DATE = (
     rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|"
     rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?|\d{{4}}-\d{{2}}-\d{{2}}"
 )
 _TIME = r"\d{1,2}(?::\d{2}(?:\s?[ap]\.?m\b)?|\s?[ap]\.?m\b)"
+_MY = re.compile(r"\bmy\b", re.IGNORECASE)
 _WHOLE_DATE = re.compile(rf"{_DATE}|{_TIME}", re.IGNORECASE)
 # No part of a longer number ("6" of "6:30"), and nothing glued on after it ("2n+1").
 _AMOUNT = r"[$€£¥]?\s?\d[\d,]{0,15}(?:\.\d{1,6})?(?:/\d{1,6})?(?![:.]?\d)(?:\s?%)?"
@@ -154,11 +152,7 @@ MAX_VALUE_SENTENCE_CHARS = 400
 def value_family(view: View, out: Extraction) -> None:
     """Values the user states about their own things in a user–assistant chat."""
     seen = {(v.key, v.value) for v in out.values}
-    turns = view.segment.turns
-    for sentence in view.sentences:
-        turn = turns[sentence.turn] if 0 <= sentence.turn < len(turns) else None
-        if turn is None or role_of(turn.speaker, turn.role) != "user":
-            continue
+    for sentence in view.user_sentences():
         for about, old, value in stated_values(sentence.text):
             key = value_key(about)
             if not key:
@@ -177,8 +171,7 @@ def stated_values(text: str) -> list[tuple[str, str | None, str]]:
     for pattern in (_MY_VALUE, _I_SET):
         for match in pattern.finditer(text):
             subject = " ".join(match["subject"].split())
-            mine = re.search(r"\bmy\b", subject, re.IGNORECASE)
-            if pattern is _I_SET and match["owner"].lower() == "the" and not mine:
+            if pattern is _I_SET and match["owner"].lower() == "the" and not _MY.search(subject):
                 continue  # "the deadline" alone: whose it is is not said
             if pattern is _MY_VALUE:
                 # "the test coverage of my API module is 65%" is about the coverage.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -97,6 +97,14 @@ class View:
         if found is None:
             found = self._dates[text, anchor] = resolve_relative(text, anchor)
         return found
+
+    def user_sentences(self) -> Iterator[Sentence]:
+        """The sentences of turns whose role is ``user``: the person of a user–assistant chat."""
+        turns = self.segment.turns
+        for sentence in self.sentences:
+            turn = turns[sentence.turn] if 0 <= sentence.turn < len(turns) else None
+            if turn is not None and role_of(turn.speaker, turn.role) == "user":
+                yield sentence
 
 
 PatternFamily = Callable[[View, Extraction], None]
