@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from app.db.uow import UowFactory
 from app.domain.extraction import Extraction
 from app.domain.ids import content_hash, content_id
@@ -42,9 +44,15 @@ async def write_facts(
     stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     # As JSONB stores it (no NUL, no integer past 64 bits): the beliefs are read back from it.
     body = storable({"facts": [b.to_dict() for b in facts], "prefs": [b.to_dict() for b in prefs]})
-    facts = [Belief.model_validate(b) for b in body["facts"]]
-    prefs = [Belief.model_validate(b) for b in body["prefs"]]
     problem = json_problem(body)
+    try:
+        facts = [Belief.model_validate(b) for b in body["facts"]]
+        prefs = [Belief.model_validate(b) for b in body["prefs"]]
+    except ValidationError as error:
+        # A key of nothing but NUL characters is empty once NUL is dropped.
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise Unprocessable(f"without its NUL characters, {where}: {first['msg']}") from None
     if problem:
         raise Unprocessable(problem)
     source = Source(

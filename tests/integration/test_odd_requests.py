@@ -49,6 +49,19 @@ async def test_json_nested_deep_is_refused_as_unprocessable(client, levels):  # 
     assert reply.headers["content-type"] == "application/problem+json"
 
 
+async def test_a_belief_key_of_only_nul_characters_is_refused(client):  # type: ignore[no-untyped-def]
+    """NUL is dropped before a belief is stored; a key left empty is a problem, not a 500."""
+    t = await make_tenant(client, "odd-nul-keys")
+    for body in ('{"facts": [{"key": "\\u0000"}]}', '{"prefs": [{"key": "\\u0000\\u0000"}]}'):
+        reply = await sent(client, "/users/ana/facts", body, t.headers)
+        assert reply.status_code == 422, reply.text
+        assert reply.headers["content-type"] == "application/problem+json"
+        assert "NUL" in reply.json()["detail"]
+    doc = '{"version": "2.1", "facts": [{"key": "\\u0000", "value": "x"}]}'
+    reply = await sent(client, "/users/ana/passport", doc, t.headers, "PUT")
+    assert reply.status_code == 422, reply.text
+
+
 @pytest.mark.parametrize("key", [".", "..", " ana", "ana ", "a\\b", "x" * 257])
 async def test_a_user_key_that_no_path_can_reach_is_refused(client, key):  # type: ignore[no-untyped-def]
     t = await make_tenant(client, "odd-keys")
