@@ -161,7 +161,12 @@ def _prepared(
 ) -> tuple[dict[str, Any], str, int, list[Segment]]:
     body = stored_payload(payload)
     raw = canonical_bytes(body)
-    return body, sha256_hex(raw), len(raw), segments_of(payload, settings)
+    # The worker reads the stored body: segmented as it will be, so what it would refuse is a 422.
+    try:
+        stored = IngestPayload.model_validate(body)
+    except ValueError as exc:
+        raise Unprocessable(f"once NUL characters are dropped, {exc}") from None
+    return body, sha256_hex(raw), len(raw), segments_of(stored, settings)
 
 
 async def accept_import(

@@ -95,3 +95,12 @@ async def test_the_spec_declares_the_user_key_grammar(app):  # type: ignore[no-u
     )
     schema = parameter["schema"]
     assert schema["maxLength"] == 256 and "pattern" in schema
+
+
+async def test_an_ingest_field_of_only_nul_characters_is_refused(client):  # type: ignore[no-untyped-def]
+    """A time or a name that is empty once NUL is dropped is refused before anything is queued."""
+    t = await make_tenant(client, "odd-nul-ingest")
+    body = '{"turns": [{"speaker": "ana", "text": "hello", "ts": "\\u0000"}]}'
+    reply = await sent(client, "/users/ana/ingest", body, t.headers)
+    assert reply.status_code == 422, reply.text
+    assert reply.headers["content-type"] == "application/problem+json"
