@@ -303,9 +303,8 @@ def test_a_full_run_answers_judges_and_reports_accuracy(
     }
     assert overall["memory_tokens_per_question"] > 0
     assert overall["passport"]["bytes"] > 0
-    # An LLM extractor writes an episode per segment; the rules leave that to the turn log.
-    episodes = segments if extractor != "rules" else 0
-    assert overall["passport"]["items"]["episodes"] == episodes
+    # Every extractor writes an episode per segment (the rules' quotes the user's words).
+    assert overall["passport"]["items"]["episodes"] == segments
     assert [c["id"] for c in figures["conversations"]] == [c["id"] for c in data["conversations"]]
     assert len(figures["answers"]) == len(questions)
     # The printed report carries the same figures.

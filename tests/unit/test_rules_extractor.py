@@ -41,10 +41,11 @@ def test_is_an_extractor() -> None:
     assert extractor.name == "rules"
 
 
-async def test_no_observations_or_episode_the_turn_log_keeps_what_happened() -> None:
+async def test_no_observations_the_turn_log_keeps_what_happened_and_an_episode_quotes_it() -> None:
     out = await _run(_chat(), subject="Melanie")
     assert out.observations == []
-    assert out.episode is None
+    assert out.episode is not None
+    assert any(out.episode.summary in t.text for t in _chat().turns)
     assert "observations" in out.items_dict() and "failures" not in out.items_dict()
 
 

@@ -324,7 +324,10 @@ async def test_three_sessions_a_move_replaces_the_old_location() -> None:
         "Melanie needs to buy a desk (said 1 June 2023)"
     ]
     assert {e.name: e.type for e in passport.entities}["Kwekwe"] == "place"
-    assert passport.observations == [] and passport.episodes == []
+    assert passport.observations == []
+    # One episode per session, in the sessions' own words.
+    assert len(passport.episodes) == 3
+    assert all(e.to_dict()["quoted"] is True for e in passport.episodes)
 
 
 def test_a_plan_is_not_cut_inside_a_number_or_an_address() -> None:

@@ -2,17 +2,18 @@
 
 One segment in; out come the claims the rules can state cleanly about named people (facts,
 preferences, open loops, each with the ``turn_ids`` of the turn it came from) and the entities they
-can name. No observation and no episode: the verbatim turn log keeps what happened, with its dates
-resolved, and a rule rewrite of a turn would only lose its subject and cost budget twice. Every
+can name, and one episode per segment made of its own words (``episodes``). No observation: the
+verbatim turn log keeps what happened, with its dates resolved, and a rule rewrite of a turn would
+only lose its subject and cost budget twice. Every
 extracted string is copied from the input (or is a fixed template word).
 
 The work is split into pattern families: each is a plain function that reads a ``View`` of the
 segment (``view``) and fills part of an ``Extraction``. This module keeps the registry
 (``FAMILIES``); each family has a module of its own: ``names`` (entities and aliases), ``facts``
 (its tables in ``life``, ``settled``, ``belongings``, ``pastimes``, ``diet_and_study`` and
-``negatives``), ``prefs``, ``loops``, ``instructions`` and ``values``; what they share is in
-``people``, ``guards``, ``lexicon``, ``ruleset`` and ``pronouns``, and date arithmetic in
-``app.domain.dates``.
+``negatives``), ``prefs``, ``loops``, ``instructions``, ``values`` and ``episodes``; what they
+share is in ``people``, ``guards``, ``lexicon``, ``ruleset`` and ``pronouns``, and date arithmetic
+in ``app.domain.dates``.
 A new family is one function listed in ``FAMILIES``. A family that raises is run again turn by turn,
 then sentence by sentence, so it costs only what it would have added for the sentence it fails on;
 the failure is recorded in ``Extraction.failures`` and everything else is kept.
@@ -24,6 +25,7 @@ import copy
 from dataclasses import replace
 
 from app.domain.extraction.extractor import Extraction, ExtractionInput
+from app.domain.extraction.rules.episodes import episode_family
 from app.domain.extraction.rules.facts import fact_family
 from app.domain.extraction.rules.instructions import instruction_family
 from app.domain.extraction.rules.loops import open_loop_family
@@ -40,7 +42,7 @@ class RuleExtractor:
     name = "rules"
 
     async def extract(self, request: ExtractionInput) -> Extraction:
-        """Extract an episode and entities from one segment."""
+        """Extract beliefs, entities and an episode from one segment."""
         return extract_rules(request)
 
 
@@ -70,8 +72,20 @@ def _guarded(family: PatternFamily, view: View, out: Extraction) -> None:
         for part in parts:
             _guarded(family, replace(view, sentences=part), out)
         return
-    for name in ("facts", "prefs", "entities", "open_loops", "instructions", "values", "failures"):
+    for name in _FIELDS:
         setattr(out, name, getattr(trial, name))
+
+
+_FIELDS = (
+    "facts",
+    "prefs",
+    "entities",
+    "open_loops",
+    "instructions",
+    "values",
+    "episode",
+    "failures",
+)
 
 
 def _parts(view: View) -> list[list[Sentence]]:
@@ -105,4 +119,5 @@ FAMILIES: tuple[PatternFamily, ...] = (
     open_loop_family,
     instruction_family,
     value_family,
+    episode_family,
 )
