@@ -238,3 +238,32 @@ async def test_a_held_index_catches_up_when_a_write_lands_before_any_read(client
     assert cache.peek(uuid.UUID(t.id), "ana").version == 2
     resp = await client.get("/users/ana/context", params={"q": "Miso"}, headers=t.headers)
     assert "Her name is Miso." in resp.text
+
+
+async def test_what_we_talked_about_in_a_month_is_that_months_sessions(client, worker):  # type: ignore[no-untyped-def]
+    t = await make_tenant(client, "ctx-sessions")
+    sessions = [
+        ("2024-04-10T09:00:00Z", "I am building a raised garden bed for tomatoes."),
+        ("2024-05-03T09:00:00Z", "We are repainting the kitchen a deep blue this week."),
+        ("2024-05-21T09:00:00Z", "The new kitchen cabinets arrive on Friday."),
+        ("2024-06-02T09:00:00Z", "I bought a gravel bike for the summer."),
+    ]
+    for n, (ts, text) in enumerate(sessions):
+        body = {
+            "turns": [
+                {"role": "user", "content": text, "ts": ts, "id": f"u{n}"},
+                {"role": "assistant", "content": "Sounds like a plan.", "ts": ts, "id": f"a{n}"},
+            ],
+        }
+        job = await client.post("/users/ana/ingest?wait=20", json=body, headers=t.headers)
+        assert job.json()["status"] == "done", job.text
+    asked = {"q": "What did we talk about in May?", "budget_chars": 1200, "format": "json"}
+    reply = await client.get("/users/ana/context", params=asked, headers=t.headers)
+    assert reply.status_code == 200, reply.text
+    got = reply.json()
+    assert [s["summary"] for s in got["sessions"]] == [sessions[1][1], sessions[2][1]]
+    assert got["sessions"][0]["turn_ids"] == ["u1", "a1"]
+    asked["format"] = "text"
+    text = (await client.get("/users/ana/context", params=asked, headers=t.headers)).text
+    assert "Sessions:\n[3 May 2024] user, assistant: We are repainting the kitchen" in text
+    assert "tomatoes" not in text and "gravel" not in text

@@ -33,6 +33,7 @@ from app.domain.context.passages import (
     passages,
 )
 from app.domain.context.records import RecordKind, TurnRecord, records_of, said_digest
+from app.domain.context.sessions import SessionIndex
 from app.domain.dates import SaidDate, stamp_day, stamp_epoch
 from app.domain.ingest.turns import MACHINE_ROLES, role_of
 from app.domain.memory.log import split
@@ -420,6 +421,11 @@ class EvidenceIndex:
         return np.isin(self._column(self._speaker_of, np.int64), sorted(codes))
 
 
+def _ranked(record: TurnRecord) -> bool:
+    """Whether BM25 ranks the record: not an episode that quotes its own turns (they are)."""
+    return record.episode is None or not record.episode.quoted
+
+
 def newest_instructions(head: Passport) -> tuple[str, ...]:
     """The head's standing instructions, newest first (the context shows them in this order)."""
     return tuple(i.text for i in sorted(head.instructions, key=lambda i: i.ts or "", reverse=True))
@@ -430,6 +436,7 @@ class MemoryIndex:
 
     def __init__(self, head: Passport, evidence: EvidenceIndex | None = None) -> None:
         self.evidence = evidence if evidence is not None else EvidenceIndex()
+        self.sessions = SessionIndex()
         self.head = head
         self.beliefs = BeliefIndex.of(head)
         self.instructions = newest_instructions(head)
@@ -437,7 +444,10 @@ class MemoryIndex:
     @classmethod
     def of(cls, head: Passport, records: Iterable[TurnRecord]) -> MemoryIndex:
         """An index of a head and the log's records, in log order."""
-        return cls(head, EvidenceIndex(records))
+        records = list(records)
+        index = cls(head, EvidenceIndex(r for r in records if _ranked(r)))
+        index.sessions.extend(records)
+        return index
 
     @classmethod
     def of_document(cls, doc: dict[str, Any]) -> MemoryIndex:
@@ -453,8 +463,10 @@ class MemoryIndex:
         self.instructions = newest_instructions(head)
 
     def extend(self, records: Iterable[TurnRecord]) -> int:
-        """Add log records that came after the newest held; how many were added."""
-        return self.evidence.extend(records)
+        """Add log records that came after the newest held; how many were ranked."""
+        records = list(records)
+        self.sessions.extend(records)
+        return self.evidence.extend(r for r in records if _ranked(r))
 
     def approx_bytes(self) -> int:
         """A rough size of the index, for a cache bounded in bytes."""

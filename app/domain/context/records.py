@@ -16,6 +16,17 @@ RecordKind = Literal["turn", "observation", "episode"]
 
 
 @dataclass(frozen=True, slots=True)
+class EpisodeInfo:
+    """What an episode record holds beside its summary."""
+
+    id: str = ""  # the episode's own id (its segment's)
+    participants: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    end: str | None = None  # when its last turn was said
+    quoted: bool = False  # its summary quotes its own turns: never ranked beside them
+
+
+@dataclass(frozen=True, slots=True)
 class TurnRecord:
     """One row of the log as context assembly reads it: a turn, an observation or an episode."""
 
@@ -32,6 +43,7 @@ class TurnRecord:
     sources: tuple[str, ...] = ()
     source: str | None = None  # the passport source (segment) it came from
     role: str | None = None  # a turn's role (user, assistant, system, tool), when known
+    episode: EpisodeInfo | None = None  # an episode's participants, keywords and end
 
     @property
     def turn_ids(self) -> tuple[str, ...]:
@@ -84,6 +96,7 @@ def record_of(
     if not isinstance(ids, list) and source_turns is not None:
         ids = list(source_turns.get(str(item.get("source")), ()))
     when = item.get("when") if kind == "observation" else None
+    episode = _episode_info(item) if kind == "episode" else None
     return TurnRecord(
         id=str(row_id),
         turn_id=None,
@@ -96,7 +109,22 @@ def record_of(
         kind="observation" if kind == "observation" else "episode",
         sources=tuple(str(i) for i in ids) if isinstance(ids, list) else (),
         source=_text_or_none(item.get("source")),
+        episode=episode,
     )
+
+
+def _episode_info(item: Mapping[str, Any]) -> EpisodeInfo:
+    return EpisodeInfo(
+        id=str(item.get("id") or ""),
+        participants=_texts(item.get("participants")),
+        keywords=_texts(item.get("keywords")),
+        end=_text_or_none(item.get("end")),
+        quoted=item.get("quoted") is True,
+    )
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str) and v) if isinstance(value, list) else ()
 
 
 def records_of(rows: Iterable[tuple[int, str, Mapping[str, Any]]]) -> list[TurnRecord]:

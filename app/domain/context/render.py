@@ -1,11 +1,13 @@
 """Query-ranked, budgeted context for one user: what GET /context renders.
 
-A context is up to three blocks within one character budget. First the user's standing instructions,
+A context is up to four blocks within one character budget. First the user's standing instructions,
 newest first, in at most ``INSTRUCTION_SHARE`` of it. Then the beliefs that matter: a small core of
 facts always, then the facts, preferences and open loops the question's words match (``beliefs``),
-in at most ``BELIEF_SHARE`` of the budget with the instructions. Then the memories BM25 ranks
-highest over the log (verbatim turns with their neighbours; observations and episode summaries where
-an extractor made them), in time order with date and speaker (``budget``). Whatever is left out is
+in at most ``BELIEF_SHARE`` of the budget with the instructions. For a question about a whole
+stretch of conversation ("what did we talk about in May?"), the sessions of that stretch, one line
+each (``sessions``). Then the memories BM25 ranks highest over the log (verbatim turns with their
+neighbours; observations and episode summaries where an extractor made them), in time order with
+date and speaker (``budget``). Whatever is left out is
 counted in the text. What does not depend on the question is held in a ``MemoryIndex``.
 """
 
@@ -17,6 +19,7 @@ from typing import Any
 from app.domain.context.beliefs import BeliefLine
 from app.domain.context.budget import Evidence, assemble
 from app.domain.context.index import MemoryIndex
+from app.domain.context.sessions import SESSION_SHARE, SessionLine
 from app.domain.dates import EVER, DateWindow
 from app.domain.text import tokenize
 
@@ -37,6 +40,7 @@ class Context:
     instructions: tuple[str, ...]
     beliefs: tuple[BeliefLine, ...]
     beliefs_omitted: int
+    sessions: tuple[SessionLine, ...]
     evidence: Evidence
     text: str
 
@@ -53,6 +57,7 @@ class Context:
             "instructions": list(self.instructions),
             "beliefs": [b.to_dict() for b in self.beliefs],
             "beliefs_omitted": self.beliefs_omitted,
+            "sessions": [s.to_dict() for s in self.sessions],
             "memory_order": self.evidence.order,
             "memories": [i.to_dict() for i in self.evidence.items],
             "memories_omitted": self.evidence.omitted,
@@ -105,11 +110,23 @@ def build_context(
     # What is left goes to the memories, after a blank line and their header.
     used = head_used + (len(block) + 2 if block else 0)
     memory_room = budget - used - len(MEMORIES_HEADER) - 1
-    evidence = assemble(index.evidence, q, max(memory_room, 0), window=window)
-    parts = [part for part in (head_block, block) if part]
+    # A question about a whole stretch of conversation gets its sessions first.
+    overview = index.sessions.overview(q, window, int(max(memory_room, 0) * SESSION_SHARE))
+    sessions: tuple[SessionLine, ...] = ()
+    if overview is not None:
+        window = overview.window
+        sessions = overview.lines
+        if overview.text:
+            memory_room -= len(overview.text) + 2
+    # An overview question's words name no topic: its memories are the stretch's latest.
+    asked = None if overview is not None else q
+    evidence = assemble(index.evidence, asked, max(memory_room, 0), window=window)
+    parts = [part for part in (head_block, block, overview.text if overview else "") if part]
     if evidence.items:
         parts.append(f"{MEMORIES_HEADER}\n{evidence.text}")
     text = "\n\n".join(parts)
     assert len(text) <= budget, (len(text), budget)
     kept = omitted if lines else 0
-    return Context(q, budget_chars, tuple(instructions), tuple(lines), kept, evidence, text)
+    return Context(
+        q, budget_chars, tuple(instructions), tuple(lines), kept, sessions, evidence, text
+    )

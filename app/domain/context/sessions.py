@@ -1,0 +1,188 @@
+"""Sessions: the log's episodes, shown for a question about a whole stretch of conversation.
+
+"What did we talk about in May?" names no topic for BM25 to rank by: its answer is the sessions of
+May, each in a line (when, who, what it was about). A question asks for that overview when it asks
+what was talked about, discussed or covered (or for a summary or recap of the conversations), and
+says nothing else but when. The period it names ("in May", "last week", "on 3 March") is read
+against the time of the newest episode, the user's latest conversation (the domain has no clock);
+without one, the request's window holds, and the newest sessions come first.
+
+Episodes whose summary quotes their own turns (the rule extractor's) are kept here only: their
+turns are ranked already, so ranking the quote as well would show the same words twice.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from app.domain.context.records import EpisodeInfo, TurnRecord
+from app.domain.dates import DateWindow, Resolved, resolve_relative, stamp_day, stamp_epoch
+from app.domain.words import CHAT_STOPWORDS
+
+SESSIONS_HEADER = "Sessions:"
+# The most of the memories' room the session lines may take; the rest goes to ranked memories.
+SESSION_SHARE = 0.5
+# A question longer than this is about something more than when (and is not scanned for it).
+MAX_OVERVIEW_QUESTION_CHARS = 200
+
+_ASKS_RE = re.compile(
+    r"\b(?:talk(?:ed|ing)?|chat(?:ted|ting)?|spoke|speak(?:ing)?|discuss(?:ed|ing)?|"
+    r"cover(?:ed)?|go(?:ne)? over|went over)\b",
+    re.IGNORECASE,
+)
+_WHAT_RE = re.compile(r"\b(?:what|which)\b", re.IGNORECASE)
+_SUMMARY_RE = re.compile(r"\b(?:summar(?:y|i[sz]e)|recap|overview)\b", re.IGNORECASE)
+_WORD_RE = re.compile(r"[a-z]+", re.IGNORECASE)
+# Words an overview question is made of, beside stopwords and its date.
+_OVERVIEW_TEXT = """
+    talk talked talking chat chatted chatting spoke speak speaking discuss discussed discussing
+    cover covered go gone went over about conversation conversations session sessions chats
+    discussion discussions summary summarize summarise recap overview topic topics things stuff
+    what which we us our you i me my did do does have has had were was together lately recently
+    recent latest last previous first earliest give tell please can could show list main
+"""
+_OVERVIEW_WORDS = frozenset(_OVERVIEW_TEXT.split())
+_OLDEST_FIRST_WORDS = frozenset({"first", "earliest"})
+_PERIOD_DAYS = {"day": 1, "weekend": 2, "week": 7}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLine:
+    """One session shown in a context: its episode record and the line it is shown as."""
+
+    record: TurnRecord
+    line: str
+
+    def to_dict(self) -> dict[str, object]:
+        """The session as the context's JSON gives it."""
+        info = self.record.episode or EpisodeInfo()
+        return {
+            "id": info.id,
+            "ts": self.record.ts,
+            "end": info.end,
+            "participants": list(info.participants),
+            "keywords": list(info.keywords),
+            "summary": self.record.text,
+            "turn_ids": list(self.record.turn_ids),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    """The sessions a question asked for, the window its ranked memories keep to, the text."""
+
+    lines: tuple[SessionLine, ...]
+    omitted: int
+    window: DateWindow
+    text: str
+
+
+class SessionIndex:
+    """A user's episodes in log order, grown as the log grows."""
+
+    def __init__(self) -> None:
+        self._records: list[TurnRecord] = []
+        self._starts: list[float] = []
+        self._ends: list[float] = []
+        self._newest = math.nan
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def extend(self, records: Iterable[TurnRecord]) -> None:
+        """Add the episode records that come after the newest one held."""
+        last = self._records[-1].position if self._records else None
+        for record in sorted(records, key=lambda r: r.position):
+            if record.episode is None or (last is not None and record.position <= last):
+                continue
+            start = stamp_epoch(record.ts)
+            end = stamp_epoch(record.episode.end) if record.episode.end else start
+            self._records.append(record)
+            self._starts.append(start)
+            self._ends.append(end)
+            if not math.isnan(end) and not (end <= self._newest):
+                self._newest = end
+            last = record.position
+
+    def overview(self, q: str | None, window: DateWindow, room: int) -> Overview | None:
+        """The sessions ``q`` asks about, in ``room`` characters; None if it asks no overview."""
+        if not self._records or not q or not asks_overview(q):
+            return None
+        anchor = None if math.isnan(self._newest) else datetime.fromtimestamp(self._newest, UTC)
+        period = _named_period(q, anchor) if anchor is not None else None
+        window = period or window
+        inside = [i for i in range(len(self._records)) if self._overlaps(i, window)]
+        oldest_first = any(w.lower() in _OLDEST_FIRST_WORDS for w in _WORD_RE.findall(q))
+        order = inside if oldest_first else inside[::-1]
+        chosen: list[SessionLine] = []
+        used = len(SESSIONS_HEADER)
+        for i in order:
+            line = _line(self._records[i])
+            if used + 1 + len(line) > room:
+                break
+            chosen.append(SessionLine(self._records[i], line))
+            used += 1 + len(line)
+        if not chosen:
+            return Overview((), len(inside), window, "")
+        chosen.sort(key=lambda s: s.record.position)
+        omitted = len(inside) - len(chosen)
+        note = f"(+{omitted} more sessions not shown)"
+        lines = [SESSIONS_HEADER, *(s.line for s in chosen)]
+        if omitted and used + 1 + len(note) <= room:
+            lines.append(note)
+        return Overview(tuple(chosen), omitted, window, "\n".join(lines))
+
+    def _overlaps(self, i: int, window: DateWindow) -> bool:
+        start, end = self._starts[i], self._ends[i]
+        if math.isnan(start):
+            return window.since is None and window.until is None
+        return (window.until is None or start <= window.until) and (
+            window.since is None or end >= window.since
+        )
+
+
+def asks_overview(q: str) -> bool:
+    """Whether ``q`` asks what was talked about (in some period), and nothing more."""
+    if len(q) > MAX_OVERVIEW_QUESTION_CHARS:
+        return False
+    if not ((_WHAT_RE.search(q) and _ASKS_RE.search(q)) or _SUMMARY_RE.search(q)):
+        return False
+    rest = q
+    for found in sorted(resolve_relative(q, _ANY_ANCHOR), key=lambda r: -r.span[0]):
+        rest = rest[: found.span[0]] + " " + rest[found.span[1] :]
+    words = (w.lower() for w in _WORD_RE.findall(rest))
+    return all(w in _OVERVIEW_WORDS or w in CHAT_STOPWORDS for w in words)
+
+
+# Any time will do to find where a question's date expressions are; their days are not read.
+_ANY_ANCHOR = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def _named_period(q: str, anchor: datetime) -> DateWindow | None:
+    """The period ``q`` names, read against ``anchor``; None when it names none."""
+    found: Sequence[Resolved] = resolve_relative(q, anchor)
+    if not found:
+        return None
+    first = found[0]
+    start = datetime(first.date.year, first.date.month, first.date.day, tzinfo=UTC)
+    if first.granularity == "month":
+        nxt = datetime(start.year + (start.month == 12), start.month % 12 + 1, 1, tzinfo=UTC)
+    elif first.granularity == "year":
+        nxt = datetime(start.year + 1, 1, 1, tzinfo=UTC)
+    else:
+        nxt = start + timedelta(days=_PERIOD_DAYS.get(first.granularity, 1))
+    return DateWindow(start.timestamp(), nxt.timestamp() - 1)
+
+
+def _line(record: TurnRecord) -> str:
+    info = record.episode or EpisodeInfo()
+    first, last = stamp_day(record.ts), stamp_day(info.end)
+    when = first if not last or last == first else f"{first} – {last}"
+    who = ", ".join(info.participants)
+    about = f" (about: {', '.join(info.keywords[:5])})" if info.keywords else ""
+    parts = [f"[{when}]" if when else "", f"{who}:" if who else "", record.text + about]
+    return " ".join(p for p in parts if p)
