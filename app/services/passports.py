@@ -6,7 +6,7 @@ The document users see is the head (``passport.doc``) joined with the live rows 
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -27,7 +27,8 @@ from app.domain.memory.log import (
     plan_import,
     with_sections,
 )
-from app.domain.passport import Passport, PassportError, sozograph_item, sozograph_value
+from app.domain.passport import Passport, PassportError
+from app.domain.sozograph import sozograph_document, sozograph_row, turns_of_observations
 from app.domain.storable import json_problem, storable
 from app.services.cache import ContextCaches, forget_cached
 from app.services.errors import LimitExceeded, NotFound, PreconditionFailed, Unprocessable
@@ -153,12 +154,15 @@ async def export(
         repo = uow.tenant(tenant_id)
         at, head = await _head(repo, user_key, version)
     head = _only(head, sections)
+    shape = _Shape(at, head, _kinds(sections), sections is not None)
     if for_sozograph:
-        head = {k: sozograph_value(k, v) for k, v in head.items()}
-        if head.get("updated_at") is None:
-            head.pop("updated_at", None)  # the library stamps its own
-    items = sozograph_item if for_sozograph else None
-    shape = _Shape(at, head, _kinds(sections), sections is not None, items)
+        # The library has no section for turns: each is written as an observation.
+        said = "turns" in head or "observations" in head
+        head = sozograph_document(head)  # without updated_at when none: the library stamps one
+        if said:
+            head.setdefault("observations", [])
+        home = {**SECTION_OF, "turn": "observations"}
+        shape = _Shape(at, head, shape.kinds, shape.selected, sozograph_row, home)
     return Export(at, _stream(uows, tenant_id, user_key, shape))
 
 
@@ -223,11 +227,7 @@ async def page(
         if section in ROW_SECTIONS:
             doc.setdefault(section, [])
     if query.for_sozograph:
-        doc = {
-            k: v
-            for k, v in ((k, sozograph_value(k, v)) for k, v in doc.items())
-            if v is not None or k != "updated_at"
-        }
+        doc = sozograph_document(doc)
     return PassportPage(canonical_bytes(doc), at, rows[-1].id if more and rows else None)
 
 
@@ -261,7 +261,9 @@ class _Shape:
     head: dict[str, Any]
     kinds: Sequence[str]
     selected: bool  # the reader chose sections: each chosen log section comes, even empty
+    # A row as the export shows it, given the section it is of (None: as stored).
     items: Callable[[str, Any], dict[str, Any] | None] | None = None
+    home: Mapping[str, str] = field(default_factory=lambda: dict(SECTION_OF))  # kind -> section
 
 
 async def _stream(
@@ -275,7 +277,10 @@ async def _stream(
         shape.selected,
         shape.items,
     )
-    log_sections = {SECTION_OF[k] for k in kinds}
+    section_kinds: dict[str, list[str]] = {}
+    for kind in kinds:
+        section_kinds.setdefault(shape.home[kind], []).append(kind)
+    log_sections = set(section_kinds)
     # A log section is in the document when its head names it (every one, unless a document
     # imported without it had no rows added since), or when a reader asks for it.
     keys = sorted(set(head) | (log_sections & set(ROW_SECTIONS) if selected else set()))
@@ -288,14 +293,14 @@ async def _stream(
         # A section is its rows in log order, then any items the head still holds.
         first = True
         batch: list[bytes] = []
-        log = _rows_in_batches(uows, tenant_id, user_key, version, KIND_OF[key])
-        async for row in log:
-            item = row.item if items is None else items(key, row.item)
-            if item is not None:
-                batch.append(canonical_bytes(item))
-            if len(batch) >= STREAM_ITEMS:
-                yield (b"[" if first else b",") + b",".join(batch)
-                first, batch = False, []
+        for kind in section_kinds[key]:
+            async for row in _rows_in_batches(uows, tenant_id, user_key, version, kind):
+                item = row.item if items is None else items(SECTION_OF[kind], row.item)
+                if item is not None:
+                    batch.append(canonical_bytes(item))
+                if len(batch) >= STREAM_ITEMS:
+                    yield (b"[" if first else b",") + b",".join(batch)
+                    first, batch = False, []
         held = head.get(key)
         batch += [canonical_bytes(i) for i in held] if isinstance(held, list) else []
         if batch:
@@ -472,7 +477,8 @@ def parse_document(doc: Any) -> dict[str, Any]:
     if problem:
         raise Unprocessable(problem)
     try:
-        return Passport.from_dict(doc).to_dict()
+        # A SozoGraph file's observations of what someone said come back as turns.
+        return Passport.from_dict(turns_of_observations(doc)).to_dict()
     except PassportError as exc:
         raise Unprocessable(f"not a passport: {exc}") from exc
 

@@ -52,23 +52,79 @@ async def test_an_export_loads_in_sozograph(client, tenant, worker):
         "turns": [
             {"speaker": "Ana", "text": "I moved to Lisbon last week for a new job.", "id": "a1"},
             {"speaker": "Bo", "text": "Congrats! How is it going?", "id": "b1"},
+            {"speaker": "Ana", "text": "Great. My desk faces the river Tagus.", "id": "a2"},
         ],
     }
     job = await client.post("/users/ana/ingest?wait=20", json=session, headers=tenant.headers)
     assert job.json()["status"] == "done", job.text
     native = (await client.get("/users/ana/passport", headers=tenant.headers)).json()
-    assert [t["id"] for t in native["turns"]] == ["a1", "b1"]
+    assert [t["id"] for t in native["turns"]] == ["a1", "b1", "a2"]
     assert native["turns"][0]["dates"] == [{"said": "last week", "day": "2024-02-19"}]
 
     resp = await client.get(
         "/users/ana/passport", params={"format": "sozograph"}, headers=tenant.headers
     )
     assert resp.status_code == 200
+    assert "turns" not in resp.json()
     loaded = sozograph.Passport.from_dict(resp.json())
     assert {s.id for s in loaded.sources} == {s["id"] for s in native["sources"]}
     assert [f.key for f in loaded.facts] == [f["key"] for f in native["facts"]]
-    # The library keeps the sections it does not know, such as the turns.
-    assert loaded.meta["_unknown"]["turns"] == native["turns"]
+    # Every turn is an observation: who said what, when, the day it named, its session.
+    said = {o.text: o for o in loaded.observations}
+    first = said["Ana: I moved to Lisbon last week for a new job."]
+    assert (first.when, first.participants) == ("2024-02-19", ["Ana"])
+    assert len(loaded.observations) == 3
+    # The episode of the session, in Ana's words, loads as the library's episode.
+    [episode] = loaded.episodes
+    assert episode.participants == ["Ana", "Bo"]
+    assert episode.summary in {t["text"] for t in native["turns"]} | {
+        "I moved to Lisbon last week for a new job.",
+        "My desk faces the river Tagus.",
+    }
+    # The library's own context answers from what was said.
+    assert "river Tagus" in loaded.context(query="Which river does Ana's desk face?")
+
+    # Saved by the library and imported into Tessera: the turns come back.
+    saved = loaded.to_compact_dict()
+    put = await client.put("/users/ana2/passport", json=saved, headers=tenant.headers)
+    assert put.status_code == 201, put.text
+    back = (await client.get("/users/ana2/passport", headers=tenant.headers)).json()
+    assert [(t["speaker"], t["text"], t["ts"]) for t in back["turns"]] == [
+        (t["speaker"], t["text"], t["ts"]) for t in native["turns"]
+    ]
+    assert back["observations"] == []
+    ctx = await client.get("/users/ana2/context", params={"q": "river"}, headers=tenant.headers)
+    assert "Ana: Great. My desk faces the river Tagus." in ctx.text
+
+    # The episode quotes the session's turns: forgetting one of them forgets it too.
+    forgot = await client.delete("/users/ana/turns/b1", headers=tenant.headers)
+    assert forgot.status_code == 200, forgot.text
+    after = (await client.get("/users/ana/passport", headers=tenant.headers)).json()
+    assert after["episodes"] == []
+
+
+async def test_the_sozograph_export_streams_and_pages_the_same_document(client, tenant, worker):
+    session = {
+        "session_ts": "2024-03-01T10:00:00Z",
+        "turns": [{"speaker": "user", "text": f"Note {i}: the lake was calm."} for i in range(30)],
+    }
+    job = await client.post("/users/pg/ingest?wait=20", json=session, headers=tenant.headers)
+    assert job.json()["status"] == "done", job.text
+    whole = await client.get(
+        "/users/pg/passport", params={"format": "sozograph"}, headers=tenant.headers
+    )
+    paged = await client.get(
+        "/users/pg/passport",
+        params={"format": "sozograph", "limit": 1000},
+        headers=tenant.headers,
+    )
+    assert paged.status_code == 200, paged.text
+    for doc in (whole.json(), paged.json()):
+        assert "turns" not in doc
+        assert [o["text"] for o in doc["observations"]] == [
+            f"user: Note {i}: the lake was calm." for i in range(30)
+        ]
+        sozograph.Passport.from_dict(doc)
 
 
 async def test_the_native_export_is_canonical_and_reimports_without_a_change(client, tenant):
