@@ -70,7 +70,9 @@ async def test_multi_session_chat_becomes_versions(client, tenant, worker):
     # Event time, not ingest time: the 2023 backfill keeps its dates.
     assert sources[0]["ts"].startswith("2023-05-08")
     assert sources[1]["ts"].startswith("2023-07-02")
-    assert passport["episodes"] == []  # the rules leave what happened to the turn log
+    # One episode per session, at the session's time, quoting it.
+    assert [e["ts"][:10] for e in passport["episodes"]] == ["2023-05-08", "2023-07-02"]
+    assert all(e["quoted"] is True for e in passport["episodes"])
     turn_ids = [s["turn_ids"] for s in passport["sources"]]
     assert turn_ids == [["d1:1", "d1:2", "d1:3"], ["d2:1", "d2:2"]]
 

@@ -403,7 +403,8 @@ async def test_reprocess_after_switching_from_rules_to_the_llm(client, worker, s
     await client.post("/users/ana/facts", json=client_fact, headers=t.headers)
     before = await passport(client, t.headers, "ana")
     version = (await client.get("/users/ana/versions", headers=t.headers)).json()["items"][0]
-    assert before["episodes"] == []  # the rules write none: the turn log keeps what happened
+    # The rules' episode quotes the session; the model's, written by reprocess, replaces it.
+    assert [e["quoted"] for e in before["episodes"]] == [True]
 
     async with llm_stack(settings) as s:
         resp = await s.api.post("/users/ana/reprocess?wait=20", headers=t.headers)
@@ -418,6 +419,7 @@ async def test_reprocess_after_switching_from_rules_to_the_llm(client, worker, s
     after = await passport(client, t.headers, "ana")
     assert after["episodes"][0]["summary"] == "LLM summary: My home city is Lisbon."
     assert len(after["episodes"]) == 1
+    assert "quoted" not in after["episodes"][0]  # the model's words: ranked
     # The client's own fact is carried over; the transcript's facts are the model's now.
     assert facts(after) == {"employer": "ACME", "home_city": "Lisbon", "favorite_food": "bacalhau"}
     assert {src["id"] for src in after["sources"]} == {src["id"] for src in before["sources"]}

@@ -301,7 +301,8 @@ def test_identities_stored_before_0004_are_keyed_by_time_and_still_found(test_se
     status, changed, count, sources = asyncio.run(run(lambda uows: sent(uows, payload)))
     assert (status, changed, count) == ("done", False, len(rows))
     status, changed, count, sources = asyncio.run(run(lambda uows: sent(uows, failed)))
-    assert (status, changed, count) == ("done", True, len(rows) + 1)  # its source, no turn again
+    # Its source and its episode; no turn again.
+    assert (status, changed, count) == ("done", True, len(rows) + 2)
     assert sources == {legacy_source, failed_source}
     redo = asyncio.run(run(lambda uows: reprocess.accept(uows, tenant, "ann", "tessera:queue")))
     assert redo[0] == "done" and redo[3] == {legacy_source, failed_source}

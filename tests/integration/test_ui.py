@@ -143,6 +143,24 @@ async def test_the_timeline_is_by_day_filtered_by_date(client, tenant):
     assert bad.status_code == 422 and bad.headers["content-type"] == "application/problem+json"
 
 
+async def test_the_timeline_shows_an_episode_with_its_people_end_and_words(client, tenant):
+    episode = {
+        "id": "seg_1",
+        "ts": "2023-05-08T13:56:00Z",
+        "end": "2023-05-08T14:30:00Z",
+        "summary": "I moved to Kwekwe.",
+        "participants": ["Mel", "Ana"],
+        "keywords": ["kwekwe", "moved"],
+        "source": "seg_1",
+        "quoted": True,
+    }
+    doc = {**DOC, "user_key": "ep", "episodes": [episode]}
+    await client.put("/users/ep/passport", json=doc, headers=tenant.headers)
+    page = (await client.get("/ui/f/users/ep/timeline", headers=tenant.headers)).text
+    assert '<span class="kind">Episode</span>' in page
+    assert "Mel, Ana · until 8 May 2023, 14:30 UTC · about kwekwe, moved" in page
+
+
 async def test_another_tenants_user_is_not_found(client, tenant):
     await client.put("/users/mel/passport", json=DOC, headers=tenant.headers)
     other = await make_tenant(client, "other")
