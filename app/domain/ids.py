@@ -31,6 +31,11 @@ def content_id(prefix: str, value: Any, length: int = 16) -> str:
     return f"{prefix}_{sha256_hex(value)[:length]}"
 
 
+def turn_content_id(speaker: str, text: str, ts: str | None, session: str | None, nth: int) -> str:
+    """The id of a turn the client gave none: who said what, when, where, which repeat of it."""
+    return content_id("t", [speaker, text, ts, session, nth])
+
+
 def time_key(when: datetime | None) -> str | None:
     """``YYYYMMDDTHHMMSS`` in UTC (naive means UTC): a time that sorts as text as it does in time.
 

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from app.domain.dates import iso_utc
-from app.domain.ids import content_id
+from app.domain.ids import turn_content_id
 
 # The fields the SozoGraph library (0.3) reads per section; it refuses any other field of an
 # item, while it keeps unknown top-level sections (such as ``turns``) under ``meta._unknown``.
@@ -37,14 +37,17 @@ UNKNOWN_SOURCE = "unknown"
 UNKNOWN_TIME = "1970-01-01T00:00:00Z"
 
 
-def _iso_or_none(value: Any) -> str | None:
+def _time(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
-        datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
         return None
-    return value
+
+
+def _iso_or_none(value: Any) -> str | None:
+    return value if _time(value) is not None else None
 
 
 def sozograph_item(section: str, item: Any) -> dict[str, Any] | None:
@@ -163,16 +166,16 @@ def turns_of_observations(doc: Any) -> Any:
         return doc
     turns: list[dict[str, Any]] = []
     kept: list[Any] = []
-    seen: dict[str, int] = {}
+    seen: dict[tuple[str, str, str | None, str | None], int] = {}
     for item in doc["observations"]:
         turn = _turn_of(item)
         if turn is None:
             kept.append(item)
             continue
         # The id ingest derives for a turn the client gave none: such a turn comes back as it was.
-        said = [turn["speaker"], turn["text"], turn.get("ts"), turn.get("session")]
-        nth = seen[content_id("said", said)] = seen.get(content_id("said", said), -1) + 1
-        turns.append({"id": content_id("t", [*said, nth]), **turn})
+        said = (turn["speaker"], turn["text"], turn.get("ts"), turn.get("session"))
+        nth = seen[said] = seen.get(said, -1) + 1
+        turns.append({"id": turn_content_id(*said, nth), **turn})
     if not turns:
         return doc
     return {**doc, "observations": kept, "turns": turns}
@@ -189,9 +192,9 @@ def _turn_of(item: Any) -> dict[str, Any] | None:
     if not speaker or not item["text"].startswith(prefix) or len(item["text"]) == len(prefix):
         return None
     turn: dict[str, Any] = {"speaker": speaker, "text": item["text"][len(prefix) :]}
-    ts = _iso_or_none(item.get("ts"))
-    if ts is not None:
-        turn["ts"] = iso_utc(datetime.fromisoformat(ts.strip().replace("Z", "+00:00")))
+    when = _time(item.get("ts"))
+    if when is not None:
+        turn["ts"] = iso_utc(when)
     source = item.get("source")
     if isinstance(source, str) and source and source != UNKNOWN_SOURCE:
         turn["session"] = source

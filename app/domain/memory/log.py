@@ -22,7 +22,13 @@ from typing import Any
 
 from app.domain.dates import iso_utc, turn_dates
 from app.domain.extraction.extractor import Extraction
-from app.domain.ids import canonical_bytes, content_id, sha256_hex, time_in_id, time_key
+from app.domain.ids import (
+    canonical_bytes,
+    sha256_hex,
+    time_in_id,
+    time_key,
+    turn_content_id,
+)
 from app.domain.ingest.noise import prune_noise
 from app.domain.ingest.payload import IngestLimits, IngestPayload, located
 from app.domain.ingest.turns import MACHINE_ROLES, Segment, Turn, role_of
@@ -277,7 +283,7 @@ def turn_item(
 ) -> dict[str, Any]:
     """A turn as the passport's ``turns`` section holds it."""
     ts = iso_utc(when)
-    turn_id = turn.id or content_id("t", [turn.speaker, turn.text, ts, turn.session, nth])
+    turn_id = turn.id or turn_content_id(turn.speaker, turn.text, ts, turn.session, nth)
     item: dict[str, Any] = {
         "id": turn_id,
         "speaker": turn.speaker,
