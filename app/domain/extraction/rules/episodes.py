@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from app.domain.dates import iso_utc
 from app.domain.extraction.extractor import Extraction
 from app.domain.extraction.rules.view import Sentence, View
-from app.domain.ingest.turns import MACHINE_ROLES, role_of
 from app.domain.passport import Episode
 
 MAX_KEYWORDS = 8  # as many as an LLM extractor may give an episode
@@ -53,22 +52,13 @@ def episode_family(view: View, out: Extraction) -> None:
     }
     # ``end``, ``session``, ``turn_ids`` and ``quoted`` (its summary quotes its turns) are
     # Tessera's additions to the format's episode.
-    episode = Episode.model_validate({k: v for k, v in fields.items() if v is not None})
-    out.episode = episode
+    out.episode = Episode.model_validate({k: v for k, v in fields.items() if v is not None})
 
 
 def _people_sentences(view: View) -> list[Sentence]:
     """The user's sentences where the chat has a user; else every person's."""
-    users = list(view.user_sentences())
-    if users:
-        return users
-    turns = view.segment.turns
-    return [
-        s
-        for s in view.sentences
-        if 0 <= s.turn < len(turns)
-        and role_of(turns[s.turn].speaker, turns[s.turn].role) not in MACHINE_ROLES
-    ]
+    # The view holds no assistant's, system's or tool's words: what is left is people's.
+    return list(view.user_sentences()) or view.sentences
 
 
 def _salient(view: View) -> list[str]:
