@@ -470,7 +470,11 @@ class MemoryIndex:
 
     def approx_bytes(self) -> int:
         """A rough size of the index, for a cache bounded in bytes."""
-        return self.evidence.approx_bytes() + self.beliefs.approx_bytes()
+        return (
+            self.evidence.approx_bytes()
+            + self.sessions.approx_bytes()
+            + self.beliefs.approx_bytes()
+        )
 
     def word_weights(self, tokens: Iterable[str]) -> dict[str, float]:
         """Each query word's weight for matching beliefs: rarer in the log, heavier.

@@ -7,8 +7,8 @@ in at most ``BELIEF_SHARE`` of the budget with the instructions. For a question 
 stretch of conversation ("what did we talk about in May?"), the sessions of that stretch, one line
 each (``sessions``). Then the memories BM25 ranks highest over the log (verbatim turns with their
 neighbours; observations and episode summaries where an extractor made them), in time order with
-date and speaker (``budget``). Whatever is left out is
-counted in the text. What does not depend on the question is held in a ``MemoryIndex``.
+date and speaker (``budget``). Whatever is left out is counted in the text. What does not depend on
+the question is held in a ``MemoryIndex``.
 """
 
 from __future__ import annotations

@@ -17,10 +17,18 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from app.domain.context.records import EpisodeInfo, TurnRecord
-from app.domain.dates import DateWindow, Resolved, resolve_relative, stamp_day, stamp_epoch
+from app.domain.dates import (
+    DateWindow,
+    Resolved,
+    parse_when,
+    period_end,
+    resolve_relative,
+    stamp_day,
+    stamp_epoch,
+)
 from app.domain.words import CHAT_STOPWORDS
 
 SESSIONS_HEADER = "Sessions:"
@@ -47,7 +55,8 @@ _OVERVIEW_TEXT = """
 """
 _OVERVIEW_WORDS = frozenset(_OVERVIEW_TEXT.split())
 _OLDEST_FIRST_WORDS = frozenset({"first", "earliest"})
-_PERIOD_DAYS = {"day": 1, "weekend": 2, "week": 7}
+# Periods longer than the day ``Resolved.iso`` names (a month or a year is read from it).
+_PERIOD_DAYS = {"weekend": 2, "week": 7}
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +85,6 @@ class Overview:
     """The sessions a question asked for, the window its ranked memories keep to, the text."""
 
     lines: tuple[SessionLine, ...]
-    omitted: int
     window: DateWindow
     text: str
 
@@ -89,9 +97,11 @@ class SessionIndex:
         self._starts: list[float] = []
         self._ends: list[float] = []
         self._newest = math.nan
+        self._bytes = 0
 
-    def __len__(self) -> int:
-        return len(self._records)
+    def approx_bytes(self) -> int:
+        """A rough size of what it holds, for a cache bounded in bytes."""
+        return self._bytes
 
     def extend(self, records: Iterable[TurnRecord]) -> None:
         """Add the episode records that come after the newest one held."""
@@ -104,17 +114,23 @@ class SessionIndex:
             self._records.append(record)
             self._starts.append(start)
             self._ends.append(end)
-            if not math.isnan(end) and not (end <= self._newest):
+            # The record, its episode's fields and two floats, beside its words.
+            self._bytes += 400 + 2 * (len(record.text) + sum(map(len, record.episode.keywords)))
+            if not math.isnan(end) and (math.isnan(self._newest) or end > self._newest):
                 self._newest = end
             last = record.position
 
     def overview(self, q: str | None, window: DateWindow, room: int) -> Overview | None:
         """The sessions ``q`` asks about, in ``room`` characters; None if it asks no overview."""
-        if not self._records or not q or not asks_overview(q):
+        if not self._records or not q or not _asks_what_was_said(q):
             return None
-        anchor = None if math.isnan(self._newest) else datetime.fromtimestamp(self._newest, UTC)
-        period = _named_period(q, anchor) if anchor is not None else None
-        window = period or window
+        dated = not math.isnan(self._newest)
+        anchor = datetime.fromtimestamp(self._newest, UTC) if dated else _ANY_ANCHOR
+        dates = resolve_relative(q, anchor)
+        if not _nothing_but_when(q, dates):
+            return None
+        if dates and dated:
+            window = _period(dates[0])
         inside = [i for i in range(len(self._records)) if self._overlaps(i, window)]
         oldest_first = any(w.lower() in _OLDEST_FIRST_WORDS for w in _WORD_RE.findall(q))
         order = inside if oldest_first else inside[::-1]
@@ -127,14 +143,14 @@ class SessionIndex:
             chosen.append(SessionLine(self._records[i], line))
             used += 1 + len(line)
         if not chosen:
-            return Overview((), len(inside), window, "")
+            return Overview((), window, "")
         chosen.sort(key=lambda s: s.record.position)
         omitted = len(inside) - len(chosen)
         note = f"(+{omitted} more sessions not shown)"
         lines = [SESSIONS_HEADER, *(s.line for s in chosen)]
         if omitted and used + 1 + len(note) <= room:
             lines.append(note)
-        return Overview(tuple(chosen), omitted, window, "\n".join(lines))
+        return Overview(tuple(chosen), window, "\n".join(lines))
 
     def _overlaps(self, i: int, window: DateWindow) -> bool:
         start, end = self._starts[i], self._ends[i]
@@ -147,35 +163,36 @@ class SessionIndex:
 
 def asks_overview(q: str) -> bool:
     """Whether ``q`` asks what was talked about (in some period), and nothing more."""
-    if len(q) > MAX_OVERVIEW_QUESTION_CHARS:
-        return False
-    if not ((_WHAT_RE.search(q) and _ASKS_RE.search(q)) or _SUMMARY_RE.search(q)):
-        return False
-    rest = q
-    for found in sorted(resolve_relative(q, _ANY_ANCHOR), key=lambda r: -r.span[0]):
-        rest = rest[: found.span[0]] + " " + rest[found.span[1] :]
-    words = (w.lower() for w in _WORD_RE.findall(rest))
-    return all(w in _OVERVIEW_WORDS or w in CHAT_STOPWORDS for w in words)
+    return _asks_what_was_said(q) and _nothing_but_when(q, resolve_relative(q, _ANY_ANCHOR))
 
 
 # Any time will do to find where a question's date expressions are; their days are not read.
 _ANY_ANCHOR = datetime(2000, 1, 1, tzinfo=UTC)
 
 
-def _named_period(q: str, anchor: datetime) -> DateWindow | None:
-    """The period ``q`` names, read against ``anchor``; None when it names none."""
-    found: Sequence[Resolved] = resolve_relative(q, anchor)
-    if not found:
-        return None
-    first = found[0]
-    start = datetime(first.date.year, first.date.month, first.date.day, tzinfo=UTC)
-    if first.granularity == "month":
-        nxt = datetime(start.year + (start.month == 12), start.month % 12 + 1, 1, tzinfo=UTC)
-    elif first.granularity == "year":
-        nxt = datetime(start.year + 1, 1, 1, tzinfo=UTC)
-    else:
-        nxt = start + timedelta(days=_PERIOD_DAYS.get(first.granularity, 1))
-    return DateWindow(start.timestamp(), nxt.timestamp() - 1)
+def _asks_what_was_said(q: str) -> bool:
+    """A short question with the words of one that asks what was talked about, or a recap."""
+    if len(q) > MAX_OVERVIEW_QUESTION_CHARS:
+        return False
+    return bool((_WHAT_RE.search(q) and _ASKS_RE.search(q)) or _SUMMARY_RE.search(q))
+
+
+def _nothing_but_when(q: str, dates: Sequence[Resolved]) -> bool:
+    """Whether ``q`` says nothing beside its overview words and its date expressions."""
+    rest = q
+    for found in sorted(dates, key=lambda r: -r.span[0]):
+        rest = rest[: found.span[0]] + " " + rest[found.span[1] :]
+    words = (w.lower() for w in _WORD_RE.findall(rest))
+    return all(w in _OVERVIEW_WORDS or w in CHAT_STOPWORDS for w in words)
+
+
+def _period(found: Resolved) -> DateWindow:
+    """The days a resolved date expression names: its day, weekend, week, month or year."""
+    when = parse_when(found.iso)
+    assert when is not None  # an ISO day, month or year, as Resolved.iso writes it
+    days = _PERIOD_DAYS.get(found.granularity)
+    end = when.epoch + days * 86_400 - 1 if days else period_end(when)
+    return DateWindow(when.epoch, end)
 
 
 def _line(record: TurnRecord) -> str:
