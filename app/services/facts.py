@@ -45,6 +45,8 @@ async def write_facts(
     # As JSONB stores it (no NUL, no integer past 64 bits): the beliefs are read back from it.
     body = storable({"facts": [b.to_dict() for b in facts], "prefs": [b.to_dict() for b in prefs]})
     problem = json_problem(body)
+    if problem:
+        raise Unprocessable(problem)
     try:
         facts = [Belief.model_validate(b) for b in body["facts"]]
         prefs = [Belief.model_validate(b) for b in body["prefs"]]
@@ -53,8 +55,6 @@ async def write_facts(
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise Unprocessable(f"without its NUL characters, {where}: {first['msg']}") from None
-    if problem:
-        raise Unprocessable(problem)
     source = Source(
         id=content_id("api", body), kind="api", ts=stamp, hash=content_hash(body), turn_ids=[]
     )

@@ -92,12 +92,18 @@ def plan(payload: IngestPayload, settings: Settings) -> Plan:
 
 def stored_payload(payload: IngestPayload) -> dict[str, Any]:
     """The payload as stored in the job row (and hashed for Idempotency-Key)."""
+    return _stored(payload)[0]
+
+
+def _stored(payload: IngestPayload) -> tuple[dict[str, Any], bool]:
+    """The stored body, and whether storing changed it (a NUL dropped, a huge integer)."""
     # NUL is dropped by normalisation anyway, and JSONB cannot store it.
-    body: dict[str, Any] = storable(payload.model_dump(mode="json", exclude_unset=True))
+    given = payload.model_dump(mode="json", exclude_unset=True)
+    body: dict[str, Any] = storable(given)
     problem = json_problem(body)
     if problem:
         raise Unprocessable(problem)
-    return body
+    return body, body != given
 
 
 async def accept(
@@ -159,13 +165,16 @@ async def accept(
 def _prepared(
     payload: IngestPayload, settings: Settings
 ) -> tuple[dict[str, Any], str, int, list[Segment]]:
-    body = stored_payload(payload)
+    body, changed = _stored(payload)
     raw = canonical_bytes(body)
-    # The worker reads the stored body: segmented as it will be, so what it would refuse is a 422.
-    try:
-        stored = IngestPayload.model_validate(body)
-    except ValueError as exc:
-        raise Unprocessable(f"once NUL characters are dropped, {exc}") from None
+    # The worker reads the stored body: one that storing changed is segmented as it will be, so
+    # what the worker would refuse is a 422 here.
+    stored = payload
+    if changed:
+        try:
+            stored = IngestPayload.model_validate(body)
+        except ValueError as exc:
+            raise Unprocessable(f"once NUL characters are dropped, {exc}") from None
     return body, sha256_hex(raw), len(raw), segments_of(stored, settings)
 
 

@@ -154,15 +154,15 @@ async def export(
         repo = uow.tenant(tenant_id)
         at, head = await _head(repo, user_key, version)
     head = _only(head, sections)
-    shape = _Shape(at, head, _kinds(sections), sections is not None)
+    items, home = None, SECTION_OF
     if for_sozograph:
         # The library has no section for turns: each is written as an observation.
         said = "turns" in head or "observations" in head
         head = sozograph_document(head)  # without updated_at when none: the library stamps one
         if said:
             head.setdefault("observations", [])
-        home = {**SECTION_OF, "turn": "observations"}
-        shape = _Shape(at, head, shape.kinds, shape.selected, sozograph_row, home)
+        items, home = sozograph_row, {**SECTION_OF, "turn": "observations"}
+    shape = _Shape(at, head, _kinds(sections), sections is not None, home, items)
     return Export(at, _stream(uows, tenant_id, user_key, shape))
 
 
@@ -261,9 +261,9 @@ class _Shape:
     head: dict[str, Any]
     kinds: Sequence[str]
     selected: bool  # the reader chose sections: each chosen log section comes, even empty
+    home: Mapping[str, str]  # a row's kind -> the section it is written in
     # A row as the export shows it, given the section it is of (None: as stored).
     items: Callable[[str, Any], dict[str, Any] | None] | None = None
-    home: Mapping[str, str] = field(default_factory=lambda: dict(SECTION_OF))  # kind -> section
 
 
 async def _stream(
