@@ -32,6 +32,11 @@ class Settings(BaseSettings):
     admin_token: SecretStr | None = Field(
         default=None, description="Bearer token for /admin. Unset: the admin API is disabled."
     )
+    receipt_secret: SecretStr | None = Field(
+        default=None,
+        description="The key erasure receipts are signed with (HMAC-SHA256). Unset: receipts "
+        "are issued and kept unsigned.",
+    )
     host: str = "127.0.0.1"
     port: int = 8000
     max_body_bytes: int = Field(default=5_000_000, description="Largest request body accepted.")

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -112,6 +113,10 @@ def database_url(test_servers: TestServers) -> str:
     return url
 
 
+# The key erasure receipts are signed with in the test deployment.
+RECEIPT_SECRET = "test-receipt-secret"
+
+
 @pytest.fixture(scope="session")
 def settings(database_url: str, test_servers: TestServers):  # type: ignore[no-untyped-def]
     """Settings for the in-process app and workers of this run."""
@@ -121,6 +126,7 @@ def settings(database_url: str, test_servers: TestServers):  # type: ignore[no-u
         database_url=database_url,
         redis_url=test_servers.redis_url,
         admin_token="test-admin-token",
+        receipt_secret=RECEIPT_SECRET,
         queue_name=f"tessera-test:{uuid.uuid4().hex[:8]}",
         job_stale_seconds=3,
         sweep_interval_seconds=1,
@@ -178,6 +184,11 @@ def quiet_jobs(app):  # type: ignore[no-untyped-def]
     runtime = app.state.runtime
     own = runtime.settings.model_copy(update={"queue_name": f"quiet:{uuid.uuid4().hex[:8]}"})
     return uow_factory(session_factory(runtime.engine)), own
+
+
+def without_witness(doc: dict[str, Any]) -> dict[str, Any]:
+    """An exported document without the seal every whole export carries."""
+    return {k: v for k, v in doc.items() if k != "witness"}
 
 
 @dataclass

@@ -13,10 +13,11 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.security.base import SecurityBase
 from pydantic import AfterValidator
 
-from app.api.auth import TENANT_STATE
+from app.api.auth import TENANT_STATE, bearer
 from app.api.schemas.jobs import JobOut, job_out
 from app.db.signals import JobSignals
 from app.db.uow import UowFactory
+from app.domain.apikeys import key_prefix
 from app.domain.passport import (
     USER_KEY_MAX_CHARS,
     USER_KEY_PATTERN,
@@ -120,6 +121,19 @@ async def require_admin(
 
 
 TenantDep = Annotated[uuid.UUID, Depends(get_tenant)]
+
+
+async def get_actor(request: Request) -> str:
+    """The public prefix of the API key the request presents: who a version names as its actor."""
+    return actor_of(request)
+
+
+def actor_of(request: Request) -> str:
+    """The prefix of a request's API key ('' without a well-formed one)."""
+    return key_prefix(bearer(request.scope.get("headers", ())) or "") or ""
+
+
+ActorDep = Annotated[str, Depends(get_actor)]
 AdminDep = Annotated[None, Depends(require_admin)]
 UserKey = Annotated[
     str,
@@ -146,6 +160,7 @@ class Accepting:
     response: Response
     wait: float
     signals: JobSignals | None = None
+    actor: str = ""  # the prefix of the key that asked: the versions it leads to name it
 
     async def answer(self, job: JobView) -> JobOut:
         """The job as queued, or as it ended within ?wait: 202, or 200 once it ended; Location."""
@@ -160,10 +175,10 @@ class Accepting:
 
 
 async def get_accepting(
-    tenant: TenantDep, runtime: RuntimeDep, response: Response, wait: Wait = 0
+    tenant: TenantDep, runtime: RuntimeDep, response: Response, actor: ActorDep, wait: Wait = 0
 ) -> Accepting:
     """What a route that accepts a job answers with, for the ?wait it was given."""
-    return Accepting(tenant, runtime.uows, runtime.settings, response, wait, runtime.signals)
+    return Accepting(tenant, runtime.uows, runtime.settings, response, wait, runtime.signals, actor)
 
 
 AcceptingDep = Annotated[Accepting, Depends(get_accepting)]

@@ -71,6 +71,10 @@ def add_parsers(sub: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="the sections as JSON instead of text")
     _connection_options(p)
+    p = sub.add_parser("verify", help="check that a user's stored history is whole")
+    p.add_argument("user", metavar="USER")
+    p.add_argument("--root", metavar="HASH", help="a root kept elsewhere: one version's hash")
+    _connection_options(p)
     p = sub.add_parser("export", help="print (or save) a user's passport")
     p.add_argument("user", metavar="USER")
     p.add_argument("-o", "--output", type=Path, default=None, metavar="FILE")
@@ -276,7 +280,29 @@ def cmd_import(client: AuthenticatedClient, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(client: AuthenticatedClient, args: argparse.Namespace) -> int:
+    """Recompute a user's hash chain on the server; exit 1 if it breaks or --root is not in it."""
+    from tessera_client.api.users import users_check_integrity
+    from tessera_client.models import IntegrityOut
+    from tessera_client.types import UNSET
+
+    root = args.root.strip().lower() if args.root else UNSET
+    response = users_check_integrity.sync_detailed(args.user, client=client, root=root)
+    found = _expect(response, IntegrityOut)
+    print(json.dumps(found.to_dict(), indent=2))
+    if not found.valid:
+        raise CommandError(
+            f"{args.user}: the history breaks at version {found.first_bad_version}: {found.reason}"
+        )
+    if args.root and found.root_version is None:
+        raise CommandError(f"{args.user}: no version of the history has the root {args.root}")
+    where = f"; {args.root} is version {found.root_version}" if args.root else ""
+    print(f"tessera: {args.user} is whole (root {found.root}{where})", file=sys.stderr)
+    return 0
+
+
 COMMANDS: dict[str, Callable[[AuthenticatedClient, argparse.Namespace], int]] = {
+    "verify": cmd_verify,
     "ingest": cmd_ingest,
     "context": cmd_context,
     "export": cmd_export,

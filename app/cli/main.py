@@ -174,6 +174,9 @@ def cmd_dev(settings: Settings, args: argparse.Namespace) -> int:
     if settings.admin_token is None:
         admin = _dev_secret(data_dir / "admin-token", lambda: "adm_" + secrets.token_urlsafe(24))
         env["TESSERA_ADMIN_TOKEN"] = admin
+    if settings.receipt_secret is None:
+        secret = _dev_secret(data_dir / "receipt-secret", lambda: secrets.token_urlsafe(32))
+        env["TESSERA_RECEIPT_SECRET"] = secret
     engine.upgrade(settings.require_database_url())
     key, created = _ensure_dev_tenant(settings, data_dir / "dev-api-key")
     host, port = args.host or settings.host, args.port or settings.port

@@ -117,6 +117,8 @@ class PassportRow(Base):
     log_epoch: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
     # Turns the log holds now (kept by every write), for the per-user limit.
     turn_count: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
+    # The hash of the newest version (the chain's root, app.domain.integrity.chain).
+    root: Mapped[str] = mapped_column(String(64), nullable=False)
     created_at: Mapped[datetime] = _stamp()
     updated_at: Mapped[datetime] = _stamp()
     __table_args__ = (CheckConstraint("version >= 0", name="version_nonnegative"),)
@@ -153,6 +155,8 @@ class MemoryRow(Base):
         Index(None, "tenant_id", "user_key", "hash"),
         # An index catching up reads the rows added since the version it holds.
         Index(None, "tenant_id", "user_key", "version_added"),
+        # The integrity check reads the rows each version took out of the passport.
+        _where_set("ix_memory_version_removed", "version_removed"),
         # Forgetting finds a turn by the client's id, and what came from its source.
         _where_set("ix_memory_turn_id", "turn_id"),
         _where_set("ix_memory_source", "source"),
@@ -175,6 +179,11 @@ class PassportVersion(Base):
     cause: Mapped[str] = mapped_column(String(32), nullable=False)
     job_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
     created_at: Mapped[datetime] = _stamp()
+    # The hash chain (app.domain.integrity.chain): this version's hash, what it was taken over
+    # (never changed after the version is written), and what later forgets did to this version.
+    hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    chain: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
+    redactions: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default="{}")
     __table_args__ = (_of_passport(),)
 
 
@@ -203,6 +212,8 @@ class IngestJob(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # A deferred job is not taken before this time (its tenant's next budget window).
     not_before: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The prefix of the API key that sent it: the chain names it as the version's actor.
+    actor: Mapped[str | None] = mapped_column(String(32))
     # The queue it was accepted on: workers take the jobs of their own queue.
     queue: Mapped[str] = mapped_column(String(200), nullable=False, server_default="tessera:queue")
     __table_args__ = (
@@ -287,3 +298,15 @@ class TenantUsage(Base):
     output_tokens: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
     cache_hits: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
     ingest_bytes: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
+
+
+class ErasureReceipt(Base):
+    """A signed account of what a forget removed; outlives the user (it holds no content)."""
+
+    __tablename__ = "erasure_receipt"
+    tenant_id: Mapped[uuid.UUID] = _tenant_ref(primary_key=True)
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    user_key: Mapped[str] = _user_key(primary_key=False)
+    receipt: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
+    created_at: Mapped[datetime] = _stamp()
+    __table_args__ = (Index(None, "tenant_id", "user_key", "created_at"),)

@@ -8,12 +8,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Collection, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol, Self, TypeVar
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     ColumnElement,
     Integer,
-    Select,
     delete,
     func,
     inspect,
@@ -24,40 +23,18 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import array, insert
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.db.history import HistoryRepository
 from app.db.models import (
     ExtractionCache,
     IngestJob,
     MemoryRow,
     PassportRow,
-    PassportVersion,
     TenantUsage,
 )
 from app.domain.memory.log import LogRow, StoredRow
 
 USAGE_FIELDS = ("jobs", "calls", "input_tokens", "output_tokens", "cache_hits", "ingest_bytes")
-
-# The per-tenant tables: every one has a tenant_id column that starts its primary key.
-TenantModel = (
-    type[PassportRow]
-    | type[MemoryRow]
-    | type[PassportVersion]
-    | type[IngestJob]
-    | type[ExtractionCache]
-    | type[TenantUsage]
-)
-
-
-class _Filterable(Protocol):
-    def where(self, *whereclause: Any) -> Self: ...
-
-
-Stmt = TypeVar("Stmt", bound=_Filterable)
-# One row type of the per-tenant tables, and of those whose rows belong to one user.
-Row = TypeVar("Row", PassportRow, PassportVersion, IngestJob, ExtractionCache, TenantUsage)
-UserRow = TypeVar("UserRow", PassportVersion, IngestJob)
-
 
 # Rows fetched per round trip when a log is streamed.
 STREAM_BATCH = 2000
@@ -78,50 +55,26 @@ class PassportStamp(NamedTuple):
     created_at: datetime
 
 
-class TenantRepository:
+class TenantRepository(HistoryRepository):
     """Every query here is scoped to one tenant, by ``_scoped`` or by the row's own tenant_id."""
-
-    def __init__(self, session: AsyncSession, tenant_id: uuid.UUID) -> None:
-        self.session = session
-        self.tenant_id = tenant_id
-
-    def _scoped(self, stmt: Stmt, model: TenantModel) -> Stmt:
-        """The one place a tenant filter is added to a SELECT, UPDATE or DELETE."""
-        return stmt.where(model.tenant_id == self.tenant_id)
-
-    async def _one(self, model: type[Row], *where: Any, lock: bool = False) -> Row | None:
-        """The row of ``model`` that ``where`` picks, if any; with lock=True held FOR UPDATE."""
-        stmt = self._scoped(select(model), model).where(*where)
-        if lock:
-            stmt = stmt.with_for_update()
-        result = await self.session.execute(stmt)
-        return result.scalar_one_or_none()
-
-    async def _newest_first(
-        self,
-        model: type[UserRow],
-        user_key: str,
-        limit: int,
-        order: Sequence[ColumnElement[Any]],
-        below: ColumnElement[bool] | None,
-    ) -> Sequence[UserRow]:
-        """Up to ``limit`` of a user's rows in ``order``, only those ``below`` a cursor if given."""
-        stmt = (
-            self._scoped(select(model), model)
-            .where(model.user_key == user_key)
-            .order_by(*order)
-            .limit(limit)
-        )
-        if below is not None:
-            stmt = stmt.where(below)
-        result = await self.session.execute(stmt)
-        return result.scalars().all()
 
     # -- passports -------------------------------------------------------------------------
 
     async def passport(self, user_key: str, *, lock: bool = False) -> PassportRow | None:
         """The passport row; with lock=True it is held FOR UPDATE until commit."""
         return await self._one(PassportRow, PassportRow.user_key == user_key, lock=lock)
+
+    async def _passport_column(self, user_key: str, column: Any) -> Any:
+        """One column of the user's passport row (None without one)."""
+        result = await self.session.execute(
+            self._scoped(select(column), PassportRow).where(PassportRow.user_key == user_key)
+        )
+        return result.scalar_one_or_none()
+
+    async def passport_root(self, user_key: str) -> str | None:
+        """The hash of the user's newest version (the chain's root)."""
+        root: str | None = await self._passport_column(user_key, PassportRow.root)
+        return root
 
     async def passport_version(self, user_key: str) -> int | None:
         """Only the current version number: the cheap read behind ETags."""
@@ -130,11 +83,7 @@ class TenantRepository:
 
     async def turn_counts(self, user_key: str) -> tuple[int, int]:
         """The turns the user's log holds, and those its queued or running ingests carry."""
-        stored = await self.session.execute(
-            self._scoped(select(PassportRow.turn_count), PassportRow).where(
-                PassportRow.user_key == user_key
-            )
-        )
+        stored = await self._passport_column(user_key, PassportRow.turn_count)
         planned = IngestJob.result["plan"]["interactions"].astext.cast(Integer)
         pending = await self.session.execute(
             self._scoped(select(func.sum(planned)), IngestJob).where(
@@ -143,7 +92,7 @@ class TenantRepository:
                 IngestJob.status.in_(("queued", "running")),
             )
         )
-        return int(stored.scalar_one_or_none() or 0), int(pending.scalar_one() or 0)
+        return int(stored or 0), int(pending.scalar_one() or 0)
 
     async def passport_stamp(self, user_key: str) -> PassportStamp | None:
         """The current version and creation time: what caches of a passport are keyed by."""
@@ -154,7 +103,7 @@ class TenantRepository:
         return None if row is None else PassportStamp(row[0], row[1])
 
     async def create_passport_if_missing(
-        self, user_key: str, doc: dict[str, Any], now: datetime
+        self, user_key: str, doc: dict[str, Any], now: datetime, root: str
     ) -> bool:
         """Insert a version-0 passport unless one exists; True when this call created it."""
         result = await self.session.execute(
@@ -164,6 +113,7 @@ class TenantRepository:
                 user_key=user_key,
                 doc=doc,
                 version=0,
+                root=root,
                 created_at=now,
                 updated_at=now,
             )
@@ -179,15 +129,16 @@ class TenantRepository:
         version: int,
         now: datetime,
         *,
+        root: str,
         new_epoch: bool = False,
         turns: int = 0,
     ) -> None:
-        """Write a new head and version (the caller holds the row lock).
+        """Write a new head, version and root (the caller holds the row lock).
 
         ``new_epoch`` says that log rows were removed or rewritten, so indexes grown from the
         rows must be built again; ``turns`` is how many turns the log gained (or lost).
         """
-        values: dict[str, Any] = {"doc": doc, "version": version, "updated_at": now}
+        values: dict[str, Any] = {"doc": doc, "version": version, "updated_at": now, "root": root}
         if new_epoch:
             values["log_epoch"] = PassportRow.log_epoch + 1
         if turns:
@@ -236,16 +187,6 @@ class TenantRepository:
 
     # -- the log ---------------------------------------------------------------------------
 
-    def _rows(self, user_key: str, *columns: Any) -> Select[Any]:
-        picked = columns or (
-            MemoryRow.id,
-            MemoryRow.kind,
-            MemoryRow.item,
-            MemoryRow.hash,
-            MemoryRow.version_added,
-        )
-        return self._scoped(select(*picked), MemoryRow).where(MemoryRow.user_key == user_key)
-
     @staticmethod
     def _alive_at(version: int | None) -> ColumnElement[bool]:
         """Rows in the passport at ``version`` (None: now)."""
@@ -282,14 +223,20 @@ class TenantRepository:
         )
         return [int(r[0]) for r in result.all()]
 
-    async def remove_rows(self, user_key: str, ids: Collection[int], version: int) -> None:
-        """Take rows out of the passport as of ``version`` (they stay for earlier versions)."""
-        if ids:
-            await self.session.execute(
-                self._scoped(update(MemoryRow), MemoryRow)
-                .where(MemoryRow.user_key == user_key, MemoryRow.id.in_(list(ids)))
-                .values(version_removed=version)
-            )
+    async def remove_rows(
+        self, user_key: str, ids: Collection[int], version: int
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Take rows out of the passport as of ``version`` (they stay for earlier versions);
+        the (kind, item) of each row taken out."""
+        if not ids:
+            return []
+        result = await self.session.execute(
+            self._scoped(update(MemoryRow), MemoryRow)
+            .where(MemoryRow.user_key == user_key, MemoryRow.id.in_(list(ids)))
+            .values(version_removed=version)
+            .returning(MemoryRow.kind, MemoryRow.item)
+        )
+        return [(str(r[0]), r[1]) for r in result.all()]
 
     async def rows_by_hash(self, user_key: str, hashes: Collection[str]) -> list[StoredRow]:
         """The live rows with these identities (an index lookup)."""
@@ -482,60 +429,6 @@ class TenantRepository:
         return result.first() is not None
 
     # -- versions --------------------------------------------------------------------------
-
-    async def add_version(self, row: PassportVersion) -> None:
-        """Append a version row (tenant id forced to this repository's)."""
-        row.tenant_id = self.tenant_id
-        self.session.add(row)
-        await self.session.flush()
-
-    async def list_versions(
-        self, user_key: str, limit: int, before: int | None
-    ) -> Sequence[PassportVersion]:
-        """Version rows newest first, below an optional cursor."""
-        below = None if before is None else PassportVersion.version < before
-        order = [PassportVersion.version.desc()]
-        return await self._newest_first(PassportVersion, user_key, limit, order, below)
-
-    async def versions_to_rebuild(self, user_key: str, version: int) -> Sequence[PassportVersion]:
-        """The rows from the newest snapshot at or below version up to version, in order."""
-        base = await self.session.execute(
-            self._scoped(select(func.max(PassportVersion.version)), PassportVersion).where(
-                PassportVersion.user_key == user_key,
-                PassportVersion.version <= version,
-                PassportVersion.snapshot.is_not(None),
-            )
-        )
-        start = base.scalar_one_or_none()
-        if start is None:
-            return []
-        result = await self.session.execute(
-            self._scoped(select(PassportVersion), PassportVersion)
-            .where(
-                PassportVersion.user_key == user_key,
-                PassportVersion.version >= start,
-                PassportVersion.version <= version,
-            )
-            .order_by(PassportVersion.version)
-        )
-        return result.scalars().all()
-
-    async def versions_from(self, user_key: str, version: int) -> Sequence[PassportVersion]:
-        """Every version row from ``version`` on, in order (forgetting rewrites them)."""
-        result = await self.session.execute(
-            self._scoped(select(PassportVersion), PassportVersion)
-            .where(PassportVersion.user_key == user_key, PassportVersion.version >= version)
-            .order_by(PassportVersion.version)
-        )
-        return result.scalars().all()
-
-    async def rewrite_version(self, user_key: str, version: int, **values: Any) -> None:
-        """Replace columns of one version row (forgetting scrubs history)."""
-        await self.session.execute(
-            self._scoped(update(PassportVersion), PassportVersion)
-            .where(PassportVersion.user_key == user_key, PassportVersion.version == version)
-            .values(**values)
-        )
 
     # -- jobs ------------------------------------------------------------------------------
 

@@ -24,12 +24,12 @@ from mcp_types import ToolAnnotations
 from pydantic import AfterValidator, Field, ValidationError
 from starlette.requests import Request
 
-from app.api.deps import runtime_of
+from app.api.deps import actor_of, runtime_of
 from app.api.problems import service_status
 from app.api.schemas.jobs import Accepted, JobOut, accepted_out, job_out
 from app.api.schemas.reading import SearchResult, search_result
 from app.api.schemas.records import reply_of
-from app.api.schemas.users import ForgottenOut
+from app.api.schemas.users import ForgottenOut, IntegrityOut, forgotten_out
 from app.domain.dates import DateWindow
 from app.domain.ingest.payload import IngestPayload, TurnIn
 from app.domain.passport import (
@@ -39,8 +39,9 @@ from app.domain.passport import (
     normal_user_key,
 )
 from app.runtime import Runtime
-from app.services import forget, ingest, jobs, passports, reading
+from app.services import forget, ingest, integrity, jobs, passports, reading
 from app.services.errors import NotFound, ServiceError
+from app.services.origin import Origin
 from app.settings import Settings
 
 INSTRUCTIONS = (
@@ -77,6 +78,7 @@ class Caller:
 
     tenant: uuid.UUID
     runtime: Runtime
+    actor: str = ""  # the prefix of the key: the versions its calls make name it
 
     @property
     def settings(self) -> Settings:
@@ -91,7 +93,7 @@ def caller(ctx: Context) -> Caller:
     if not isinstance(request, Request) or not isinstance(tenant, uuid.UUID):
         # Only reachable when the server is run outside the endpoint that checks the key.
         raise ToolError("Unauthorized: send the key as 'Authorization: Bearer <key>'")
-    return Caller(tenant, runtime_of(request))
+    return Caller(tenant, runtime_of(request), actor_of(request))
 
 
 def problem_words(exc: ServiceError) -> str:
@@ -156,7 +158,7 @@ async def remember(
             user,
             payload,
             who.settings,
-            idempotency_key=idempotency_key,
+            Origin(who.actor, idempotency_key),
         )
         job = accepted.job
         if wait > 0:
@@ -223,12 +225,19 @@ async def forget_turn(
     """Delete one of a user's messages for good, and what was derived only from it."""
     who = caller(ctx)
     with refusals():
-        every = who.settings.version_snapshot_every
-        target = forget.ForgetTarget(turn_id=turn_id)
+        target = forget.ForgetTarget(turn_id=turn_id, actor=who.actor)
         done = await forget.forget(
-            who.runtime.uows, who.runtime.caches, who.tenant, user, target, every
+            who.runtime.uows, who.runtime.caches, who.tenant, user, target, who.settings
         )
-    return reply_of(ForgottenOut, done)
+    return forgotten_out(done)
+
+
+async def verify(ctx: Context, user: User) -> IntegrityOut:
+    """Recompute a user's history hash chain: whether it is whole, its root, where it breaks."""
+    who = caller(ctx)
+    with refusals():
+        found = await integrity.check(who.runtime.uows, who.tenant, user)
+    return reply_of(IntegrityOut, found)
 
 
 async def job_status(
@@ -290,6 +299,12 @@ def build_server(settings: Settings) -> MCPServer:
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True),
         description="Permanently delete one of a user's messages (by the id it was sent "
         "with) and everything derived only from it, from every version.",
+    )
+    server.add_tool(
+        verify,
+        annotations=READS,
+        description="Check that a user's stored history is whole: recompute its hash chain "
+        "from the stored rows; returns valid, the root hash, and the first version that fails.",
     )
     server.add_tool(
         job_status,

@@ -80,12 +80,13 @@ class VersionedLRU(Generic[V]):
                 _, evicted = self._items.popitem(last=False)
                 self._bytes -= evicted.size
 
-    def drop(self, tenant_id: uuid.UUID, user_key: str) -> None:
-        """Forget a user (after a delete)."""
+    def drop(self, tenant_id: uuid.UUID, user_key: str) -> int:
+        """Forget a user (after a delete); how many indexes went (0 or 1)."""
         with self._lock:
             old = self._items.pop((tenant_id, user_key), None)
             if old is not None:
                 self._bytes -= old.size
+        return int(old is not None)
 
     @property
     def bytes(self) -> int:
@@ -246,17 +247,28 @@ class ContextCaches:
         """Caches within ``max_bytes`` for indexes, an eighth of it for answers."""
         return cls(VersionedLRU(max_bytes), ResultLRU(max_bytes // 8))
 
-    def forget(self, tenant_id: uuid.UUID, user_key: str) -> None:
+    def forget(self, tenant_id: uuid.UUID, user_key: str) -> Dropped:
         """Drop everything held of a user (after a delete or a forget)."""
-        self.indexes.drop(tenant_id, user_key)
-        self.forget_answers(tenant_id, user_key)
+        indexes = self.indexes.drop(tenant_id, user_key)
+        return Dropped(indexes, self.forget_answers(tenant_id, user_key))
 
-    def forget_answers(self, tenant_id: uuid.UUID, user_key: str) -> None:
-        """Drop the answers built from a user's log (it was rewritten)."""
-        self.results.drop_where(lambda k: isinstance(k, tuple) and k[:2] == (tenant_id, user_key))
+    def forget_answers(self, tenant_id: uuid.UUID, user_key: str) -> int:
+        """Drop the answers built from a user's log (it was rewritten); how many went."""
+        return self.results.drop_where(
+            lambda k: isinstance(k, tuple) and k[:2] == (tenant_id, user_key)
+        )
 
 
-def forget_cached(caches: ContextCaches, tenant_id: uuid.UUID, user_key: str) -> None:
+@dataclass(frozen=True)
+class Dropped:
+    """What this process dropped of a user: its index, and answers built from it."""
+
+    indexes: int
+    contexts: int
+
+
+def forget_cached(caches: ContextCaches, tenant_id: uuid.UUID, user_key: str) -> Dropped:
     """Drop what this process holds of a user, and every cached word (after a forget, a delete)."""
-    caches.forget(tenant_id, user_key)
+    dropped = caches.forget(tenant_id, user_key)
     forget_cached_words()
+    return dropped

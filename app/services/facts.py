@@ -19,6 +19,7 @@ from app.domain.passport import Belief, Passport, Source
 from app.domain.storable import json_problem, storable
 from app.services import passports
 from app.services.errors import Unprocessable
+from app.services.origin import ANONYMOUS, Origin
 
 
 @dataclass(frozen=True)
@@ -34,12 +35,14 @@ async def write_facts(
     uows: UowFactory,
     tenant_id: uuid.UUID,
     user_key: str,
-    facts: list[Belief],
-    prefs: list[Belief],
+    beliefs: Extraction,
     *,
     snapshot_every: int,
+    origin: Origin = ANONYMOUS,
 ) -> FactsResult:
-    """Merge client facts/prefs under the row lock; beliefs without ts are stamped now."""
+    """Merge client facts/prefs (``beliefs``) under the row lock; those without ts are stamped
+    now."""
+    facts, prefs, actor = beliefs.facts, beliefs.prefs, origin.actor
     now = datetime.now(UTC)
     stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     # As JSONB stores it (no NUL, no integer past 64 bits): the beliefs are read back from it.
@@ -65,7 +68,7 @@ async def write_facts(
             belief.source = source.id
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
-        await passports.create_if_missing(repo, user_key, now)
+        await passports.create_if_missing(repo, user_key, now, actor=actor)
         row = await repo.passport(user_key, lock=True)
         assert row is not None  # created above or already there; we hold its lock now
         # The client's write is its own source, kept in the log: the same body again is a no-op.
@@ -77,7 +80,14 @@ async def write_facts(
         version = row.version
         if report.changed:
             new = passports.NewVersion(
-                row.doc, passport.to_dict(), row.version, "facts", now, change
+                row.doc,
+                passport.to_dict(),
+                row.version,
+                "facts",
+                now,
+                change,
+                old_root=row.root,
+                actor=actor,
             )
             version = await passports.record_version(repo, user_key, new, snapshot_every)
         await uow.commit()

@@ -20,6 +20,8 @@ from typing import Any
 from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
 from app.domain.ingest import IngestLimits, IngestPayload, InputError
+from app.domain.integrity.canonical import digest, row_hash
+from app.domain.integrity.chain import Erased, Redactions
 from app.domain.memory import delta
 from app.domain.memory.forget import (
     WITHHELD,
@@ -29,9 +31,10 @@ from app.domain.memory.forget import (
     payload_without_units,
 )
 from app.domain.memory.log import StoredRow, unit_identities
-from app.services import passports
-from app.services.cache import ContextCaches, forget_cached
+from app.services import passports, receipts
+from app.services.cache import ContextCaches, Dropped, forget_cached
 from app.services.errors import NotFound
+from app.settings import Settings
 
 # Stored payloads read at a time while a forget looks for the forgotten turns in them.
 SCRUB_BATCH = 50
@@ -41,7 +44,7 @@ ANY_SIZE = IngestLimits(max_items=2**31, max_turn_chars=2**40, max_total_chars=2
 
 @dataclass(frozen=True)
 class Forgotten:
-    """What a forget did: the version it made and how much went."""
+    """What a forget did: the version it made and how much went (and, once done, its receipt)."""
 
     version: int
     turns: int
@@ -50,6 +53,9 @@ class Forgotten:
     versions_rewritten: int
     payloads_scrubbed: int
     cached_extractions: int
+    rows_rewritten: int = 0
+    redacted: tuple[str, ...] = ()
+    receipt: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def summary(self) -> dict[str, int]:
         """The counts, as the version row records them."""
@@ -65,10 +71,12 @@ class Forgotten:
 
 @dataclass(frozen=True)
 class ForgetTarget:
-    """What to forget: the turns a client id names, or every turn of a source."""
+    """What to forget: the turns a client id names, or every turn of a source; and who asks
+    (the prefix of their API key, the forget's actor in the hash chain)."""
 
     turn_id: str | None = None
     source: str | None = None
+    actor: str = ""
 
 
 async def forget(
@@ -77,23 +85,27 @@ async def forget(
     tenant_id: uuid.UUID,
     user_key: str,
     target: ForgetTarget,
-    snapshot_every: int,
+    settings: Settings,
 ) -> Forgotten:
-    """Hard-delete the turns with this client id (or of this source) and what came of them."""
-    done = await _forget(uows, tenant_id, user_key, target, snapshot_every)
-    # Here at once; the other processes on the signal the forget sent when it committed.
+    """Hard-delete the turns with this client id (or of this source) and what came of them;
+    the result carries the signed erasure receipt, stored before the forget commits."""
+    done = await _forget(uows, caches, tenant_id, user_key, target, settings)
+    # Again after the commit: a read may have cached the old log meanwhile. The other
+    # processes drop theirs on the signal the forget sent when it committed.
     forget_cached(caches, tenant_id, user_key)
     return done
 
 
 async def _forget(
     uows: UowFactory,
+    caches: ContextCaches,
     tenant_id: uuid.UUID,
     user_key: str,
     target: ForgetTarget,
-    snapshot_every: int,
+    settings: Settings,
 ) -> Forgotten:
     turn_id, source = target.turn_id, target.source
+    snapshot_every = settings.version_snapshot_every
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(user_key, lock=True)
@@ -105,9 +117,11 @@ async def _forget(
             raise NotFound(f"user {user_key!r} has no {what}")
         gone = await _with_listing_sources(repo, user_key, _forgetting(turns))
         derived, rewritten = await _derived_rows(repo, user_key, gone)
+        ledger = _Ledger(row.version + 1)
+        await ledger.rows(repo, user_key, [*turns, *derived], rewritten)
         await repo.delete_rows(user_key, [t.id for t in turns] + [r.id for r in derived])
-        for row_id, item in rewritten:
-            await repo.rewrite_row(user_key, row_id, item)
+        for stored, item in rewritten:
+            await repo.rewrite_row(user_key, stored.id, item)
         # Entities are names: one goes when no turn left in the log mentions it.
         names = entity_candidates(row.doc, [text for _, text in gone.said])
         kept = {n.casefold() for n in names if await repo.turn_text_mentions(user_key, n)}
@@ -120,7 +134,8 @@ async def _forget(
         head = gone.scrub_head(row.doc)
         first = min(t.version for t in turns)
         deleted = {t.id for t in turns} | {r.id for r in derived}
-        versions = await _rewrite_history(repo, user_key, first, gone, deleted)
+        versions = await _rewrite_history(repo, user_key, first, gone, deleted, ledger)
+        erased = await ledger.record(repo, user_key)
         hashes = frozenset(t.hash for t in turns)
         payloads = await _scrub_payloads(repo, user_key, gone, hashes)
         await _scrub_compactions(repo, user_key)
@@ -133,6 +148,8 @@ async def _forget(
             versions_rewritten=versions,
             payloads_scrubbed=payloads,
             cached_extractions=cached,
+            rows_rewritten=len(rewritten),
+            redacted=erased.redacted,
         )
         now = datetime.now(UTC)
         new = passports.NewVersion(
@@ -144,11 +161,112 @@ async def _forget(
             new_epoch=True,
             extra_summary={"forgotten": done.summary()},
             turns_deleted=len(turns),
+            old_root=row.root,
+            actor=target.actor,
+            erased=erased,
         )
         await passports.record_version(repo, user_key, new, snapshot_every)
+        root = (await repo.passport_root(user_key)) or ""
+        account = _account(target, done, root, forget_cached(caches, tenant_id, user_key))
+        receipt = await receipts.issue(repo, user_key, account, now, receipts.secret_of(settings))
         await uow.system.signal_forgotten(tenant_id, user_key)
         await uow.commit()
-    return done
+    return dataclasses.replace(done, receipt=receipt)
+
+
+def _account(target: ForgetTarget, done: Forgotten, root: str, dropped: Dropped) -> dict[str, Any]:
+    """What a forget's receipt says: what went from each store, and the chain's root after it."""
+    return {
+        "scope": "turn" if target.turn_id is not None else "source",
+        "target": target.turn_id if target.turn_id is not None else target.source,
+        "version": done.version,
+        "root": root,
+        "actor": target.actor,
+        "removed": {
+            "log_rows": done.turns + done.derived_rows,
+            "turns": done.turns,
+            "derived_rows": done.derived_rows,
+            "rows_rewritten": done.rows_rewritten,
+            "head_beliefs": done.beliefs,
+            "versions_rewritten": done.versions_rewritten,
+            "job_payloads": done.payloads_scrubbed,
+            "extraction_cache": done.cached_extractions,
+            "cached_contexts": dropped.contexts,
+            "indexes": dropped.indexes,
+        },
+        "redacted": list(done.redacted),
+    }
+
+
+class _Ledger:
+    """What a forget does to the chain: the hashes it redacts, the rows and deltas it rewrites,
+    recorded on the versions they belong to and, as ``Erased``, in the forget's own link."""
+
+    def __init__(self, forget_version: int) -> None:
+        self.forget = forget_version
+        self.redactions: dict[int, Redactions] = {}
+        self._loaded: set[int] = set()
+        self.redacted: list[str] = []
+        self.rewritten_rows: list[tuple[str, str]] = []
+        self.rewritten_deltas: list[tuple[int, str]] = []
+        # (version, side, hash now) of each deleted row, and (version, hash now, after) of each
+        # rewritten one, resolved against the versions' redactions once they are read.
+        self._gone: list[tuple[int, str, str]] = []
+        self._changed: list[tuple[int, int | None, str, str]] = []
+
+    async def rows(
+        self,
+        repo: TenantRepository,
+        user_key: str,
+        deleted: list[StoredRow],
+        rewritten: list[tuple[StoredRow, dict[str, Any]]],
+    ) -> None:
+        """Note the rows about to be deleted and rewritten (before they are)."""
+        where = await repo.row_versions(
+            user_key, [r.id for r in deleted] + [r.id for r, _ in rewritten]
+        )
+        for stored in deleted:
+            added, removed = where[stored.id]
+            now = row_hash(stored.kind, stored.item)
+            self._gone.append((added, "added", now))
+            if removed is not None:
+                self._gone.append((removed, "removed", now))
+        for stored, after in rewritten:
+            added, removed = where[stored.id]
+            now, new = row_hash(stored.kind, stored.item), row_hash(stored.kind, after)
+            self._changed.append((added, removed, now, new))
+
+    def delta_rewritten(self, version: int, value: Any) -> None:
+        """Note that a version's [delta, snapshot] is now ``value``."""
+        self.rewritten_deltas.append((version, digest(value)))
+
+    async def record(self, repo: TenantRepository, user_key: str) -> Erased:
+        """Write each touched version's redactions; what the forget's link lists."""
+        touched = {v for v, _, _ in self._gone} | {v for v, _ in self.rewritten_deltas}
+        touched |= {v for a, r, _, _ in self._changed for v in (a, r) if v is not None}
+        for stored in await repo.versions_numbered(user_key, touched):
+            self.redactions[stored.version] = Redactions.from_json(stored.redactions)
+        redacted: set[str] = set()
+        for version, side, now in self._gone:
+            red = self.redactions[version]
+            written = red.written(now)
+            red.rows.pop(written, None)
+            getattr(red, side).append((written, self.forget))
+            redacted.add(written)
+        for added, removed, now, new in self._changed:
+            written = self.redactions[added].rewrite_row(now, new, self.forget)
+            if removed is not None:
+                self.redactions[removed].rewrite_row(now, new, self.forget)
+            self.rewritten_rows.append((written, new))
+        for version, value in self.rewritten_deltas:
+            self.redactions[version].delta = (value, self.forget)
+        for version, red in self.redactions.items():
+            await repo.rewrite_version(user_key, version, redactions=red.to_json())
+        return Erased(
+            tuple(sorted(redacted)),
+            tuple(sorted(set(self.rewritten_rows))),
+            tuple(sorted(set(self.rewritten_deltas))),
+        )
 
 
 def _forgetting(turns: list[StoredRow]) -> Forgetting:
@@ -173,21 +291,26 @@ async def _with_listing_sources(
 
 async def _derived_rows(
     repo: TenantRepository, user_key: str, gone: Forgetting
-) -> tuple[list[StoredRow], list[tuple[int, dict[str, Any]]]]:
+) -> tuple[list[StoredRow], list[tuple[StoredRow, dict[str, Any]]]]:
     """The rows that go with the turns, and the rows that stay scrubbed (a source's turn ids)."""
     deleted: list[StoredRow] = []
-    rewritten: list[tuple[int, dict[str, Any]]] = []
+    rewritten: list[tuple[StoredRow, dict[str, Any]]] = []
     for row in await repo.rows_derived_from(user_key, gone.sources, gone.turn_ids):
         after = gone.row_after(row.kind, row.item)
         if after is None:
             deleted.append(row)
         elif after != row.item:
-            rewritten.append((row.id, after))
+            rewritten.append((row, after))
     return deleted, rewritten
 
 
 async def _rewrite_history(
-    repo: TenantRepository, user_key: str, first: int, gone: Forgetting, deleted: set[int]
+    repo: TenantRepository,
+    user_key: str,
+    first: int,
+    gone: Forgetting,
+    deleted: set[int],
+    ledger: _Ledger,
 ) -> int:
     """Every version from ``first`` on, rewritten as if the turns had never been said.
 
@@ -221,6 +344,9 @@ async def _rewrite_history(
         if values:
             await repo.rewrite_version(user_key, version.version, **values)
             changed += 1
+        if "delta" in values or "snapshot" in values:
+            now = [values.get("delta", version.delta), values.get("snapshot", version.snapshot)]
+            ledger.delta_rewritten(version.version, now)
         original, scrubbed = head, clean
     return changed
 

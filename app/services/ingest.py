@@ -30,6 +30,7 @@ from app.services.claimed import ClaimedJob
 from app.services.errors import Conflict, LimitExceeded, Unprocessable
 from app.services.extraction import Work, extractor_name, new_usage, uses_model
 from app.services.offload import TimeLimitExceeded
+from app.services.origin import ANONYMOUS, Origin
 from app.services.running import Ending, Outcome, hour_of
 from app.services.views import JobView, job_view
 from app.settings import Settings
@@ -112,8 +113,7 @@ async def accept(
     user_key: str,
     payload: IngestPayload,
     settings: Settings,
-    *,
-    idempotency_key: str | None = None,
+    origin: Origin = ANONYMOUS,
 ) -> Accepted:
     """Write the job row (the outbox) in one transaction, then enqueue it after commit.
 
@@ -123,6 +123,7 @@ async def accept(
     # Serialising, hashing and cutting a large payload is CPU work: off the event loop.
     body, request_hash, size, segments = await asyncio.to_thread(_prepared, payload, settings)
     job_plan = costed_plan(segments, settings)
+    idempotency_key, actor = origin.idempotency_key, origin.actor
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         if idempotency_key is not None:
@@ -131,8 +132,9 @@ async def accept(
                 return _replay(earlier, user_key, request_hash, job_plan)
         now = datetime.now(UTC)
         await _within_limits(repo, user_key, (size, job_plan.interactions), now, settings)
-        await passports.create_if_missing(repo, user_key, now)
+        await passports.create_if_missing(repo, user_key, now, actor=actor)
         job = IngestJob(
+            actor=actor or None,
             id=uuid.uuid4(),
             user_key=user_key,
             kind="ingest",
@@ -184,17 +186,14 @@ async def accept_import(
     user_key: str,
     body: MemoryImport,
     settings: Settings,
-    *,
-    idempotency_key: str | None = None,
+    origin: Origin = ANONYMOUS,
 ) -> Accepted:
     """Another service's memories, or a message list, accepted as the ingest they amount to."""
     try:
         payload = await asyncio.to_thread(body.to_payload)
     except ValueError as exc:
         raise Unprocessable(f"cannot import: {exc}") from exc
-    return await accept(
-        uows, tenant_id, user_key, payload, settings, idempotency_key=idempotency_key
-    )
+    return await accept(uows, tenant_id, user_key, payload, settings, origin)
 
 
 async def _within_limits(

@@ -5,6 +5,7 @@ The document users see is the head (``passport.doc``) joined with the live rows 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -15,6 +16,9 @@ from app.db.models import PassportVersion
 from app.db.repository import PassportStamp, TenantRepository
 from app.db.uow import Uow, UowFactory
 from app.domain.ids import canonical_bytes
+from app.domain.integrity.canonical import GENESIS, digest, row_hash
+from app.domain.integrity.chain import Erased, Link, link_hash
+from app.domain.integrity.seal import INTEGRITY, SealBroken, SectionDigest, unsealed
 from app.domain.memory import delta
 from app.domain.memory.log import (
     HEAD_CAPS,
@@ -30,8 +34,10 @@ from app.domain.memory.log import (
 from app.domain.passport import Passport, PassportError
 from app.domain.sozograph import sozograph_document, sozograph_row, turns_of_observations
 from app.domain.storable import json_problem, storable
+from app.services import receipts
 from app.services.cache import ContextCaches, forget_cached
 from app.services.errors import LimitExceeded, NotFound, PreconditionFailed, Unprocessable
+from app.services.origin import ANONYMOUS, Origin
 from app.settings import Settings
 
 T = TypeVar("T")
@@ -129,6 +135,7 @@ class Export:
 
     version: int
     chunks: AsyncIterator[bytes]
+    root: str
 
     async def body(self) -> bytes:
         """The whole document at once."""
@@ -152,7 +159,7 @@ async def export(
     """
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
-        at, head = await _head(repo, user_key, version)
+        at, head, root = await _head(repo, user_key, version)
     head = _only(head, sections)
     items, home = None, SECTION_OF
     if for_sozograph:
@@ -162,8 +169,8 @@ async def export(
         if said:
             head.setdefault("observations", [])
         items, home = sozograph_row, {**SECTION_OF, "turn": "observations"}
-    shape = _Shape(at, head, _kinds(sections), sections is not None, home, items)
-    return Export(at, _stream(uows, tenant_id, user_key, shape))
+    shape = _Shape(at, head, _kinds(sections), sections is not None, home, items, root)
+    return Export(at, _stream(uows, tenant_id, user_key, shape), root)
 
 
 @dataclass(frozen=True)
@@ -173,6 +180,7 @@ class PassportPage:
     body: bytes
     version: int
     next_cursor: int | None
+    root: str
 
 
 @dataclass(frozen=True)
@@ -201,7 +209,7 @@ async def page(
     kinds = [k for k in _kinds(sections) if SECTION_OF[k] in ROW_SECTIONS]
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
-        at, head = await _head(repo, user_key, query.version)
+        at, head, root = await _head(repo, user_key, query.version)
         rows = await repo.page_rows(
             user_key,
             version=at,
@@ -228,7 +236,7 @@ async def page(
             doc.setdefault(section, [])
     if query.for_sozograph:
         doc = sozograph_document(doc)
-    return PassportPage(canonical_bytes(doc), at, rows[-1].id if more and rows else None)
+    return PassportPage(canonical_bytes(doc), at, rows[-1].id if more and rows else None, root)
 
 
 def _only(head: dict[str, Any], sections: Collection[str] | None) -> dict[str, Any]:
@@ -242,15 +250,17 @@ def _kinds(sections: Collection[str] | None) -> list[str]:
     return [KIND_OF[s] for s in wanted]
 
 
-async def _head(repo: TenantRepository, user_key: str, version: int | None) -> tuple[int, Any]:
+async def _head(repo: TenantRepository, user_key: str, version: int | None) -> tuple[int, Any, str]:
+    """The version read, its head and its hash (the root it had as the newest)."""
     row = await repo.passport(user_key)
     if row is None:
         raise NotFound(f"no user {user_key!r}")
     if version is None or version == row.version:
-        return row.version, row.doc
+        return row.version, row.doc, row.root
     if version < 0 or version > row.version:
         raise NotFound(f"user {user_key!r} has no version {version} (current: {row.version})")
-    return version, await head_at(repo, user_key, version)
+    stored = await repo.versions_numbered(user_key, [version])
+    return version, await head_at(repo, user_key, version), stored[0].hash if stored else ""
 
 
 @dataclass(frozen=True)
@@ -264,6 +274,7 @@ class _Shape:
     home: Mapping[str, str]  # a row's kind -> the section it is written in
     # A row as the export shows it, given the section it is of (None: as stored).
     items: Callable[[str, Any], dict[str, Any] | None] | None = None
+    root: str = ""
 
 
 async def _stream(
@@ -284,29 +295,40 @@ async def _stream(
     # A log section is in the document when its head names it (every one, unless a document
     # imported without it had no rows added since), or when a reader asks for it.
     keys = sorted(set(head) | (log_sections & set(ROW_SECTIONS) if selected else set()))
+    keys = sorted({*keys, INTEGRITY})
+    # The seal sorts after every log section: when it is written, all their digests are known,
+    # and those of the head's sections (a key after it included) are known from the start.
+    digests = {k: digest(head[k]) for k in keys if k not in log_sections and k != INTEGRITY}
     yield b"{"
     for n, key in enumerate(keys):
         yield (b"," if n else b"") + canonical_bytes(key) + b":"
+        if key == INTEGRITY:
+            seal = {"root": shape.root, "version": version, "digests": digests}
+            yield canonical_bytes(seal)
+            continue
         if key not in log_sections:
             yield canonical_bytes(head[key])
             continue
         # A section is its rows in log order, then any items the head still holds.
         first = True
         batch: list[bytes] = []
+        section = SectionDigest()
         for kind in section_kinds[key]:
             async for row in _rows_in_batches(uows, tenant_id, user_key, version, kind):
                 item = row.item if items is None else items(SECTION_OF[kind], row.item)
                 if item is not None:
-                    batch.append(canonical_bytes(item))
+                    batch.append(section.add(item, canonical_bytes(item)))
                 if len(batch) >= STREAM_ITEMS:
                     yield (b"[" if first else b",") + b",".join(batch)
                     first, batch = False, []
         held = head.get(key)
-        batch += [canonical_bytes(i) for i in held] if isinstance(held, list) else []
+        for i in held if isinstance(held, list) else []:
+            batch.append(section.add(i, canonical_bytes(i)))
         if batch:
             yield (b"[" if first else b",") + b",".join(batch)
             first = False
         yield b"[]" if first else b"]"
+        digests[key] = section.hexdigest()
     yield b"}"
 
 
@@ -401,6 +423,9 @@ class NewVersion:
     new_epoch: bool = False  # rows were rewritten: caches of this user start over
     extra_summary: dict[str, Any] = field(default_factory=dict)
     turns_deleted: int = 0  # turns taken out of the log before (a forget deletes them itself)
+    old_root: str = GENESIS  # the hash of ``old_version``
+    actor: str = ""  # the prefix of the API key that asked for the change
+    erased: Erased | None = None  # a forget: what it deleted and rewrote in the history
 
     def turns_gained(self) -> int:
         """How many turns the log holds more after this version (fewer when negative)."""
@@ -421,12 +446,20 @@ async def record_version(
     version = new.old_version + 1
     new_head = with_sections(new.new_head, change)
     added = await repo.add_rows(user_key, change.added, version, new.job_id)
-    await repo.remove_rows(user_key, change.removed, version)
+    removed = await repo.remove_rows(user_key, change.removed, version)
     head_delta = delta.diff(old_head, new_head)
     snapshot = new_head if snapshot_every > 0 and version % snapshot_every == 0 else None
+    link = Link.of(
+        [head_delta, snapshot],
+        [row_hash(row.kind, row.item) for row in change.added],
+        [row_hash(kind, item) for kind, item in removed],
+        new.actor,
+        new.erased,
+    )
+    root = link_hash(new.old_root, version, new.cause, link)
     epoch = new.new_epoch or bool(change.removed)
     await repo.save_passport(
-        user_key, new_head, version, now, new_epoch=epoch, turns=new.turns_gained()
+        user_key, new_head, version, now, root=root, new_epoch=epoch, turns=new.turns_gained()
     )
     await repo.add_version(
         PassportVersion(
@@ -443,17 +476,21 @@ async def record_version(
             cause=new.cause,
             job_id=new.job_id,
             created_at=now,
+            hash=root,
+            chain=link.to_json(),
         )
     )
     return version
 
 
 async def create_if_missing(
-    repo: TenantRepository, user_key: str, now: datetime, cause: str = "create"
+    repo: TenantRepository, user_key: str, now: datetime, cause: str = "create", actor: str = ""
 ) -> bool:
     """Create an empty version-0 passport (with its snapshot row) unless the user exists."""
     doc = Passport.empty(user_key).to_dict()
-    created = await repo.create_passport_if_missing(user_key, doc, now)
+    link = Link.of([None, doc], [], [], actor)
+    root = link_hash(GENESIS, 0, cause, link)
+    created = await repo.create_passport_if_missing(user_key, doc, now, root)
     if created:
         await repo.add_version(
             PassportVersion(
@@ -464,13 +501,24 @@ async def create_if_missing(
                 summary={},
                 cause=cause,
                 created_at=now,
+                hash=root,
+                chain=link.to_json(),
             )
         )
     return created
 
 
 def parse_document(doc: Any) -> dict[str, Any]:
-    """Validate an imported document and return it in canonical 2.x form (1.x migrates)."""
+    """Validate an imported document and return it in canonical 2.x form (1.x migrates).
+
+    A document that carries an export's seal is checked against it first: one edited since it
+    was exported is refused, naming the section that differs.
+    """
+    if isinstance(doc, dict):
+        try:
+            doc = unsealed(doc)
+        except SealBroken as exc:
+            raise Unprocessable(f"the document's integrity seal does not match: {exc}") from None
     # JSONB cannot hold NUL; the character carries nothing a reader could see.
     doc = storable(doc)
     problem = json_problem(doc)
@@ -489,14 +537,15 @@ async def put_passport(
     user_key: str,
     doc: Any,
     *,
-    if_match: str | None,
     settings: Settings,
+    origin: Origin = ANONYMOUS,
 ) -> WriteResult:
     """Import or replace a whole passport; If-Match guards against lost updates.
 
     A document with more turns than ``user_max_turns`` is refused (413) before anything is read.
     """
-    new_doc = parse_document(doc)
+    # Every item is read, checked and rebuilt: CPU work, off the event loop.
+    new_doc = await asyncio.to_thread(parse_document, doc)
     turns = sum(1 for t in new_doc.get("turns") or () if isinstance(t, dict))
     most = settings.user_max_turns
     if 0 < most < turns:
@@ -507,7 +556,7 @@ async def put_passport(
         )
     async with uows() as uow:
         return await _put(
-            uow, tenant_id, user_key, new_doc, if_match, settings.version_snapshot_every
+            uow, tenant_id, user_key, new_doc, settings.version_snapshot_every, origin
         )
 
 
@@ -516,14 +565,15 @@ async def _put(
     tenant_id: uuid.UUID,
     user_key: str,
     new_doc: dict[str, Any],
-    if_match: str | None,
     snapshot_every: int,
+    origin: Origin,
 ) -> WriteResult:
     repo = uow.tenant(tenant_id)
+    if_match, actor = origin.if_match, origin.actor
     now = datetime.now(UTC)
     if if_match is not None and await repo.passport_version(user_key) is None:
         raise PreconditionFailed(f"If-Match {if_match} given, but user {user_key!r} does not exist")
-    created = await create_if_missing(repo, user_key, now, cause="import")
+    created = await create_if_missing(repo, user_key, now, cause="import", actor=actor)
     row = await repo.passport(user_key, lock=True)
     assert row is not None  # created above or already there; we hold its lock now
     if if_match is not None and not etag_matches(if_match, row.version):
@@ -538,24 +588,52 @@ async def _put(
         await uow.commit()
         return WriteResult(user_key, row.version, created, changed=created)
     kinds = {r.id: r.kind for r in live}
-    new = NewVersion(row.doc, new_head, row.version, "import", now, change, kinds)
+    new = NewVersion(
+        row.doc, new_head, row.version, "import", now, change, kinds, old_root=row.root, actor=actor
+    )
     version = await record_version(repo, user_key, new, snapshot_every)
     await uow.commit()
     return WriteResult(user_key, version, created, changed=True)
 
 
 async def delete_user(
-    uows: UowFactory, caches: ContextCaches, tenant_id: uuid.UUID, user_key: str
-) -> None:
-    """Hard-delete a user's passport, log, versions, jobs and payloads, and what is cached of it."""
+    uows: UowFactory,
+    caches: ContextCaches,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    *,
+    secret: bytes | None = None,
+    actor: str = "",
+) -> dict[str, Any]:
+    """Hard-delete a user's passport, log, versions, jobs and payloads, and what is cached of it;
+    the signed erasure receipt, which the tenant keeps after the user is gone."""
     async with uows() as uow:
-        if not await uow.tenant(tenant_id).delete_user(user_key):
+        repo = uow.tenant(tenant_id)
+        row = await repo.passport(user_key, lock=True)
+        if row is None:
             raise NotFound(f"no user {user_key!r}")
+        removed = await repo.user_holdings(user_key)
+        removed["head_beliefs"] = sum(
+            len(v) for k, v in row.doc.items() if k in HEAD and k != "meta" and isinstance(v, list)
+        )
+        await repo.delete_user(user_key)
+        dropped = forget_cached(caches, tenant_id, user_key)
+        what: dict[str, Any] = {
+            "scope": "user",
+            "target": None,
+            "version": None,
+            "root": row.root,
+            "actor": actor,
+            "removed": {**removed, "cached_contexts": dropped.contexts, "indexes": dropped.indexes},
+            "redacted": [],
+        }
+        receipt = await receipts.issue(repo, user_key, what, datetime.now(UTC), secret)
         await uow.system.signal_forgotten(tenant_id, user_key)
         await uow.commit()
-    # Frees the memory here at once, and in the other processes on the signal sent at commit
-    # (they would never serve it again anyway: their caches are keyed by the passport's stamp).
+    # Frees the memory here at once (again: a read may have cached it meanwhile), and in the
+    # other processes on the signal sent at commit.
     forget_cached(caches, tenant_id, user_key)
+    return receipt
 
 
 async def list_users(

@@ -264,7 +264,16 @@ async def finish(claimed: ClaimedJob, edit: Edit, ending: Ending) -> Outcome:
         changed = bool(change) or _content(new_head) != _content(row.doc)
         if changed:
             new = passports.NewVersion(
-                row.doc, new_head, row.version, ending.cause, now, change, draft.kinds, job.id
+                row.doc,
+                new_head,
+                row.version,
+                ending.cause,
+                now,
+                change,
+                draft.kinds,
+                job.id,
+                old_root=row.root,
+                actor=job.actor or "",
             )
             every = claimed.settings.version_snapshot_every
             version = await passports.record_version(repo, job.user_key, new, every)

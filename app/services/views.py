@@ -46,6 +46,7 @@ class VersionView:
     cause: str
     job_id: uuid.UUID | None
     summary: dict[str, Any]
+    hash: str
 
 
 @dataclass(frozen=True)

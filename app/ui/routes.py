@@ -19,7 +19,7 @@ from fastapi.templating import Jinja2Templates
 
 from app.api.deps import TenantDep, UowsDep, UserKey
 from app.api.schemas.params import MAX_ROW_ID, MAX_VERSION, Period
-from app.services import passports, versions
+from app.services import integrity, passports, versions
 from app.services.reading import date_window
 from app.ui import view
 
@@ -172,7 +172,23 @@ async def version_list(
 ) -> HTMLResponse:
     """A page of the passport's versions, newest first."""
     found = await versions.list_versions(uows, tenant, key, VERSIONS_PAGE, cursor)
-    return html(request, "versions.html", key=key, items=found.items, next_cursor=found.next_cursor)
+    return html(
+        request,
+        "versions.html",
+        key=key,
+        items=found.items,
+        next_cursor=found.next_cursor,
+        first_page=cursor is None,
+    )
+
+
+@router.get("/f/users/{key}/integrity")
+async def integrity_check(
+    request: Request, key: UserKey, tenant: TenantDep, uows: UowsDep
+) -> HTMLResponse:
+    """The answer of the history's integrity check: whole, or where it breaks; and the root."""
+    found = await integrity.check(uows, tenant, key)
+    return html(request, "integrity.html", found=found)
 
 
 @router.get("/f/users/{key}/versions/{version}")

@@ -67,8 +67,11 @@ def test_dev_serves_the_passport_flow_and_stops_cleanly():
         )
         assert put.status_code == 201
         got = httpx.get(f"{base}/users/u1/passport", headers=auth)
-        assert got.content == body
-        assert httpx.delete(f"{base}/users/u1", headers=auth).status_code == 204
+        sealed = {**doc, "witness": got.json()["witness"]}
+        assert got.content == json.dumps(sealed, sort_keys=True, separators=(",", ":")).encode()
+        gone = httpx.delete(f"{base}/users/u1", headers=auth)
+        # `tessera dev` made a receipt secret: the deletion's receipt is signed.
+        assert gone.status_code == 200 and gone.json()["algorithm"] == "HMAC-SHA256"
         assert httpx.get(f"{base}/users/u1/passport", headers=auth).status_code == 404
         # The dev tenant's key works too.
         assert (

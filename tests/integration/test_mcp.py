@@ -28,7 +28,7 @@ from tests.integration.live import free_port, service_env, serving
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ADMIN_TOKEN = "mcp-admin-token"
-TOOLS = {"remember", "recall", "search", "get_beliefs", "forget", "job_status"}
+TOOLS = {"remember", "recall", "search", "get_beliefs", "forget", "verify", "job_status"}
 MELANIE = [
     {"speaker": "Melanie", "text": "I moved to Kwekwe last week for a new job.", "id": "m1"},
     {"speaker": "Caroline", "text": "Congrats! How is it going?", "id": "m2"},
@@ -166,7 +166,12 @@ async def test_forget_removes_the_turn_everywhere_and_a_second_forget_is_refused
             await client.call_tool("recall", {"user": "mel", "query": "charity race"})
         )
         again = await client.call_tool("forget", {"user": "mel", "turn_id": "m3"})
+        verified = data_of(await client.call_tool("verify", {"user": "mel"}))
     assert gone["turns"] == 1 and gone["version"] >= 2
+    # The forget's receipt, signed for the key that asked; the chain still whole after it.
+    assert gone["receipt"]["scope"] == "turn" and gone["receipt"]["target"] == "m3"
+    assert gone["receipt"]["actor"] == key.split("_")[1]
+    assert verified["valid"] is True and verified["root"] == gone["receipt"]["root"]
     assert all("m3" not in hit["turn_ids"] for hit in found["items"])
     assert "charity" not in recalled
     with live.rest(key) as rest:

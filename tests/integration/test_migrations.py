@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from app.db import engine
-from tests.conftest import _libpq
+from tests.conftest import _libpq, without_witness
 
 pytestmark = pytest.mark.integration
 
@@ -22,6 +22,7 @@ TABLES = {
     "extraction_cache",
     "tenant_usage",
     "memory",
+    "erasure_receipt",
 }
 
 
@@ -141,7 +142,7 @@ def test_the_log_migration_moves_old_passports_and_keeps_every_version(test_serv
     from app.db.uow import uow_factory
     from app.domain.ids import canonical_bytes
     from app.domain.memory import delta
-    from app.services import passports
+    from app.services import integrity, passports
 
     url = test_servers.create_database(f"tessera_mig_{uuid.uuid4().hex[:8]}")
     engine.upgrade(url, "0002")
@@ -173,20 +174,25 @@ def test_the_log_migration_moves_old_passports_and_keeps_every_version(test_serv
     assert "observations" in head and head["observations"] == [] and epoch == 0
     assert dict(kinds) == {"observation": 2, "episode": 1, "source": 2}
 
-    async def read_all() -> list[bytes]:
+    async def read_all() -> tuple[list[bytes], integrity.Integrity]:
         eng = create_engine(url, pool_size=1)
         uows = uow_factory(session_factory(eng))
         try:
-            return [
+            bodies = [
                 await (await passports.export(uows, tenant, "mel", v)).body() for v in range(3)
             ] + [await (await passports.export(uows, tenant, "mel")).body()]
+            return bodies, await integrity.check(uows, tenant, "mel")
         finally:
             await eng.dispose()
 
-    bodies = asyncio.run(read_all())
+    bodies, chained = asyncio.run(read_all())
     for version, doc in enumerate(history):
-        assert json.loads(bodies[version]) == doc, version
-    assert bodies[3] == bodies[2] == canonical_bytes(history[2])
+        assert without_witness(json.loads(bodies[version])) == doc, version
+    assert bodies[3] == bodies[2]
+    assert canonical_bytes(without_witness(json.loads(bodies[2]))) == canonical_bytes(history[2])
+    # 0007 chained the history it found: it verifies, and its root is the export's.
+    assert chained.valid and chained.versions == 3, chained
+    assert json.loads(bodies[2])["witness"]["root"] == chained.root
     # Down again: the documents hold their sections once more, and 0003 runs again cleanly.
     engine.downgrade(url, "0002")
     with psycopg.connect(_libpq(url)) as conn:

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import event
 
 from app.db.engine import create_engine, session_factory
-from app.db.models import ExtractionCache, IngestJob, PassportVersion, Tenant
+from app.db.models import ErasureReceipt, ExtractionCache, IngestJob, PassportVersion, Tenant
 from app.db.repository import TenantRepository
 from app.db.system import SystemRepository
 from app.domain.memory.log import log_row
@@ -24,6 +24,7 @@ TENANT_TABLES = (
     "extraction_cache",
     "tenant_usage",
     "memory",
+    "erasure_receipt",
 )
 
 
@@ -88,18 +89,34 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
 
             first, keyed, again = job(None), job("k"), job("k")
             version = PassportVersion(
-                user_key="ana", version=1, snapshot=doc, summary={}, cause="import", created_at=now
+                user_key="ana",
+                version=1,
+                snapshot=doc,
+                summary={},
+                cause="import",
+                created_at=now,
+                hash="0" * 64,
+                chain={},
             )
+            receipt = ErasureReceipt(id=uuid.uuid4(), user_key="ana", receipt={}, created_at=now)
             later = now + timedelta(hours=1)
             turn = log_row("turn", {"id": "m1", "speaker": "Ana", "text": "hi", "source": "seg_a"})
             calls: dict[str, Callable[[], Awaitable[Any]]] = {
                 "create_passport_if_missing": lambda: repo.create_passport_if_missing(
-                    "ana", doc, now
+                    "ana", doc, now, "0" * 64
                 ),
+                "passport_root": lambda: repo.passport_root("ana"),
+                "versions_after": lambda: repo.versions_after("ana", 0, 10),
+                "versions_numbered": lambda: repo.versions_numbered("ana", [0, 1]),
+                "rows_changed_by": lambda: _both_sides(repo, 0, 2),
+                "row_versions": lambda: repo.row_versions("ana", [1, 2]),
+                "add_receipt": lambda: repo.add_receipt(receipt),
+                "receipt": lambda: repo.receipt("ana", receipt.id),
+                "user_holdings": lambda: repo.user_holdings("ana"),
                 "passport": lambda: repo.passport("ana", lock=True),
                 "passport_version": lambda: repo.passport_version("ana"),
                 "passport_stamp": lambda: repo.passport_stamp("ana"),
-                "save_passport": lambda: repo.save_passport("ana", doc, 1, now),
+                "save_passport": lambda: repo.save_passport("ana", doc, 1, now, root="0" * 64),
                 "add_version": lambda: repo.add_version(version),
                 "list_versions": lambda: repo.list_versions("ana", 10, 5),
                 "versions_to_rebuild": lambda: repo.versions_to_rebuild("ana", 1),
@@ -184,6 +201,11 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
     finally:
         event.remove(engine.sync_engine, "before_cursor_execute", record)
         await engine.dispose()
+
+
+async def _both_sides(repo: TenantRepository, low: int, high: int) -> None:
+    await repo.rows_changed_by("ana", low, high, removed=False)
+    await repo.rows_changed_by("ana", low, high, removed=True)
 
 
 async def _drain(*streams: Any) -> None:

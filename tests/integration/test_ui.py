@@ -125,6 +125,11 @@ async def test_beliefs_name_when_and_from_which_message(client, tenant):
     assert "Version 2" in versions and "Passport at version 1" in versions
     change = (await client.get("/ui/f/users/mel/versions/2", headers=h)).text
     assert "location: Kwekwe → Bulawayo" in change
+    # The history's root, and the integrity check's answer a click away.
+    root = (await client.get("/users/mel/integrity", headers=h)).json()["root"]
+    assert f'title="{root}"' in versions and "Check the history" in versions
+    checked = (await client.get("/ui/f/users/mel/integrity", headers=h)).text
+    assert "Whole: 3 versions" in checked and root[:16] in checked
 
 
 async def test_the_timeline_is_by_day_filtered_by_date(client, tenant):

@@ -130,9 +130,9 @@ def test_routes_reach_the_database_only_through_services():
 
 
 # The domain's rooms in the order data flows; a room may use the rooms before it (memory and
-# context read what extraction made), never one after it. The modules at the top of app/domain
-# are what every room shares, and use no room.
-ROOMS = ("ingest", "extraction", "memory", "context")
+# context read what extraction made; integrity proves the history memory wrote), never one after
+# it. The modules at the top of app/domain are what every room shares, and use no room.
+ROOMS = ("ingest", "extraction", "memory", "integrity", "context")
 
 
 def _room(module: str) -> str | None:

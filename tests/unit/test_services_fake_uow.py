@@ -19,6 +19,7 @@ from app.domain.ingest.payload import IngestPayload
 from app.domain.memory.log import LogRow, StoredRow
 from app.services import ingest, jobs, passports
 from app.services.errors import Conflict, LimitExceeded, NotFound, PreconditionFailed
+from app.services.origin import ANONYMOUS, Origin
 from app.settings import Settings
 
 TENANT = uuid.uuid4()
@@ -61,12 +62,12 @@ class FakeTenantRepo:
         return None if row is None else int(row.version)
 
     async def create_passport_if_missing(
-        self, user_key: str, doc: dict[str, Any], now: datetime
+        self, user_key: str, doc: dict[str, Any], now: datetime, root: str
     ) -> bool:
         if (self.tenant_id, user_key) in self.data.passports:
             return False
         self.data.passports[(self.tenant_id, user_key)] = SimpleNamespace(
-            user_key=user_key, doc=doc, version=0, created_at=now, updated_at=now
+            user_key=user_key, doc=doc, version=0, created_at=now, updated_at=now, root=root
         )
         return True
 
@@ -77,11 +78,12 @@ class FakeTenantRepo:
         version: int,
         now: datetime,
         *,
+        root: str,
         new_epoch: bool = False,
         turns: int = 0,
     ) -> None:
         row = self.data.passports[(self.tenant_id, user_key)]
-        row.doc, row.version, row.updated_at = doc, version, now
+        row.doc, row.version, row.updated_at, row.root = doc, version, now, root
         row.turn_count = max(0, getattr(row, "turn_count", 0) + turns)
 
     async def turn_counts(self, user_key: str) -> tuple[int, int]:
@@ -116,9 +118,13 @@ class FakeTenantRepo:
         held.extend(added)
         return [r.id for r in added]
 
-    async def remove_rows(self, user_key: str, ids: list[int], version: int) -> None:
+    async def remove_rows(
+        self, user_key: str, ids: list[int], version: int
+    ) -> list[tuple[str, dict[str, Any]]]:
         for row_id in ids:
             self.data.removed[row_id] = version
+        held = self.data.rows.get((self.tenant_id, user_key), [])
+        return [(r.kind, r.item) for r in held if r.id in ids]
 
     async def stream_rows(
         self, user_key: str, *, version: int | None, kinds: Any = None
@@ -146,6 +152,10 @@ class FakeTenantRepo:
         rows = [r for r in self.data.versions.get((self.tenant_id, user_key), [])]
         base = max(r.version for r in rows if r.snapshot is not None and r.version <= version)
         return [r for r in rows if base <= r.version <= version]
+
+    async def versions_numbered(self, user_key: str, numbers: Any) -> list[SimpleNamespace]:
+        rows = self.data.versions.get((self.tenant_id, user_key), [])
+        return [r for r in rows if r.version in numbers]
 
     async def job_by_idempotency_key(self, key: str) -> SimpleNamespace | None:
         for (tenant, _), job in self.data.jobs.items():
@@ -224,7 +234,7 @@ def test_a_put_passport_reads_back_and_its_first_version_too():
     store = Store()
     uows = factory(store)
     written = run(
-        passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, settings=TEN)
+        passports.put_passport(uows, TENANT, "ana", PASSPORT, settings=TEN, origin=ANONYMOUS)
     )
     assert (written.created, written.changed, written.version) == (True, True, 1)
 
@@ -237,19 +247,27 @@ def test_a_put_passport_reads_back_and_its_first_version_too():
 def test_the_same_passport_again_makes_no_new_version():
     store = Store()
     uows = factory(store)
-    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, settings=TEN))
-    again = run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match='"1"', settings=TEN))
+    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, settings=TEN, origin=ANONYMOUS))
+    again = run(
+        passports.put_passport(
+            uows, TENANT, "ana", PASSPORT, settings=TEN, origin=Origin(if_match='"1"')
+        )
+    )
     assert (again.version, again.changed, again.created) == (1, False, False)
 
 
 def test_a_stale_if_match_changes_nothing():
     store = Store()
     uows = factory(store)
-    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, settings=TEN))
+    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, settings=TEN, origin=ANONYMOUS))
     commits = store.commits
     moved = {**PASSPORT, "facts": [{**PASSPORT["facts"][0], "value": "Harare"}]}
     with pytest.raises(PreconditionFailed):
-        run(passports.put_passport(uows, TENANT, "ana", moved, if_match='"0"', settings=TEN))
+        run(
+            passports.put_passport(
+                uows, TENANT, "ana", moved, settings=TEN, origin=Origin(if_match='"0"')
+            )
+        )
     assert store.commits == commits
     body = json.loads(run(_body(uows, "ana")))
     assert body["facts"][0]["value"] == "Kwekwe"
@@ -257,7 +275,7 @@ def test_a_stale_if_match_changes_nothing():
 
 def test_another_tenant_does_not_see_the_passport():
     uows = factory(Store())
-    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, if_match=None, settings=TEN))
+    run(passports.put_passport(uows, TENANT, "ana", PASSPORT, settings=TEN, origin=ANONYMOUS))
     with pytest.raises(NotFound):
         run(_body(uows, "ana", tenant=OTHER))
 
@@ -272,12 +290,22 @@ def test_an_ingest_is_queued_once_per_idempotency_key():
     settings = Settings()
     first = run(
         ingest.accept(
-            uows, TENANT, "ana", _payload("I moved to Kwekwe."), settings, idempotency_key="k1"
+            uows,
+            TENANT,
+            "ana",
+            _payload("I moved to Kwekwe."),
+            settings,
+            Origin(idempotency_key="k1"),
         )
     )
     again = run(
         ingest.accept(
-            uows, TENANT, "ana", _payload("I moved to Kwekwe."), settings, idempotency_key="k1"
+            uows,
+            TENANT,
+            "ana",
+            _payload("I moved to Kwekwe."),
+            settings,
+            Origin(idempotency_key="k1"),
         )
     )
 
@@ -295,13 +323,23 @@ def test_an_idempotency_key_reused_for_another_request_is_refused():
     settings = Settings()
     run(
         ingest.accept(
-            uows, TENANT, "ana", _payload("I moved to Kwekwe."), settings, idempotency_key="k1"
+            uows,
+            TENANT,
+            "ana",
+            _payload("I moved to Kwekwe."),
+            settings,
+            Origin(idempotency_key="k1"),
         )
     )
     with pytest.raises(Conflict, match="different request"):
         run(
             ingest.accept(
-                uows, TENANT, "ana", _payload("I moved to Harare."), settings, idempotency_key="k1"
+                uows,
+                TENANT,
+                "ana",
+                _payload("I moved to Harare."),
+                settings,
+                Origin(idempotency_key="k1"),
             )
         )
     assert len(store.jobs) == 1 and len(store.enqueued) == 1
@@ -312,10 +350,14 @@ def test_an_idempotency_key_belongs_to_its_tenant():
     uows = factory(store)
     settings = Settings()
     mine = run(
-        ingest.accept(uows, TENANT, "ana", _payload("Hello."), settings, idempotency_key="k1")
+        ingest.accept(
+            uows, TENANT, "ana", _payload("Hello."), settings, Origin(idempotency_key="k1")
+        )
     )
     theirs = run(
-        ingest.accept(uows, OTHER, "ana", _payload("Hello."), settings, idempotency_key="k1")
+        ingest.accept(
+            uows, OTHER, "ana", _payload("Hello."), settings, Origin(idempotency_key="k1")
+        )
     )
     assert theirs.job.id != mine.job.id and not theirs.replayed
     assert run(jobs.get_job(uows, OTHER, theirs.job.id)).user_key == "ana"
@@ -356,9 +398,5 @@ def test_an_import_with_more_turns_than_a_user_may_hold_is_refused():
     doc = copy.deepcopy(PASSPORT)
     doc["turns"] = [{"id": f"t{n}", "speaker": "ana", "text": f"line {n}"} for n in range(3)]
     with pytest.raises(LimitExceeded, match="user_max_turns"):
-        run(
-            passports.put_passport(
-                uows, TENANT, "ana", doc, if_match=None, settings=Settings(user_max_turns=2)
-            )
-        )
+        run(passports.put_passport(uows, TENANT, "ana", doc, settings=Settings(user_max_turns=2)))
     assert store.passports == {}

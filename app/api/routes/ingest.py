@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Header, Path, Query, status
 
 from app.api.bodies import BodyRoute
-from app.api.deps import AcceptingDep, SettingsDep, TenantDep, UowsDep, UserKey
+from app.api.deps import Accepting, AcceptingDep, ActorDep, SettingsDep, TenantDep, UowsDep, UserKey
 from app.api.problems import COMMON, CONFLICT, NOT_FOUND
 from app.api.schemas.jobs import (
     Accepted,
@@ -27,10 +27,12 @@ from app.api.schemas.jobs import (
 )
 from app.api.schemas.params import MAX_TIME_CURSOR, MAX_VERSION, MIN_TIME_CURSOR
 from app.api.schemas.records import page_of, reply_of
+from app.domain.extraction import Extraction
 from app.domain.ingest.imports import MemoryImport
 from app.domain.ingest.payload import IngestPayload
 from app.services import compact, facts, ingest, jobs, reprocess, versions
 from app.services.errors import Unprocessable
+from app.services.origin import Origin
 
 router = APIRouter(route_class=BodyRoute, responses={**COMMON, **NOT_FOUND})
 Route = TypeVar("Route", bound=Callable[..., Any])
@@ -73,14 +75,19 @@ async def ingest_route(
     idempotency_key: Annotated[str | None, Header(max_length=256)] = None,
 ) -> Accepted:
     """Store the input durably and queue it; 202 with the job, or its end state with ?wait."""
-    accepted = await ingest.accept(
-        accepting.uows,
-        accepting.tenant,
-        key,
-        payload,
-        accepting.settings,
-        idempotency_key=idempotency_key,
-    )
+    return await _queued(accepting, ingest.accept, key, payload, idempotency_key)
+
+
+async def _queued(
+    accepting: Accepting,
+    accept: Callable[..., Awaitable[ingest.Accepted]],
+    key: str,
+    body: Any,
+    idempotency_key: str | None,
+) -> Accepted:
+    """``accept`` the body for the key's tenant, as the key asked; the reply for ?wait."""
+    origin = Origin(accepting.actor, idempotency_key)
+    accepted = await accept(accepting.uows, accepting.tenant, key, body, accepting.settings, origin)
     return accepted_out(await accepting.answer(accepted.job), accepted.plan)
 
 
@@ -101,15 +108,7 @@ async def import_route(
     idempotency_key: Annotated[str | None, Header(max_length=256)] = None,
 ) -> Accepted:
     """Another memory service's export (a memory list) or a message list, ingested as is."""
-    accepted = await ingest.accept_import(
-        accepting.uows,
-        accepting.tenant,
-        key,
-        body,
-        accepting.settings,
-        idempotency_key=idempotency_key,
-    )
-    return accepted_out(await accepting.answer(accepted.job), accepted.plan)
+    return await _queued(accepting, ingest.accept_import, key, body, idempotency_key)
 
 
 @router.post("/users/{key}/plan", tags=["ingest"], name="plan")
@@ -162,13 +161,23 @@ async def compact_route(key: UserKey, accepting: AcceptingDep) -> JobOut:
 
 @router.post("/users/{key}/facts", tags=["ingest"], name="write_facts")
 async def write_facts(
-    key: UserKey, body: FactsIn, tenant: TenantDep, uows: UowsDep, settings: SettingsDep
+    key: UserKey,
+    body: FactsIn,
+    tenant: TenantDep,
+    uows: UowsDep,
+    settings: SettingsDep,
+    actor: ActorDep,
 ) -> FactsOut:
     """Merge facts and preferences the client already knows (same merge and versioning)."""
     if not body.facts and not body.prefs:
         raise Unprocessable("give at least one fact or preference")
     result = await facts.write_facts(
-        uows, tenant, key, body.facts, body.prefs, snapshot_every=settings.version_snapshot_every
+        uows,
+        tenant,
+        key,
+        Extraction(facts=body.facts, prefs=body.prefs),
+        snapshot_every=settings.version_snapshot_every,
+        origin=Origin(actor),
     )
     return reply_of(FactsOut, result, user_key=key)
 

@@ -9,19 +9,38 @@ from fastapi import APIRouter, Body, Header, Path, Query, Request, Response, sta
 from fastapi.responses import StreamingResponse
 
 from app.api.bodies import BodyRoute
-from app.api.deps import RuntimeDep, SettingsDep, TenantDep, UowsDep, UserKey, runtime_of
+from app.api.deps import (
+    ActorDep,
+    RuntimeDep,
+    SettingsDep,
+    TenantDep,
+    UowsDep,
+    UserKey,
+    runtime_of,
+)
 from app.api.problems import COMMON, NOT_FOUND, PRECONDITION
 from app.api.schemas.params import MAX_ROW_ID, MAX_VERSION, Period
 from app.api.schemas.records import reply_of
-from app.api.schemas.users import ForgottenOut, PassportWritten, UserOut, UserPage
+from app.api.schemas.users import (
+    ForgottenOut,
+    IntegrityOut,
+    PassportWritten,
+    ReceiptOut,
+    UserOut,
+    UserPage,
+    forgotten_out,
+)
 from app.domain.passport import SECTIONS, USER_KEY_MAX_CHARS, USER_KEY_PATTERN, Passport
 from app.runtime import Runtime
-from app.services import forget, passports
+from app.services import forget, integrity, passports, receipts
 from app.services.errors import Unprocessable
+from app.services.origin import Origin
 from app.services.reading import date_window
 
 # Log rows in a page when ``limit`` is not given.
 DEFAULT_PAGE = 500
+# The response header that names the chain's root at the version served.
+ROOT_HEADER = "X-Tessera-Root"
 
 router = APIRouter(route_class=BodyRoute, tags=["users"], responses={**COMMON, **NOT_FOUND})
 
@@ -59,8 +78,10 @@ def _sections(value: str | None) -> list[str] | None:
     responses={
         200: {
             "model": Passport,
-            "description": "The passport (ETag: its version). With ``limit`` (or ``after``), one "
-            "page of its log: ``X-Next-Cursor`` and a ``Link`` header name the next page.",
+            "description": "The passport (ETag: its version; X-Tessera-Root: the chain's hash "
+            "at that version). Whole, it holds its seal, ``witness``. With ``limit`` (or "
+            "``after``), one page of its log: ``X-Next-Cursor`` and a ``Link`` header name the "
+            "next page.",
         },
         304: {"description": "Not modified (If-None-Match matched)."},
     },
@@ -120,7 +141,7 @@ async def get_passport(
                 for_sozograph=format == "sozograph",
             ),
         )
-        headers = {"ETag": passports.etag(found.version)}
+        headers = {"ETag": passports.etag(found.version), ROOT_HEADER: found.root}
         if found.next_cursor is not None:
             headers["X-Next-Cursor"] = str(found.next_cursor)
             nxt = request.url.include_query_params(after=found.next_cursor)
@@ -132,7 +153,7 @@ async def get_passport(
     return StreamingResponse(
         exported.chunks,
         media_type="application/json",
-        headers={"ETag": passports.etag(exported.version)},
+        headers={"ETag": passports.etag(exported.version), ROOT_HEADER: exported.root},
     )
 
 
@@ -147,17 +168,21 @@ async def put_passport(
     uows: UowsDep,
     settings: SettingsDep,
     response: Response,
+    actor: ActorDep,
     doc: Annotated[dict[str, Any], Body(description="A passport document (format 1.x or 2.x).")],
     if_match: Annotated[str | None, Header()] = None,
 ) -> PassportWritten:
-    """Import or replace the whole passport; ``If-Match`` guards against lost updates."""
+    """Import or replace the whole passport; ``If-Match`` guards against lost updates.
+
+    A document with an export's ``witness`` (its seal) is refused (422) when a section differs.
+    """
     result = await passports.put_passport(
         uows,
         tenant,
         key,
         doc,
-        if_match=if_match,
         settings=settings,
+        origin=Origin(actor, if_match=if_match),
     )
     response.headers["ETag"] = passports.etag(result.version)
     if result.created:
@@ -165,11 +190,51 @@ async def put_passport(
     return reply_of(PassportWritten, result)
 
 
-@router.delete("/users/{key}", status_code=status.HTTP_204_NO_CONTENT, name="delete_user")
-async def delete_user(key: UserKey, tenant: TenantDep, runtime: RuntimeDep) -> Response:
-    """Hard-delete the user: passport, versions, jobs and their stored payloads."""
-    await passports.delete_user(runtime.uows, runtime.caches, tenant, key)
-    return Response(status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/users/{key}", name="delete_user")
+async def delete_user(
+    key: UserKey, tenant: TenantDep, runtime: RuntimeDep, actor: ActorDep
+) -> ReceiptOut:
+    """Hard-delete the user: passport, versions, jobs and their stored payloads; the signed
+    erasure receipt, which stays readable at ``/users/{key}/receipts/{id}``."""
+    secret = receipts.secret_of(runtime.settings)
+    found = await passports.delete_user(
+        runtime.uows, runtime.caches, tenant, key, secret=secret, actor=actor
+    )
+    return ReceiptOut.model_validate(found)
+
+
+@router.get("/users/{key}/receipts/{receipt_id}", name="get_receipt")
+async def get_receipt(
+    key: UserKey, receipt_id: uuid.UUID, tenant: TenantDep, uows: UowsDep
+) -> ReceiptOut:
+    """An erasure receipt again, as it was signed (kept after the user is deleted)."""
+    return ReceiptOut.model_validate(await receipts.receipt(uows, tenant, key, receipt_id))
+
+
+@router.get("/users/{key}/integrity", name="check_integrity")
+async def check_integrity(
+    key: UserKey,
+    tenant: TenantDep,
+    uows: UowsDep,
+    from_version: Annotated[
+        int,
+        Query(
+            ge=0,
+            le=MAX_VERSION,
+            description="Check the tail from this version (its predecessor's hash trusted).",
+        ),
+    ] = 0,
+    root: Annotated[
+        str | None,
+        Query(
+            pattern="^[0-9a-f]{64}$",
+            description="A root kept elsewhere: root_version says which version has it.",
+        ),
+    ] = None,
+) -> IntegrityOut:
+    """Recompute the user's hash chain from the stored rows: valid, root, and where it breaks."""
+    found = await integrity.check(uows, tenant, key, from_version, root)
+    return reply_of(IntegrityOut, found)
 
 
 # No stored id holds a NUL (Postgres cannot, and an ingest that sends one is refused): an id
@@ -198,25 +263,24 @@ SourceId = Annotated[
 async def _forget(
     runtime: Runtime, tenant: uuid.UUID, key: str, target: forget.ForgetTarget
 ) -> ForgottenOut:
-    every = runtime.settings.version_snapshot_every
-    done = await forget.forget(runtime.uows, runtime.caches, tenant, key, target, every)
-    return reply_of(ForgottenOut, done)
+    done = await forget.forget(runtime.uows, runtime.caches, tenant, key, target, runtime.settings)
+    return forgotten_out(done)
 
 
 @router.delete("/users/{key}/turns/{turn_id:path}", name="forget_turn")
 async def forget_turn(
-    key: UserKey, turn_id: ClientTurnId, tenant: TenantDep, runtime: RuntimeDep
+    key: UserKey, turn_id: ClientTurnId, tenant: TenantDep, runtime: RuntimeDep, actor: ActorDep
 ) -> ForgottenOut:
     """Hard-delete a turn, and what was derived from it, from the passport and every version."""
-    return await _forget(runtime, tenant, key, forget.ForgetTarget(turn_id=turn_id))
+    return await _forget(runtime, tenant, key, forget.ForgetTarget(turn_id=turn_id, actor=actor))
 
 
 @router.delete("/users/{key}/sources/{source_id}", name="forget_source")
 async def forget_source(
-    key: UserKey, source_id: SourceId, tenant: TenantDep, runtime: RuntimeDep
+    key: UserKey, source_id: SourceId, tenant: TenantDep, runtime: RuntimeDep, actor: ActorDep
 ) -> ForgottenOut:
     """Hard-delete every turn of a source (one ingested segment) and what came of them."""
-    return await _forget(runtime, tenant, key, forget.ForgetTarget(source=source_id))
+    return await _forget(runtime, tenant, key, forget.ForgetTarget(source=source_id, actor=actor))
 
 
 @router.get("/users", name="list_users")

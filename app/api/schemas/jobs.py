@@ -119,6 +119,9 @@ class VersionOut(BaseModel):
     cause: str = Field(description="create, import, ingest, facts, reprocess, compact or forget")
     job_id: uuid.UUID | None
     changes: dict[str, Any] = Field(description="Items added/removed per section.")
+    hash: str = Field(
+        description="This version's hash in the user's chain (the newest one is the root)."
+    )
 
 
 class SectionChange(BaseModel):

@@ -17,12 +17,15 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    GetJsonSchemaHandler,
     StrictFloat,
     StrictInt,
     StringConstraints,
     Tag,
     model_validator,
 )
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from app.domain.dates import month_number
 from app.domain.ingest.turns import Turn, TurnKind, role_of
@@ -206,9 +209,27 @@ def _item_tag(value: Any) -> str:
     return "turn" if isinstance(value, TurnIn) else "text"
 
 
+class _ShapesInOrder:
+    """The JSON Schema of a union told apart by shape (``_item_tag``): ``anyOf``, not ``oneOf``.
+
+    Every field of a turn and of a text block is optional in the schema (a turn's own check
+    asks for a speaker or a role), so one item can fit both; the server takes the first shape
+    that applies. ``oneOf`` would call such an item invalid.
+    """
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        found = handler(schema)
+        if "oneOf" in found:
+            found["anyOf"] = found.pop("oneOf")
+        return found
+
+
 Item = Annotated[
     Annotated[TurnIn, Tag("turn")] | Annotated[RowIn, Tag("row")] | Annotated[TextIn, Tag("text")],
     Discriminator(_item_tag),
+    _ShapesInOrder(),
 ]
 
 

@@ -20,6 +20,7 @@ from .imported_item_metadata_type_0 import ImportedItemMetadataType0
 from .ingest_payload import IngestPayload
 from .instruction import Instruction
 from .instruction_history_item import InstructionHistoryItem
+from .integrity_out import IntegrityOut
 from .issued_key_out import IssuedKeyOut
 from .job_out import JobOut
 from .job_out_result import JobOutResult
@@ -34,6 +35,8 @@ from .plan_out import PlanOut
 from .problem import Problem
 from .problem_errors_type_0_item import ProblemErrorsType0Item
 from .progress import Progress
+from .receipt_out import ReceiptOut
+from .receipt_out_removed import ReceiptOutRemoved
 from .row_in import RowIn
 from .row_in_row import RowInRow
 from .said_date import SaidDate
@@ -85,6 +88,7 @@ __all__ = (
     "IngestPayload",
     "Instruction",
     "InstructionHistoryItem",
+    "IntegrityOut",
     "IssuedKeyOut",
     "JobOut",
     "JobOutResult",
@@ -99,6 +103,8 @@ __all__ = (
     "Problem",
     "ProblemErrorsType0Item",
     "Progress",
+    "ReceiptOut",
+    "ReceiptOutRemoved",
     "RowIn",
     "RowInRow",
     "SaidDate",

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.receipt_out import ReceiptOut
+
 
 T = TypeVar("T", bound="ForgottenOut")
 
@@ -18,6 +22,8 @@ class ForgottenOut:
         cached_extractions (int): Cached model extractions dropped.
         derived_rows (int): Observations, episodes and sources derived from them.
         payloads_scrubbed (int): Stored job payloads the turns were taken out of.
+        receipt (ReceiptOut): A signed account of what a forget removed from each store; holds no content.
+        rows_rewritten (int): Rows that stay with the forgotten turns taken out (a source's turn list).
         turns (int): Turns deleted.
         version (int): The new version that records the forget.
         versions_rewritten (int): Earlier versions rewritten without them.
@@ -27,6 +33,8 @@ class ForgottenOut:
     cached_extractions: int
     derived_rows: int
     payloads_scrubbed: int
+    receipt: ReceiptOut
+    rows_rewritten: int
     turns: int
     version: int
     versions_rewritten: int
@@ -40,6 +48,10 @@ class ForgottenOut:
         derived_rows = self.derived_rows
 
         payloads_scrubbed = self.payloads_scrubbed
+
+        receipt = self.receipt.to_dict()
+
+        rows_rewritten = self.rows_rewritten
 
         turns = self.turns
 
@@ -55,6 +67,8 @@ class ForgottenOut:
                 "cached_extractions": cached_extractions,
                 "derived_rows": derived_rows,
                 "payloads_scrubbed": payloads_scrubbed,
+                "receipt": receipt,
+                "rows_rewritten": rows_rewritten,
                 "turns": turns,
                 "version": version,
                 "versions_rewritten": versions_rewritten,
@@ -65,6 +79,8 @@ class ForgottenOut:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.receipt_out import ReceiptOut  # noqa: PLC0415
+
         d = dict(src_dict)
         beliefs = d.pop("beliefs")
 
@@ -73,6 +89,10 @@ class ForgottenOut:
         derived_rows = d.pop("derived_rows")
 
         payloads_scrubbed = d.pop("payloads_scrubbed")
+
+        receipt = ReceiptOut.from_dict(d.pop("receipt"))
+
+        rows_rewritten = d.pop("rows_rewritten")
 
         turns = d.pop("turns")
 
@@ -85,6 +105,8 @@ class ForgottenOut:
             cached_extractions=cached_extractions,
             derived_rows=derived_rows,
             payloads_scrubbed=payloads_scrubbed,
+            receipt=receipt,
+            rows_rewritten=rows_rewritten,
             turns=turns,
             version=version,
             versions_rewritten=versions_rewritten,

@@ -24,6 +24,7 @@ class VersionChangesOut:
         cause (str): create, import, ingest, facts, reprocess, compact or forget
         changes (VersionChangesOutChanges): Items added/removed per section.
         created_at (datetime.datetime):
+        hash_ (str): This version's hash in the user's chain (the newest one is the root).
         items (VersionChangesOutItems): Per section, the items added and removed (at most ``limit`` of each; ``changes``
             counts them all). Forgotten turns and what came of them are not shown.
         job_id (None | UUID):
@@ -33,6 +34,7 @@ class VersionChangesOut:
     cause: str
     changes: VersionChangesOutChanges
     created_at: datetime.datetime
+    hash_: str
     items: VersionChangesOutItems
     job_id: None | UUID
     version: int
@@ -44,6 +46,8 @@ class VersionChangesOut:
         changes = self.changes.to_dict()
 
         created_at = self.created_at.isoformat()
+
+        hash_ = self.hash_
 
         items = self.items.to_dict()
 
@@ -62,6 +66,7 @@ class VersionChangesOut:
                 "cause": cause,
                 "changes": changes,
                 "created_at": created_at,
+                "hash": hash_,
                 "items": items,
                 "job_id": job_id,
                 "version": version,
@@ -81,6 +86,8 @@ class VersionChangesOut:
         changes = VersionChangesOutChanges.from_dict(d.pop("changes"))
 
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        hash_ = d.pop("hash")
 
         items = VersionChangesOutItems.from_dict(d.pop("items"))
 
@@ -105,6 +112,7 @@ class VersionChangesOut:
             cause=cause,
             changes=changes,
             created_at=created_at,
+            hash_=hash_,
             items=items,
             job_id=job_id,
             version=version,

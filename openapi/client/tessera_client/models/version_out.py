@@ -23,6 +23,7 @@ class VersionOut:
         cause (str): create, import, ingest, facts, reprocess, compact or forget
         changes (VersionOutChanges): Items added/removed per section.
         created_at (datetime.datetime):
+        hash_ (str): This version's hash in the user's chain (the newest one is the root).
         job_id (None | UUID):
         version (int):
     """
@@ -30,6 +31,7 @@ class VersionOut:
     cause: str
     changes: VersionOutChanges
     created_at: datetime.datetime
+    hash_: str
     job_id: None | UUID
     version: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -40,6 +42,8 @@ class VersionOut:
         changes = self.changes.to_dict()
 
         created_at = self.created_at.isoformat()
+
+        hash_ = self.hash_
 
         job_id: None | str
         if isinstance(self.job_id, UUID):
@@ -56,6 +60,7 @@ class VersionOut:
                 "cause": cause,
                 "changes": changes,
                 "created_at": created_at,
+                "hash": hash_,
                 "job_id": job_id,
                 "version": version,
             }
@@ -73,6 +78,8 @@ class VersionOut:
         changes = VersionOutChanges.from_dict(d.pop("changes"))
 
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        hash_ = d.pop("hash")
 
         def _parse_job_id(data: object) -> None | UUID:
             if data is None:
@@ -95,6 +102,7 @@ class VersionOut:
             cause=cause,
             changes=changes,
             created_at=created_at,
+            hash_=hash_,
             job_id=job_id,
             version=version,
         )

@@ -1,5 +1,5 @@
 from http import HTTPStatus
-from typing import Any, cast
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -7,6 +7,7 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.problem import Problem
+from ...models.receipt_out import ReceiptOut
 from ...types import Response
 
 
@@ -24,10 +25,11 @@ def _get_kwargs(
     return _kwargs
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | Problem | None:
-    if response.status_code == 204:
-        response_204 = cast(Any, None)
-        return response_204
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | ReceiptOut | None:
+    if response.status_code == 200:
+        response_200 = ReceiptOut.from_dict(response.json())
+
+        return response_200
 
     if response.status_code == 400:
         response_400 = Problem.from_dict(response.json())
@@ -75,7 +77,9 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | Problem]:
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | ReceiptOut]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -88,10 +92,11 @@ def sync_detailed(
     key: str,
     *,
     client: AuthenticatedClient,
-) -> Response[Any | Problem]:
+) -> Response[Problem | ReceiptOut]:
     """Delete User
 
-     Hard-delete the user: passport, versions, jobs and their stored payloads.
+     Hard-delete the user: passport, versions, jobs and their stored payloads; the signed
+    erasure receipt, which stays readable at ``/users/{key}/receipts/{id}``.
 
     Args:
         key (str): Your identifier for the end user: 1-256 characters; no control characters,
@@ -103,7 +108,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | Problem]
+        Response[Problem | ReceiptOut]
     """
 
     kwargs = _get_kwargs(
@@ -121,10 +126,11 @@ def sync(
     key: str,
     *,
     client: AuthenticatedClient,
-) -> Any | Problem | None:
+) -> Problem | ReceiptOut | None:
     """Delete User
 
-     Hard-delete the user: passport, versions, jobs and their stored payloads.
+     Hard-delete the user: passport, versions, jobs and their stored payloads; the signed
+    erasure receipt, which stays readable at ``/users/{key}/receipts/{id}``.
 
     Args:
         key (str): Your identifier for the end user: 1-256 characters; no control characters,
@@ -136,7 +142,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | Problem
+        Problem | ReceiptOut
     """
 
     return sync_detailed(
@@ -149,10 +155,11 @@ async def asyncio_detailed(
     key: str,
     *,
     client: AuthenticatedClient,
-) -> Response[Any | Problem]:
+) -> Response[Problem | ReceiptOut]:
     """Delete User
 
-     Hard-delete the user: passport, versions, jobs and their stored payloads.
+     Hard-delete the user: passport, versions, jobs and their stored payloads; the signed
+    erasure receipt, which stays readable at ``/users/{key}/receipts/{id}``.
 
     Args:
         key (str): Your identifier for the end user: 1-256 characters; no control characters,
@@ -164,7 +171,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | Problem]
+        Response[Problem | ReceiptOut]
     """
 
     kwargs = _get_kwargs(
@@ -180,10 +187,11 @@ async def asyncio(
     key: str,
     *,
     client: AuthenticatedClient,
-) -> Any | Problem | None:
+) -> Problem | ReceiptOut | None:
     """Delete User
 
-     Hard-delete the user: passport, versions, jobs and their stored payloads.
+     Hard-delete the user: passport, versions, jobs and their stored payloads; the signed
+    erasure receipt, which stays readable at ``/users/{key}/receipts/{id}``.
 
     Args:
         key (str): Your identifier for the end user: 1-256 characters; no control characters,
@@ -195,7 +203,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | Problem
+        Problem | ReceiptOut
     """
 
     return (

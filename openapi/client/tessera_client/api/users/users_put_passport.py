@@ -123,6 +123,8 @@ def sync_detailed(
 
      Import or replace the whole passport; ``If-Match`` guards against lost updates.
 
+    A document with an export's ``witness`` (its seal) is refused (422) when a section differs.
+
     Args:
         key (str): Your identifier for the end user: 1-256 characters; no control characters,
             slash or backslash; no space at either end; not starting with a dot. Keys are compared in
@@ -162,6 +164,8 @@ def sync(
 
      Import or replace the whole passport; ``If-Match`` guards against lost updates.
 
+    A document with an export's ``witness`` (its seal) is refused (422) when a section differs.
+
     Args:
         key (str): Your identifier for the end user: 1-256 characters; no control characters,
             slash or backslash; no space at either end; not starting with a dot. Keys are compared in
@@ -195,6 +199,8 @@ async def asyncio_detailed(
     """Put Passport
 
      Import or replace the whole passport; ``If-Match`` guards against lost updates.
+
+    A document with an export's ``witness`` (its seal) is refused (422) when a section differs.
 
     Args:
         key (str): Your identifier for the end user: 1-256 characters; no control characters,
@@ -232,6 +238,8 @@ async def asyncio(
     """Put Passport
 
      Import or replace the whole passport; ``If-Match`` guards against lost updates.
+
+    A document with an export's ``witness`` (its seal) is refused (422) when a section differs.
 
     Args:
         key (str): Your identifier for the end user: 1-256 characters; no control characters,
