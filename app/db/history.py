@@ -95,15 +95,29 @@ class HistoryRepository(ScopedRepository):
         )
         return result.scalars().all()
 
-    async def rows_changed_by(
-        self, user_key: str, low: int, high: int, *, removed: bool
-    ) -> list[tuple[int, str, dict[str, Any]]]:
-        """(version, kind, item) of the rows versions ``low``..``high`` added (or removed)."""
-        column = MemoryRow.version_removed if removed else MemoryRow.version_added
+    async def rows_added_between(
+        self, user_key: str, low: int, high: int
+    ) -> list[tuple[int, int | None, str, dict[str, Any]]]:
+        """(version added, version removed, kind, item) of the rows versions ``low``..``high``
+        added, in log order (an index range)."""
+        added = MemoryRow.version_added
         result = await self.session.execute(
-            self._rows(user_key, column, MemoryRow.kind, MemoryRow.item)
-            .where(column >= low, column <= high)
-            .order_by(column, MemoryRow.id)
+            self._rows(user_key, added, MemoryRow.version_removed, MemoryRow.kind, MemoryRow.item)
+            .where(added >= low, added <= high)
+            .order_by(added, MemoryRow.id)
+        )
+        return [(int(r[0]), r[1], str(r[2]), r[3]) for r in result.all()]
+
+    async def rows_removed_across(
+        self, user_key: str, version: int
+    ) -> list[tuple[int, str, dict[str, Any]]]:
+        """(version removed, kind, item) of the rows added before ``version`` and removed at or
+        after it (a tail check's start; it reads the user's older rows)."""
+        removed = MemoryRow.version_removed
+        result = await self.session.execute(
+            self._rows(user_key, removed, MemoryRow.kind, MemoryRow.item).where(
+                MemoryRow.version_added < version, removed >= version
+            )
         )
         return [(int(r[0]), str(r[1]), r[2]) for r in result.all()]
 

@@ -155,8 +155,6 @@ class MemoryRow(Base):
         Index(None, "tenant_id", "user_key", "hash"),
         # An index catching up reads the rows added since the version it holds.
         Index(None, "tenant_id", "user_key", "version_added"),
-        # The integrity check reads the rows each version took out of the passport.
-        _where_set("ix_memory_version_removed", "version_removed"),
         # Forgetting finds a turn by the client's id, and what came from its source.
         _where_set("ix_memory_turn_id", "turn_id"),
         _where_set("ix_memory_source", "source"),

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 from dataclasses import dataclass
-from typing import Any
 
 from app.db.models import PassportVersion
 from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
 from app.domain.integrity.canonical import GENESIS
-from app.domain.integrity.check import ChainCheck, Flaw, StoredVersion
+from app.domain.integrity.check import ChainCheck, Flaw, LoggedRow, StoredVersion
 from app.services import passports
 from app.services.errors import NotFound
 
 # Versions read per unit of work: the check holds one page of versions and their rows at a time.
 CHECK_PAGE = 200
+# Passes of a check whose flaw may come from writes made while it ran.
+ATTEMPTS = 3
+_CHECKING = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -44,8 +47,22 @@ async def check(
     with ``root`` (one kept elsewhere), also which checked version has that hash.
 
     Each page of versions is read with the rows they added and removed in a short unit of work
-    of its own and checked in a worker thread; nothing else of the history is held.
+    of its own and checked in a worker thread; nothing else of the history is held. A flaw found
+    while the user was written to (a forget rewrites what pages already read or not yet read)
+    is checked again on the history as it is now.
     """
+    for _ in range(ATTEMPTS - 1):
+        found, written = await _once(uows, tenant_id, user_key, from_version, root)
+        if found.valid or not written:
+            return found
+    found, _ = await _once(uows, tenant_id, user_key, from_version, root)
+    return found
+
+
+async def _once(
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, from_version: int, root: str | None
+) -> tuple[Integrity, bool]:
+    """One pass of the check, and whether the user was written to while it ran."""
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(user_key)
@@ -66,21 +83,18 @@ async def check(
             break
         flaw = await asyncio.to_thread(_feed, state, page)
         after = page[-1][0].version
-    if flaw is None:
-        async with uows() as uow:
-            now = await uow.tenant(tenant_id).passport(user_key)
-        if now is None:
-            raise NotFound(f"no user {user_key!r}")
-        # Versions written while the check ran are not checked: the passport is read as of the
-        # newest version checked only when nothing was written since.
-        if now.version == state.next - 1:
-            flaw = await asyncio.to_thread(state.finish, now.version, now.root, now.doc)
-        root = now.root
-    else:
-        root = row.root
-    return Integrity(
+    async with uows() as uow:
+        now = await uow.tenant(tenant_id).passport(user_key)
+    if now is None:
+        raise NotFound(f"no user {user_key!r}")
+    # The passport is compared as of the newest version checked, so only when nothing was
+    # written since; versions written while the check ran are left to the next check.
+    if flaw is None and now.version == state.next - 1:
+        flaw = await asyncio.to_thread(state.finish, now.version, now.root, now.doc)
+    written = (now.version, now.log_epoch) != (row.version, row.log_epoch)
+    found = Integrity(
         valid=flaw is None,
-        root=root,
+        root=now.root,
         versions=state.versions,
         rows=state.rows,
         from_version=from_version,
@@ -88,18 +102,23 @@ async def check(
         reason=None if flaw is None else flaw.reason,
         root_version=state.sought_at,
     )
+    return found, written
 
 
-Page = list[tuple[StoredVersion, list[tuple[str, Any]], list[tuple[str, Any]]]]
+Page = list[tuple[StoredVersion, list[LoggedRow]]]
 
 
 async def _start(repo: TenantRepository, user_key: str, version: int) -> ChainCheck:
-    """The check's state before ``version``: genesis, or the version before's hash and head."""
+    """The check's state before ``version``: genesis, or the version before's hash and head,
+    and the older rows that versions from ``version`` on take out."""
     if version == 0:
         return ChainCheck(GENESIS, None)
     before = await repo.versions_numbered(user_key, [version - 1])
     prev = before[0].hash if before else GENESIS
-    return ChainCheck(prev, await passports.head_at(repo, user_key, version - 1), start=version)
+    state = ChainCheck(prev, await passports.head_at(repo, user_key, version - 1), start=version)
+    for removed_by, kind, item in await repo.rows_removed_across(user_key, version):
+        state.expect_removal(removed_by, kind, item)
+    return state
 
 
 async def _page(repo: TenantRepository, user_key: str, after: int) -> Page:
@@ -107,14 +126,10 @@ async def _page(repo: TenantRepository, user_key: str, after: int) -> Page:
     if not versions:
         return []
     low, high = versions[0].version, versions[-1].version
-    added: dict[int, list[tuple[str, Any]]] = {}
-    removed: dict[int, list[tuple[str, Any]]] = {}
-    for into, is_removed in ((added, False), (removed, True)):
-        for version, kind, item in await repo.rows_changed_by(
-            user_key, low, high, removed=is_removed
-        ):
-            into.setdefault(version, []).append((kind, item))
-    return [(_stored(v), added.get(v.version, []), removed.get(v.version, [])) for v in versions]
+    added: dict[int, list[LoggedRow]] = {}
+    for version, removed_by, kind, item in await repo.rows_added_between(user_key, low, high):
+        added.setdefault(version, []).append((kind, item, removed_by))
+    return [(_stored(v), added.get(v.version, [])) for v in versions]
 
 
 def _stored(row: PassportVersion) -> StoredVersion:
@@ -124,8 +139,11 @@ def _stored(row: PassportVersion) -> StoredVersion:
 
 
 def _feed(state: ChainCheck, page: Page) -> Flaw | None:
-    for stored, added, removed in page:
-        flaw = state.feed(stored, added, removed)
-        if flaw is not None:
-            return flaw
+    # One page checked at a time in this process: checks of several users take turns a page at
+    # a time instead of holding every core (and the interpreter) at once.
+    with _CHECKING:
+        for stored, added in page:
+            flaw = state.feed(stored, added)
+            if flaw is not None:
+                return flaw
     return None

@@ -4,8 +4,6 @@
   over, and what later forgets did to the version (``app.domain.integrity.chain``);
   ``passport.root``: the newest hash. Histories stored before are chained here as they stand
   now, with no actor (what earlier forgets removed is gone and is not part of it).
-- ``memory``: a partial index by ``version_removed``, for the check's reading of what each
-  version took out of the passport.
 - ``ingest_job.actor``: the prefix of the API key that sent the job.
 - ``erasure_receipt``: the signed receipts of forgets, kept per tenant (a deleted user's too).
 
@@ -43,12 +41,6 @@ def upgrade() -> None:
         sa.Column("redactions", JSONB, nullable=False, server_default="{}"),
     )
     op.add_column("ingest_job", sa.Column("actor", sa.String(32)))
-    op.create_index(
-        "ix_memory_version_removed",
-        "memory",
-        ["tenant_id", "user_key", "version_removed"],
-        postgresql_where=sa.text("version_removed IS NOT NULL"),
-    )
     op.create_table(
         "erasure_receipt",
         sa.Column("tenant_id", UUID(as_uuid=True), nullable=False),
@@ -81,9 +73,11 @@ def upgrade() -> None:
 
 
 def _chain_user(bind: Any, tenant_id: Any, user_key: str) -> None:
-    """Chain one user's stored versions as they stand, oldest first."""
+    """Chain one user's stored versions as they stand, oldest first: one read of its log, in
+    version order, remembering the rows a later version takes out."""
     who = {"t": tenant_id, "u": user_key}
     prev, after = GENESIS, -1
+    removals: dict[int, list[str]] = {}
     while True:
         versions = bind.execute(
             sa.text(
@@ -96,14 +90,21 @@ def _chain_user(bind: Any, tenant_id: Any, user_key: str) -> None:
         if not versions:
             break
         low, high = versions[0][0], versions[-1][0]
-        added = _hashes(bind, who, "version_added", low, high)
-        removed = _hashes(bind, who, "version_removed", low, high)
+        added: dict[int, list[str]] = {}
+        rows = bind.execute(
+            sa.text(
+                "SELECT version_added, version_removed, kind, item FROM memory "
+                "WHERE tenant_id = :t AND user_key = :u AND version_added BETWEEN :low AND :high"
+            ),
+            {**who, "low": low, "high": high},
+        ).all()
+        for version_added, version_removed, kind, item in rows:
+            hashed = row_hash(kind, item)
+            added.setdefault(version_added, []).append(hashed)
+            if version_removed is not None:
+                removals.setdefault(version_removed, []).append(hashed)
         for version, cause, delta, snapshot in versions:
-            link = Link.of(
-                [delta, snapshot],
-                added.get(version, []),
-                removed.get(version, []),
-            )
+            link = Link.of([delta, snapshot], added.get(version, []), removals.pop(version, []))
             prev = link_hash(prev, version, cause, link)
             bind.execute(
                 sa.text(
@@ -119,26 +120,9 @@ def _chain_user(bind: Any, tenant_id: Any, user_key: str) -> None:
     )
 
 
-def _hashes(
-    bind: Any, who: dict[str, Any], column: str, low: int, high: int
-) -> dict[int, list[str]]:
-    rows = bind.execute(
-        sa.text(
-            f"SELECT {column}, kind, item FROM memory "
-            f"WHERE tenant_id = :t AND user_key = :u AND {column} BETWEEN :low AND :high"
-        ),
-        {**who, "low": low, "high": high},
-    ).all()
-    out: dict[int, list[str]] = {}
-    for version, kind, item in rows:
-        out.setdefault(version, []).append(row_hash(kind, item))
-    return out
-
-
 def downgrade() -> None:
     op.drop_index("ix_erasure_receipt_tenant_id_user_key_created_at", table_name="erasure_receipt")
     op.drop_table("erasure_receipt")
-    op.drop_index("ix_memory_version_removed", table_name="memory")
     op.drop_column("ingest_job", "actor")
     op.drop_column("passport_version", "redactions")
     op.drop_column("passport_version", "chain")

@@ -108,7 +108,8 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "passport_root": lambda: repo.passport_root("ana"),
                 "versions_after": lambda: repo.versions_after("ana", 0, 10),
                 "versions_numbered": lambda: repo.versions_numbered("ana", [0, 1]),
-                "rows_changed_by": lambda: _both_sides(repo, 0, 2),
+                "rows_added_between": lambda: repo.rows_added_between("ana", 0, 2),
+                "rows_removed_across": lambda: repo.rows_removed_across("ana", 1),
                 "row_versions": lambda: repo.row_versions("ana", [1, 2]),
                 "add_receipt": lambda: repo.add_receipt(receipt),
                 "receipt": lambda: repo.receipt("ana", receipt.id),
@@ -201,11 +202,6 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
     finally:
         event.remove(engine.sync_engine, "before_cursor_execute", record)
         await engine.dispose()
-
-
-async def _both_sides(repo: TenantRepository, low: int, high: int) -> None:
-    await repo.rows_changed_by("ana", low, high, removed=False)
-    await repo.rows_changed_by("ana", low, high, removed=True)
 
 
 async def _drain(*streams: Any) -> None:

@@ -94,9 +94,12 @@ class History:
     def check(self, doc: dict[str, Any] | None = None) -> Flaw | None:
         state = ChainCheck(GENESIS, None)
         for stored in self.versions:
-            added = [(r["kind"], r["item"]) for r in self.rows if r["added"] == stored.version]
-            removed = [(r["kind"], r["item"]) for r in self.rows if r["removed"] == stored.version]
-            flaw = state.feed(stored, added, removed)
+            added = [
+                (r["kind"], r["item"], r["removed"])
+                for r in self.rows
+                if r["added"] == stored.version
+            ]
+            flaw = state.feed(stored, added)
             if flaw is not None:
                 return flaw
         return state.finish(len(self.versions) - 1, self.root, self.head if doc is None else doc)
@@ -165,8 +168,8 @@ def test_a_root_from_elsewhere_is_not_this_histories_root() -> None:
     history = three_versions()
     state = ChainCheck(GENESIS, None)
     for stored in history.versions:
-        added = [(r["kind"], r["item"]) for r in history.rows if r["added"] == stored.version]
-        assert state.feed(stored, added, []) is None
+        added = [(r["kind"], r["item"], None) for r in history.rows if r["added"] == stored.version]
+        assert state.feed(stored, added) is None
     assert state.finish(2, "f" * 64, history.head) is not None
 
 
@@ -281,3 +284,17 @@ def test_a_receipt_verifies_with_its_secret_and_not_once_changed() -> None:
     assert not verify({**receipt, "removed": {"turns": 0}}, b"s3cret")
     unsigned = signed({"id": "r2"}, None)
     assert unsigned["signature"] is None and not verify(unsigned, b"s3cret")
+
+
+def test_a_row_taken_out_verifies_and_a_changed_removal_is_reported() -> None:
+    history = three_versions()
+    number = history.write(history.head, [turn("I take that back")], removed=[1])
+    assert history.check() is None
+    history.rows[1]["removed"] = None  # put back in the passport behind the API's back
+    assert history.check() == Flaw(number, "a row it removed was changed, deleted or slipped in")
+    history.rows[1]["removed"] = 9  # taken out by a version that never was, instead
+    assert history.check() == Flaw(number, "a row it removed was changed, deleted or slipped in")
+    history = three_versions()
+    history.rows[0]["removed"] = 9  # taken out of the passport, and no version says so
+    flaw = history.check()
+    assert flaw is not None and "never written" in flaw.reason

@@ -1,8 +1,9 @@
 """Recompute a user's chain from the stored rows, one version at a time, in bounded memory.
 
-The check holds the head as the deltas build it, the previous hash, and what later forgets still
-have to confirm; it never holds the log. Each stored version is fed with the rows it added and
-the rows it took out of the passport, as stored now.
+The check holds the head as the deltas build it, the previous hash, the hashes of rows a later
+version takes out, and what later forgets still have to confirm; it never holds the log. Each
+stored version is fed with the rows it added as stored now, each with the version that took it
+out of the passport (if one did).
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ class StoredVersion:
     snapshot: Any
 
 
+# A log row as the check reads it: kind, item, and the version that took it out (or None).
+LoggedRow = tuple[str, Any, int | None]
+
+
 @dataclass(frozen=True)
 class Flaw:
     """Where the chain first fails and why."""
@@ -50,19 +55,20 @@ class ChainCheck:
     sought_at: int | None = None
     # forget version -> what versions before it say it did: (version saying it, what)
     owed: dict[int, list[tuple[int, tuple[Any, ...]]]] = field(default_factory=dict)
+    # version -> content hashes (as stored now) of the rows it takes out of the passport
+    removals: dict[int, list[str]] = field(default_factory=dict)
 
     @property
     def next(self) -> int:
         """The version the check expects next."""
         return self.start + self.versions
 
-    def feed(
-        self,
-        stored: StoredVersion,
-        added: list[tuple[str, Any]],
-        removed: list[tuple[str, Any]],
-    ) -> Flaw | None:
-        """Check one version with the (kind, item) of the rows it added and removed."""
+    def expect_removal(self, version: int, kind: str, item: Any) -> None:
+        """Note a row added before the check's start that ``version`` took out (a tail check)."""
+        self.removals.setdefault(version, []).append(row_hash(kind, item))
+
+    def feed(self, stored: StoredVersion, added: list[LoggedRow]) -> Flaw | None:
+        """Check one version with the rows it added (kind, item, the version that removed it)."""
         number = stored.version
         if number != self.next:
             return Flaw(self.next, f"version {self.next} is missing")
@@ -74,7 +80,7 @@ class ChainCheck:
         flaw = (
             self._delta(stored, link, red)
             or self._head(stored)
-            or self._rows(number, link, red, added, removed)
+            or self._rows(number, link, red, added)
             or self._forget(stored, link)
         )
         if flaw is not None:
@@ -95,6 +101,11 @@ class ChainCheck:
             if owed:
                 return Flaw(
                     owed[0][0], f"it records a redaction by version {forget}, never written"
+                )
+        for removed_by in sorted(self.removals):
+            if self.removals[removed_by]:
+                return Flaw(
+                    last, f"rows are marked taken out by version {removed_by}, never written"
                 )
         if version != last:
             return Flaw(
@@ -139,16 +150,22 @@ class ChainCheck:
         number: int,
         link: Link,
         red: Redactions,
-        added: list[tuple[str, Any]],
-        removed: list[tuple[str, Any]],
+        added: list[LoggedRow],
     ) -> Flaw | None:
+        hashes = []
+        for kind, item, removed_by in added:
+            now = row_hash(kind, item)
+            hashes.append(now)
+            if removed_by is not None:
+                if removed_by <= number:
+                    return Flaw(number, "a row it added is marked taken out before it was added")
+                self.removals.setdefault(removed_by, []).append(now)
         for side, rows, gone, expected in (
-            ("added", added, red.added, link.added),
-            ("removed", removed, red.removed, link.removed),
+            ("added", hashes, red.added, link.added),
+            ("removed", self.removals.pop(number, []), red.removed, link.removed),
         ):
             found: Counter[str] = Counter()
-            for kind, item in rows:
-                now = row_hash(kind, item)
+            for now in rows:
                 written = red.written(now)
                 if written != now:
                     self._owe(red.rows[written][1], number, ("row", written, now))
