@@ -64,6 +64,10 @@ class Settings(BaseSettings):
     max_items: int = Field(default=10_000, description="Most turns/rows/items in one ingest.")
     max_turn_chars: int = Field(default=200_000, description="Longest single turn or text.")
     ingest_wait_max_seconds: float = Field(default=60.0, description="Cap of ?wait=N.")
+    min_version_wait_seconds: float = Field(
+        default=5.0,
+        description="How long a read with ?min_version=N waits for version N before a 503.",
+    )
     job_stale_seconds: int = Field(
         default=120,
         description="A job queued or running this long without progress is re-enqueued.",

@@ -127,6 +127,7 @@ def settings(database_url: str, test_servers: TestServers):  # type: ignore[no-u
         redis_url=test_servers.redis_url,
         admin_token="test-admin-token",
         receipt_secret=RECEIPT_SECRET,
+        min_version_wait_seconds=1.5,
         queue_name=f"tessera-test:{uuid.uuid4().hex[:8]}",
         job_stale_seconds=3,
         sweep_interval_seconds=1,

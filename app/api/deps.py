@@ -15,6 +15,7 @@ from pydantic import AfterValidator
 
 from app.api.auth import TENANT_STATE, bearer
 from app.api.schemas.jobs import JobOut, job_out
+from app.api.schemas.params import MAX_VERSION
 from app.db.signals import JobSignals
 from app.db.uow import UowFactory
 from app.domain.apikeys import key_prefix
@@ -27,6 +28,7 @@ from app.domain.passport import (
 from app.runtime import Runtime
 from app.services import jobs, tenants
 from app.services.errors import Forbidden, Unauthorized
+from app.services.reading import AtLeast
 from app.services.views import JobView
 from app.settings import Settings
 
@@ -148,6 +150,21 @@ UserKey = Annotated[
 
 
 Wait = Annotated[float, Query(ge=0, description="Seconds to wait for the job to finish (capped).")]
+MinVersion = Annotated[
+    int | None,
+    Query(
+        ge=0,
+        le=MAX_VERSION,
+        description="Read at least this version (the version_after a write reported): the "
+        "read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying how far "
+        "behind it is.",
+    ),
+]
+
+
+def at_least(request: Request, min_version: int | None) -> AtLeast:
+    """What a read's ``min_version`` asks, with this deployment's wait."""
+    return AtLeast(min_version, runtime_of(request).settings.min_version_wait_seconds)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from starlette.routing import Match
 
 from app.db.engine import database_error_types, database_unreachable
 from app.services.errors import (
+    Behind,
     Conflict,
     Forbidden,
     LimitExceeded,
@@ -44,6 +45,12 @@ class Problem(BaseModel):
         default=None,
         description="For 413 and 429 past a limit: the setting that refused the request.",
     )
+    version: int | None = Field(
+        default=None, description="For 503 of a read with min_version: the version served here."
+    )
+    min_version: int | None = Field(
+        default=None, description="For 503 of a read with min_version: the version asked for."
+    )
 
 
 def problem_response(
@@ -55,11 +62,14 @@ def problem_response(
     errors: list[dict[str, Any]] | None = None,
     headers: dict[str, str] | None = None,
     limit: str | None = None,
+    behind: Behind | None = None,
 ) -> JSONResponse:
     """A problem+json response."""
     body = Problem(
         title=title, status=status, detail=detail, instance=instance, errors=errors, limit=limit
     )
+    if behind is not None:
+        body.version, body.min_version = behind.served, behind.asked
     return JSONResponse(
         body.model_dump(exclude_none=True),
         status_code=status,
@@ -80,7 +90,8 @@ def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
         422: "Validation error",
         429: "Past a rate or quota limit (`limit` names it; see Retry-After)",
         500: "Internal error",
-        503: "Unavailable: not ready, or the database cannot be reached (see Retry-After)",
+        503: "Unavailable: not ready, the database cannot be reached, or the version a read "
+        "asked for (`min_version`) is not served yet (see Retry-After)",
     }
     return {
         code: {
@@ -205,6 +216,15 @@ def install_handlers(app: FastAPI) -> None:
     async def _service(request: Request, exc: ServiceError) -> JSONResponse:
         status, title = service_status(exc)
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        if isinstance(exc, Behind):
+            return problem_response(
+                503,
+                _HTTP_TITLES[503],
+                exc.detail,
+                instance=request.url.path,
+                headers={"Retry-After": "1"},
+                behind=exc,
+            )
         if isinstance(exc, LimitExceeded):
             status, title = exc.status, _HTTP_TITLES[exc.status]
             if exc.retry_after is not None:

@@ -174,11 +174,21 @@ async def recall(
     budget_chars: Annotated[
         int, Field(ge=400, le=100_000, description="Most characters of text returned.")
     ] = 3000,
+    min_version: Annotated[
+        int | None,
+        Field(
+            ge=0,
+            le=2**31 - 1,
+            description="Read at least this version (remember's version_after): waits for it "
+            "a few seconds, else an error saying how far behind it is.",
+        ),
+    ] = None,
 ) -> str:
     """The memory to put in your prompt: beliefs about the user, then the messages that answer."""
     who = caller(ctx)
     with refusals():
-        ask = reading.ContextQuery(query or None, budget_chars)
+        wanted = reading.AtLeast(min_version, who.settings.min_version_wait_seconds)
+        ask = reading.ContextQuery(query or None, budget_chars, at_least=wanted)
         reply = await reading.read_context(
             who.runtime.read_uows, who.runtime.caches, who.tenant, user, ask
         )

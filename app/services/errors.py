@@ -35,6 +35,15 @@ class Forbidden(ServiceError):
     """Credentials that are valid but not allowed here."""
 
 
+class Behind(ServiceError):
+    """A read asked for a version (``min_version``) this process does not serve yet."""
+
+    def __init__(self, detail: str, *, served: int, asked: int) -> None:
+        super().__init__(detail)
+        self.served = served
+        self.asked = asked
+
+
 class LimitExceeded(ServiceError):
     """A per-tenant or per-user limit refuses the request; ``limit`` names the setting.
 

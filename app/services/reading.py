@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,7 @@ from app.domain.memory.log import StoredRow
 from app.domain.passport import Passport
 from app.services import passports
 from app.services.cache import ContextCaches, HeldIndex
-from app.services.errors import NotFound, Unprocessable
+from app.services.errors import Behind, NotFound, Unprocessable
 
 # The kinds of log rows a context ranks: what was said, and what an extractor made of it.
 log = logging.getLogger(__name__)
@@ -41,6 +42,45 @@ async def current_stamp(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -
     return await passports.fresh_stamp(uows, tenant_id, user_key)
 
 
+@dataclass(frozen=True)
+class AtLeast:
+    """A read's ``min_version`` (the ``version_after`` a write reported), and how long to wait."""
+
+    version: int | None = None
+    wait_seconds: float = 0.0
+
+
+ANY_VERSION = AtLeast()
+# The first pause between two looks at a version a read waits for; it doubles up to the last.
+FIRST_LOOK, LAST_LOOK = 0.02, 0.25
+
+
+async def stamp_at_least(
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, at_least: AtLeast
+) -> PassportStamp:
+    """The user's stamp once its version is ``at_least.version`` or newer; Behind when it is not
+    within ``at_least.wait_seconds`` (what this process reads lags the write: a job still
+    running, a replica behind)."""
+    stamp = await current_stamp(uows, tenant_id, user_key)
+    wanted = at_least.version
+    if wanted is None or stamp.version >= wanted:
+        return stamp
+    deadline = time.monotonic() + at_least.wait_seconds
+    pause = FIRST_LOOK
+    while time.monotonic() + pause <= deadline:
+        await asyncio.sleep(pause)
+        stamp = await current_stamp(uows, tenant_id, user_key)
+        if stamp.version >= wanted:
+            return stamp
+        pause = min(pause * 2, LAST_LOOK)
+    raise Behind(
+        f"user {user_key!r} is at version {stamp.version} here, {wanted - stamp.version} behind "
+        f"the version {wanted} asked for; retry shortly",
+        served=stamp.version,
+        asked=wanted,
+    )
+
+
 # One catch-up or build per user at a time in this process.
 _locks: dict[tuple[uuid.UUID, str], tuple[asyncio.Lock, int]] = {}
 # Indexes (by id) a thread is adding rows to now. Readers use an index on the event loop, between
@@ -49,10 +89,15 @@ _growing: set[int] = set()
 
 
 async def index_for(
-    uows: UowFactory, caches: ContextCaches, tenant_id: uuid.UUID, user_key: str
+    uows: UowFactory,
+    caches: ContextCaches,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    at_least: AtLeast = ANY_VERSION,
 ) -> tuple[MemoryIndex, PassportStamp]:
-    """The user's index as it is now: one small query when warm, NotFound if no user."""
-    stamp = await current_stamp(uows, tenant_id, user_key)
+    """The user's index as it is now (at ``at_least.version`` or newer): one small query when
+    warm, NotFound if no user, Behind if the version does not come in time."""
+    stamp = await stamp_at_least(uows, tenant_id, user_key, at_least)
     return await index_at(uows, caches, tenant_id, user_key, stamp)
 
 
@@ -213,6 +258,7 @@ class ContextQuery:
     since: str | None = None
     until: str | None = None
     if_none_match: str | None = None
+    at_least: AtLeast = ANY_VERSION
 
 
 async def read_context(
@@ -225,7 +271,7 @@ async def read_context(
     """The budgeted context an agent puts in its prompt, as text or JSON (REST and MCP)."""
     window = date_window(ask.since, ask.until)
     # Warm, this one-row read is the only database work.
-    stamp = await current_stamp(uows, tenant_id, user_key)
+    stamp = await stamp_at_least(uows, tenant_id, user_key, ask.at_least)
     params = (ask.q, ask.budget_chars, ask.fmt, ask.since, ask.until)
     etag = context_etag(stamp, params)
     if ask.if_none_match is not None and etag in {t.strip() for t in ask.if_none_match.split(",")}:

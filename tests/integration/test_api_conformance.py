@@ -39,6 +39,8 @@ def live_url(settings, tmp_path_factory) -> Iterator[str]:  # type: ignore[no-un
     env = service_env(settings, logs, "tessera-conformance", ADMIN_TOKEN)
     # schemathesis sends faster than a tenant may: the rate limit is tested on its own.
     env["TESSERA_TENANT_REQUESTS_PER_SECOND"] = "0"
+    # A read asking for a version far ahead (any number schemathesis makes up) answers at once.
+    env["TESSERA_MIN_VERSION_WAIT_SECONDS"] = "0.05"
     base = [sys.executable, "-m", "app.cli.main"]
     commands = {"api": [*base, "api", "--port", str(port)], "worker": [*base, "worker"]}
     with serving(commands, env, logs, port) as url:

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Header, Query, Request, Response
 
 from app.api.bodies import BodyRoute
-from app.api.deps import TenantDep, UserKey, runtime_of
+from app.api.deps import MinVersion, TenantDep, UserKey, at_least, runtime_of
 from app.api.problems import COMMON, NOT_FOUND
 from app.api.schemas.params import Period
 from app.api.schemas.reading import SearchResult, search_result
@@ -56,11 +56,13 @@ async def get_context(
     format: Annotated[Literal["text", "json"], Query()] = "text",
     since: Since = None,
     until: Until = None,
+    min_version: MinVersion = None,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> Response:
     """Beliefs that matter for ``q``, then the memories that answer it, within the budget."""
     runtime = runtime_of(request)
-    ask = reading.ContextQuery(q, budget_chars, format, since, until, if_none_match)
+    wanted = at_least(request, min_version)
+    ask = reading.ContextQuery(q, budget_chars, format, since, until, if_none_match, wanted)
     reply = await reading.read_context(runtime.read_uows, runtime.caches, tenant, key, ask)
     headers = {"ETag": reply.etag, "X-Passport-Version": str(reply.version)}
     if reply.not_modified:
@@ -77,10 +79,12 @@ async def search(
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
     since: Since = None,
     until: Until = None,
+    min_version: MinVersion = None,
 ) -> SearchResult:
     """The log's passages ranked for ``q`` (one per turn), with scores and provenance."""
     window = reading.date_window(since, until)
     runtime = runtime_of(request)
-    index, stamp = await reading.index_for(runtime.read_uows, runtime.caches, tenant, key)
+    wanted = at_least(request, min_version)
+    index, stamp = await reading.index_for(runtime.read_uows, runtime.caches, tenant, key, wanted)
     hits = reading.search_memories(index, q, limit, window)
     return search_result(stamp.version, hits)

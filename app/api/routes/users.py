@@ -11,11 +11,13 @@ from fastapi.responses import StreamingResponse
 from app.api.bodies import BodyRoute
 from app.api.deps import (
     ActorDep,
+    MinVersion,
     RuntimeDep,
     SettingsDep,
     TenantDep,
     UowsDep,
     UserKey,
+    at_least,
     runtime_of,
 )
 from app.api.problems import COMMON, NOT_FOUND, PRECONDITION
@@ -32,7 +34,7 @@ from app.api.schemas.users import (
 )
 from app.domain.passport import SECTIONS, USER_KEY_MAX_CHARS, USER_KEY_PATTERN, Passport
 from app.runtime import Runtime
-from app.services import forget, integrity, passports, receipts
+from app.services import forget, integrity, passports, reading, receipts
 from app.services.errors import Unprocessable
 from app.services.origin import Origin
 from app.services.reading import date_window
@@ -116,10 +118,15 @@ async def get_passport(
             "each item with only the fields the SozoGraph library reads."
         ),
     ] = "native",
+    min_version: MinVersion = None,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> Response:
     """The user's passport as JSON, now or as it was at ``version``; whole (streamed) or paged."""
     chosen = _sections(sections)
+    if min_version is not None and version is None:
+        # Read what this process serves once it has the version a write reported.
+        wanted = at_least(request, min_version)
+        await reading.stamp_at_least(runtime_of(request).read_uows, tenant, key, wanted)
     if version is None and if_none_match is not None:
         # The one-row read of the context route: a 304 never loads the document.
         current = (await passports.fresh_stamp(runtime_of(request).read_uows, tenant, key)).version

@@ -26,7 +26,9 @@ class Problem:
         errors (list[ProblemErrorsType0Item] | None | Unset): For validation problems: where and what.
         instance (None | str | Unset):
         limit (None | str | Unset): For 413 and 429 past a limit: the setting that refused the request.
+        min_version (int | None | Unset): For 503 of a read with min_version: the version asked for.
         type_ (str | Unset): A URI identifying the problem type. Default: 'about:blank'.
+        version (int | None | Unset): For 503 of a read with min_version: the version served here.
     """
 
     status: int
@@ -35,7 +37,9 @@ class Problem:
     errors: list[ProblemErrorsType0Item] | None | Unset = UNSET
     instance: None | str | Unset = UNSET
     limit: None | str | Unset = UNSET
+    min_version: int | None | Unset = UNSET
     type_: str | Unset = "about:blank"
+    version: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -73,7 +77,19 @@ class Problem:
         else:
             limit = self.limit
 
+        min_version: int | None | Unset
+        if isinstance(self.min_version, Unset):
+            min_version = UNSET
+        else:
+            min_version = self.min_version
+
         type_ = self.type_
+
+        version: int | None | Unset
+        if isinstance(self.version, Unset):
+            version = UNSET
+        else:
+            version = self.version
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -91,8 +107,12 @@ class Problem:
             field_dict["instance"] = instance
         if limit is not UNSET:
             field_dict["limit"] = limit
+        if min_version is not UNSET:
+            field_dict["min_version"] = min_version
         if type_ is not UNSET:
             field_dict["type"] = type_
+        if version is not UNSET:
+            field_dict["version"] = version
 
         return field_dict
 
@@ -154,7 +174,25 @@ class Problem:
 
         limit = _parse_limit(d.pop("limit", UNSET))
 
+        def _parse_min_version(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        min_version = _parse_min_version(d.pop("min_version", UNSET))
+
         type_ = d.pop("type", UNSET)
+
+        def _parse_version(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        version = _parse_version(d.pop("version", UNSET))
 
         problem = cls(
             status=status,
@@ -163,7 +201,9 @@ class Problem:
             errors=errors,
             instance=instance,
             limit=limit,
+            min_version=min_version,
             type_=type_,
+            version=version,
         )
 
         problem.additional_properties = d

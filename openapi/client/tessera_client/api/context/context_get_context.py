@@ -20,6 +20,7 @@ def _get_kwargs(
     format_: ContextGetContextFormat | Unset = ContextGetContextFormat.TEXT,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    min_version: int | None | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -60,6 +61,13 @@ def _get_kwargs(
     else:
         json_until = until
     params["until"] = json_until
+
+    json_min_version: int | None | Unset
+    if isinstance(min_version, Unset):
+        json_min_version = UNSET
+    else:
+        json_min_version = min_version
+    params["min_version"] = json_min_version
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -148,6 +156,7 @@ def sync_detailed(
     format_: ContextGetContextFormat | Unset = ContextGetContextFormat.TEXT,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    min_version: int | None | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> Response[Any | Problem | str]:
     """Get Context
@@ -165,6 +174,9 @@ def sync_detailed(
             (YYYY-MM) or year (YYYY).
         until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
             or year.
+        min_version (int | None | Unset): Read at least this version (the version_after a write
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            how far behind it is.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -182,6 +194,7 @@ def sync_detailed(
         format_=format_,
         since=since,
         until=until,
+        min_version=min_version,
         if_none_match=if_none_match,
     )
 
@@ -201,6 +214,7 @@ def sync(
     format_: ContextGetContextFormat | Unset = ContextGetContextFormat.TEXT,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    min_version: int | None | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> Any | Problem | str | None:
     """Get Context
@@ -218,6 +232,9 @@ def sync(
             (YYYY-MM) or year (YYYY).
         until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
             or year.
+        min_version (int | None | Unset): Read at least this version (the version_after a write
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            how far behind it is.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -236,6 +253,7 @@ def sync(
         format_=format_,
         since=since,
         until=until,
+        min_version=min_version,
         if_none_match=if_none_match,
     ).parsed
 
@@ -249,6 +267,7 @@ async def asyncio_detailed(
     format_: ContextGetContextFormat | Unset = ContextGetContextFormat.TEXT,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    min_version: int | None | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> Response[Any | Problem | str]:
     """Get Context
@@ -266,6 +285,9 @@ async def asyncio_detailed(
             (YYYY-MM) or year (YYYY).
         until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
             or year.
+        min_version (int | None | Unset): Read at least this version (the version_after a write
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            how far behind it is.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -283,6 +305,7 @@ async def asyncio_detailed(
         format_=format_,
         since=since,
         until=until,
+        min_version=min_version,
         if_none_match=if_none_match,
     )
 
@@ -300,6 +323,7 @@ async def asyncio(
     format_: ContextGetContextFormat | Unset = ContextGetContextFormat.TEXT,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    min_version: int | None | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> Any | Problem | str | None:
     """Get Context
@@ -317,6 +341,9 @@ async def asyncio(
             (YYYY-MM) or year (YYYY).
         until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
             or year.
+        min_version (int | None | Unset): Read at least this version (the version_after a write
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            how far behind it is.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -336,6 +363,7 @@ async def asyncio(
             format_=format_,
             since=since,
             until=until,
+            min_version=min_version,
             if_none_match=if_none_match,
         )
     ).parsed

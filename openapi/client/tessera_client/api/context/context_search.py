@@ -19,6 +19,7 @@ def _get_kwargs(
     limit: int | Unset = 20,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    min_version: int | None | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -44,6 +45,13 @@ def _get_kwargs(
     else:
         json_until = until
     params["until"] = json_until
+
+    json_min_version: int | None | Unset
+    if isinstance(min_version, Unset):
+        json_min_version = UNSET
+    else:
+        json_min_version = min_version
+    params["min_version"] = json_min_version
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -129,6 +137,7 @@ def sync_detailed(
     limit: int | Unset = 20,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    min_version: int | None | Unset = UNSET,
 ) -> Response[Problem | SearchResult]:
     """Search
 
@@ -144,6 +153,9 @@ def sync_detailed(
             (YYYY-MM) or year (YYYY).
         until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
             or year.
+        min_version (int | None | Unset): Read at least this version (the version_after a write
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            how far behind it is.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -159,6 +171,7 @@ def sync_detailed(
         limit=limit,
         since=since,
         until=until,
+        min_version=min_version,
     )
 
     response = client.get_httpx_client().request(
@@ -176,6 +189,7 @@ def sync(
     limit: int | Unset = 20,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    min_version: int | None | Unset = UNSET,
 ) -> Problem | SearchResult | None:
     """Search
 
@@ -191,6 +205,9 @@ def sync(
             (YYYY-MM) or year (YYYY).
         until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
             or year.
+        min_version (int | None | Unset): Read at least this version (the version_after a write
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            how far behind it is.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -207,6 +224,7 @@ def sync(
         limit=limit,
         since=since,
         until=until,
+        min_version=min_version,
     ).parsed
 
 
@@ -218,6 +236,7 @@ async def asyncio_detailed(
     limit: int | Unset = 20,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    min_version: int | None | Unset = UNSET,
 ) -> Response[Problem | SearchResult]:
     """Search
 
@@ -233,6 +252,9 @@ async def asyncio_detailed(
             (YYYY-MM) or year (YYYY).
         until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
             or year.
+        min_version (int | None | Unset): Read at least this version (the version_after a write
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            how far behind it is.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -248,6 +270,7 @@ async def asyncio_detailed(
         limit=limit,
         since=since,
         until=until,
+        min_version=min_version,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -263,6 +286,7 @@ async def asyncio(
     limit: int | Unset = 20,
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
+    min_version: int | None | Unset = UNSET,
 ) -> Problem | SearchResult | None:
     """Search
 
@@ -278,6 +302,9 @@ async def asyncio(
             (YYYY-MM) or year (YYYY).
         until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
             or year.
+        min_version (int | None | Unset): Read at least this version (the version_after a write
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            how far behind it is.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -295,5 +322,6 @@ async def asyncio(
             limit=limit,
             since=since,
             until=until,
+            min_version=min_version,
         )
     ).parsed

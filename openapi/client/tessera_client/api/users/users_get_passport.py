@@ -23,6 +23,7 @@ def _get_kwargs(
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
     format_: UsersGetPassportFormat | Unset = UsersGetPassportFormat.NATIVE,
+    min_version: int | None | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -82,6 +83,13 @@ def _get_kwargs(
         json_format_ = format_.value
 
     params["format"] = json_format_
+
+    json_min_version: int | None | Unset
+    if isinstance(min_version, Unset):
+        json_min_version = UNSET
+    else:
+        json_min_version = min_version
+    params["min_version"] = json_min_version
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -177,6 +185,7 @@ def sync_detailed(
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
     format_: UsersGetPassportFormat | Unset = UsersGetPassportFormat.NATIVE,
+    min_version: int | None | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> Response[Any | Passport | Problem]:
     """Get Passport
@@ -200,6 +209,9 @@ def sync_detailed(
         format_ (UsersGetPassportFormat | Unset): native: everything Tessera keeps (lossless round
             trip); sozograph: each item with only the fields the SozoGraph library reads. Default:
             UsersGetPassportFormat.NATIVE.
+        min_version (int | None | Unset): Read at least this version (the version_after a write
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            how far behind it is.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -219,6 +231,7 @@ def sync_detailed(
         since=since,
         until=until,
         format_=format_,
+        min_version=min_version,
         if_none_match=if_none_match,
     )
 
@@ -240,6 +253,7 @@ def sync(
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
     format_: UsersGetPassportFormat | Unset = UsersGetPassportFormat.NATIVE,
+    min_version: int | None | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> Any | Passport | Problem | None:
     """Get Passport
@@ -263,6 +277,9 @@ def sync(
         format_ (UsersGetPassportFormat | Unset): native: everything Tessera keeps (lossless round
             trip); sozograph: each item with only the fields the SozoGraph library reads. Default:
             UsersGetPassportFormat.NATIVE.
+        min_version (int | None | Unset): Read at least this version (the version_after a write
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            how far behind it is.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -283,6 +300,7 @@ def sync(
         since=since,
         until=until,
         format_=format_,
+        min_version=min_version,
         if_none_match=if_none_match,
     ).parsed
 
@@ -298,6 +316,7 @@ async def asyncio_detailed(
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
     format_: UsersGetPassportFormat | Unset = UsersGetPassportFormat.NATIVE,
+    min_version: int | None | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> Response[Any | Passport | Problem]:
     """Get Passport
@@ -321,6 +340,9 @@ async def asyncio_detailed(
         format_ (UsersGetPassportFormat | Unset): native: everything Tessera keeps (lossless round
             trip); sozograph: each item with only the fields the SozoGraph library reads. Default:
             UsersGetPassportFormat.NATIVE.
+        min_version (int | None | Unset): Read at least this version (the version_after a write
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            how far behind it is.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -340,6 +362,7 @@ async def asyncio_detailed(
         since=since,
         until=until,
         format_=format_,
+        min_version=min_version,
         if_none_match=if_none_match,
     )
 
@@ -359,6 +382,7 @@ async def asyncio(
     since: datetime.date | None | str | Unset = UNSET,
     until: datetime.date | None | str | Unset = UNSET,
     format_: UsersGetPassportFormat | Unset = UsersGetPassportFormat.NATIVE,
+    min_version: int | None | Unset = UNSET,
     if_none_match: None | str | Unset = UNSET,
 ) -> Any | Passport | Problem | None:
     """Get Passport
@@ -382,6 +406,9 @@ async def asyncio(
         format_ (UsersGetPassportFormat | Unset): native: everything Tessera keeps (lossless round
             trip); sozograph: each item with only the fields the SozoGraph library reads. Default:
             UsersGetPassportFormat.NATIVE.
+        min_version (int | None | Unset): Read at least this version (the version_after a write
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            how far behind it is.
         if_none_match (None | str | Unset):
 
     Raises:
@@ -403,6 +430,7 @@ async def asyncio(
             since=since,
             until=until,
             format_=format_,
+            min_version=min_version,
             if_none_match=if_none_match,
         )
     ).parsed
