@@ -298,3 +298,16 @@ def test_a_row_taken_out_verifies_and_a_changed_removal_is_reported() -> None:
     history.rows[0]["removed"] = 9  # taken out of the passport, and no version says so
     flaw = history.check()
     assert flaw is not None and "never written" in flaw.reason
+
+
+def test_the_documented_receipt_check_verifies_a_receipt() -> None:
+    """The snippet docs/memory.md gives for checking a receipt agrees with the service."""
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "memory.md").read_text()
+    snippet = doc.split("To check one:\n\n```python\n", 1)[1].split("```", 1)[0]
+    receipt = signed({"id": "r", "user_key": "Zoë", "removed": {"turns": 1}}, b"k3y")
+    for shown, expected in ((receipt, True), ({**receipt, "user_key": "Zoe"}, False)):
+        scope: dict[str, Any] = {"receipt": shown, "secret": b"k3y"}
+        exec(snippet, scope)
+        assert scope["good"] is expected
