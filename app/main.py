@@ -3,6 +3,7 @@ each on the one ``Runtime`` its process opens (``app.runtime``)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -35,13 +36,30 @@ def create_app(settings: Settings) -> FastAPI:
     return app
 
 
-def run_api(settings: Settings, host: str, port: int) -> None:
-    """Serve the HTTP app with uvicorn until SIGINT/SIGTERM, logging JSON."""
+def app_from_environment() -> FastAPI:
+    """The HTTP app on settings read from the environment: what each of several API processes
+    builds for itself (uvicorn imports it by name in every process it starts)."""
+    settings = Settings()
+    configure_logging(settings)
+    return create_app(settings)
+
+
+def api_processes(settings: Settings) -> int:
+    """How many API processes ``tessera api`` runs: the setting, 0 meaning one per core."""
+    return settings.api_workers or os.cpu_count() or 1
+
+
+def run_api(settings: Settings, host: str, port: int, workers: int = 1) -> None:
+    """Serve the HTTP app with uvicorn until SIGINT/SIGTERM, logging JSON; with ``workers`` > 1,
+    that many processes share the port (each with its own caches, all on one database)."""
     import uvicorn
 
     configure_logging(settings)
+    several = workers > 1
     uvicorn.run(
-        create_app(settings),
+        "app.main:app_from_environment" if several else create_app(settings),
+        factory=several,
+        workers=workers if several else None,
         host=host,
         port=port,
         log_level=settings.log_level,

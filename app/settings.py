@@ -37,6 +37,11 @@ class Settings(BaseSettings):
         description="The key erasure receipts are signed with (HMAC-SHA256). Unset: receipts "
         "are issued and kept unsigned.",
     )
+    api_workers: int = Field(
+        default=1,
+        ge=0,
+        description="API processes `tessera api` runs on its port (0: one per core).",
+    )
     host: str = "127.0.0.1"
     port: int = 8000
     max_body_bytes: int = Field(default=5_000_000, description="Largest request body accepted.")
@@ -66,7 +71,7 @@ class Settings(BaseSettings):
     ingest_wait_max_seconds: float = Field(default=60.0, description="Cap of ?wait=N.")
     min_version_wait_seconds: float = Field(
         default=5.0,
-        description="How long a read with ?min_version=N waits for version N before a 503.",
+        description="How long a read with ?min_version=N waits for version N before a 409.",
     )
     job_stale_seconds: int = Field(
         default=120,

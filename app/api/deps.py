@@ -156,7 +156,7 @@ MinVersion = Annotated[
         ge=0,
         le=MAX_VERSION,
         description="Read at least this version (the version_after a write reported): the "
-        "read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying how far "
+        "read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 409 saying how far "
         "behind it is.",
     ),
 ]

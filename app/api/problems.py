@@ -46,10 +46,10 @@ class Problem(BaseModel):
         description="For 413 and 429 past a limit: the setting that refused the request.",
     )
     version: int | None = Field(
-        default=None, description="For 503 of a read with min_version: the version served here."
+        default=None, description="For 409 of a read with min_version: the version served here."
     )
     min_version: int | None = Field(
-        default=None, description="For 503 of a read with min_version: the version asked for."
+        default=None, description="For 409 of a read with min_version: the version asked for."
     )
 
 
@@ -84,14 +84,13 @@ def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
         401: "Missing or invalid API key",
         403: "Not allowed",
         404: "Not found",
-        409: "Conflict",
+        409: "Conflict (a read's `min_version` not served yet: see Retry-After)",
         412: "Precondition failed",
         413: "Request body too large, or past a size limit (`limit` names it)",
         422: "Validation error",
         429: "Past a rate or quota limit (`limit` names it; see Retry-After)",
         500: "Internal error",
-        503: "Unavailable: not ready, the database cannot be reached, or the version a read "
-        "asked for (`min_version`) is not served yet (see Retry-After)",
+        503: "Unavailable: not ready, or the database cannot be reached (see Retry-After)",
     }
     return {
         code: {
@@ -132,6 +131,8 @@ SERVICE_STATUS: dict[type[ServiceError], tuple[int, str]] = {
     NotFound: (404, "Not found"),
     PreconditionFailed: (412, "Precondition failed"),
     Conflict: (409, "Conflict"),
+    # The server is well; the passport is not yet at the version a read asked for.
+    Behind: (409, "Conflict"),
     Unprocessable: (422, "Unprocessable content"),
     Unauthorized: (401, "Unauthorized"),
     Forbidden: (403, "Forbidden"),
@@ -188,6 +189,26 @@ def allowed_methods(app: FastAPI, request: Request) -> list[str]:
     return sorted(methods)
 
 
+def service_problem(exc: ServiceError, instance: str) -> JSONResponse:
+    """The problem+json answer to a service's refusal."""
+    status, title = service_status(exc)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if isinstance(exc, Behind):
+        # 409, not 503: the server is well, the passport is not yet at the state asked for.
+        retry = {"Retry-After": "1"}
+        return problem_response(
+            409, title, exc.detail, instance=instance, headers=retry, behind=exc
+        )
+    if isinstance(exc, LimitExceeded):
+        status, title = exc.status, _HTTP_TITLES[exc.status]
+        if exc.retry_after is not None:
+            headers = {"Retry-After": str(exc.retry_after)}
+        return problem_response(
+            status, title, exc.detail, instance=instance, headers=headers, limit=exc.limit
+        )
+    return problem_response(status, title, exc.detail, instance=instance, headers=headers)
+
+
 def install_handlers(app: FastAPI) -> None:
     """Map every error (validation, HTTP, service, unexpected) to problem+json."""
 
@@ -214,32 +235,7 @@ def install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ServiceError)
     async def _service(request: Request, exc: ServiceError) -> JSONResponse:
-        status, title = service_status(exc)
-        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-        if isinstance(exc, Behind):
-            return problem_response(
-                503,
-                _HTTP_TITLES[503],
-                exc.detail,
-                instance=request.url.path,
-                headers={"Retry-After": "1"},
-                behind=exc,
-            )
-        if isinstance(exc, LimitExceeded):
-            status, title = exc.status, _HTTP_TITLES[exc.status]
-            if exc.retry_after is not None:
-                headers = {"Retry-After": str(exc.retry_after)}
-            return problem_response(
-                status,
-                title,
-                exc.detail,
-                instance=request.url.path,
-                headers=headers,
-                limit=exc.limit,
-            )
-        return problem_response(
-            status, title, exc.detail, instance=request.url.path, headers=headers
-        )
+        return service_problem(exc, request.url.path)
 
     async def _database(request: Request, exc: Exception) -> JSONResponse:
         # Handled inside the app (not by the outermost error middleware, which re-raises to

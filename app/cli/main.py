@@ -117,9 +117,10 @@ def cmd_openapi(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_api(settings: Settings, args: argparse.Namespace) -> int:
     """Serve the HTTP API with uvicorn."""
-    from app.main import run_api
+    from app.main import api_processes, run_api
 
-    run_api(settings, args.host or settings.host, args.port or settings.port)
+    workers = args.workers if args.workers is not None else api_processes(settings)
+    run_api(settings, args.host or settings.host, args.port or settings.port, workers)
     return 0
 
 
@@ -171,6 +172,8 @@ def cmd_dev(settings: Settings, args: argparse.Namespace) -> int:
     env = dict(os.environ)
     env["TESSERA_DATABASE_URL"] = settings.require_database_url()
     env["TESSERA_REDIS_URL"] = settings.require_redis_url()
+    # One API process per core unless the environment says otherwise.
+    env.setdefault("TESSERA_API_WORKERS", "0")
     if settings.admin_token is None:
         admin = _dev_secret(data_dir / "admin-token", lambda: "adm_" + secrets.token_urlsafe(24))
         env["TESSERA_ADMIN_TOKEN"] = admin
@@ -239,6 +242,14 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("--host", default=None)
         p.add_argument("--port", type=int, default=None)
+        if name == "api":
+            p.add_argument(
+                "--workers",
+                type=int,
+                default=None,
+                metavar="N",
+                help="API processes on the port (default TESSERA_API_WORKERS; 0: one per core)",
+            )
     p = sub.add_parser("worker", help="run an ingest worker")
     p.add_argument(
         "--check", action="store_true", help="exit 0 if a worker of the queue is alive, else 1"

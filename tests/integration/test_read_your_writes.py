@@ -40,14 +40,14 @@ async def test_a_read_with_min_version_waits_for_the_write(client, worker, tenan
     assert doc.status_code == 200 and int(doc.headers["ETag"].strip('"')) >= 1
 
 
-async def test_a_version_not_written_in_time_is_a_503_saying_how_far_behind(client, worker, tenant):  # type: ignore[no-untyped-def]
+async def test_a_version_not_written_in_time_is_a_409_saying_how_far_behind(client, worker, tenant):  # type: ignore[no-untyped-def]
     h = tenant.headers
     done = await client.post("/users/bo/ingest?wait=20", json=SESSION, headers=h)
     assert done.json()["job"]["version_after"] == 1
     started = time.monotonic()
     ahead = await client.get("/users/bo/context", params={"min_version": 3}, headers=h)
     waited = time.monotonic() - started
-    assert ahead.status_code == 503
+    assert ahead.status_code == 409
     assert ahead.headers["content-type"] == "application/problem+json"
     assert ahead.headers["Retry-After"] == "1"
     problem = ahead.json()
@@ -55,7 +55,7 @@ async def test_a_version_not_written_in_time_is_a_503_saying_how_far_behind(clie
     assert "2 behind" in problem["detail"]
     assert waited >= 1.0  # it waited (TESSERA_MIN_VERSION_WAIT_SECONDS in the test settings)
     for path in ("/users/bo/search?q=bees&min_version=3", "/users/bo/passport?min_version=3"):
-        assert (await client.get(path, headers=h)).status_code == 503, path
+        assert (await client.get(path, headers=h)).status_code == 409, path
     # A version it has is served at once; an unknown user is still a 404.
     now = await client.get("/users/bo/context", params={"min_version": 1}, headers=h)
     assert now.status_code == 200

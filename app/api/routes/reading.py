@@ -8,12 +8,14 @@ from fastapi import APIRouter, Header, Query, Request, Response
 
 from app.api.bodies import BodyRoute
 from app.api.deps import MinVersion, TenantDep, UserKey, at_least, runtime_of
-from app.api.problems import COMMON, NOT_FOUND
+from app.api.problems import COMMON, CONFLICT, NOT_FOUND
 from app.api.schemas.params import Period
 from app.api.schemas.reading import SearchResult, search_result
 from app.services import reading
 
-router = APIRouter(route_class=BodyRoute, tags=["context"], responses={**COMMON, **NOT_FOUND})
+router = APIRouter(
+    route_class=BodyRoute, tags=["context"], responses={**COMMON, **NOT_FOUND, **CONFLICT}
+)
 
 Q = Annotated[
     str | None,

@@ -20,7 +20,7 @@ from app.api.deps import (
     at_least,
     runtime_of,
 )
-from app.api.problems import COMMON, NOT_FOUND, PRECONDITION
+from app.api.problems import COMMON, CONFLICT, NOT_FOUND, PRECONDITION
 from app.api.schemas.params import MAX_ROW_ID, MAX_VERSION, Period
 from app.api.schemas.records import reply_of
 from app.api.schemas.users import (
@@ -86,6 +86,7 @@ def _sections(value: str | None) -> list[str] | None:
             "next page.",
         },
         304: {"description": "Not modified (If-None-Match matched)."},
+        **CONFLICT,
     },
 )
 async def get_passport(

@@ -26,9 +26,9 @@ class Problem:
         errors (list[ProblemErrorsType0Item] | None | Unset): For validation problems: where and what.
         instance (None | str | Unset):
         limit (None | str | Unset): For 413 and 429 past a limit: the setting that refused the request.
-        min_version (int | None | Unset): For 503 of a read with min_version: the version asked for.
+        min_version (int | None | Unset): For 409 of a read with min_version: the version asked for.
         type_ (str | Unset): A URI identifying the problem type. Default: 'about:blank'.
-        version (int | None | Unset): For 503 of a read with min_version: the version served here.
+        version (int | None | Unset): For 409 of a read with min_version: the version served here.
     """
 
     status: int

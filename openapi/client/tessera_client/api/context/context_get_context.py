@@ -107,6 +107,11 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_404
 
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 413:
         response_413 = Problem.from_dict(response.json())
 
@@ -175,7 +180,7 @@ def sync_detailed(
         until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
             or year.
         min_version (int | None | Unset): Read at least this version (the version_after a write
-            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 409 saying
             how far behind it is.
         if_none_match (None | str | Unset):
 
@@ -233,7 +238,7 @@ def sync(
         until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
             or year.
         min_version (int | None | Unset): Read at least this version (the version_after a write
-            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 409 saying
             how far behind it is.
         if_none_match (None | str | Unset):
 
@@ -286,7 +291,7 @@ async def asyncio_detailed(
         until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
             or year.
         min_version (int | None | Unset): Read at least this version (the version_after a write
-            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 409 saying
             how far behind it is.
         if_none_match (None | str | Unset):
 
@@ -342,7 +347,7 @@ async def asyncio(
         until (datetime.date | None | str | Unset): Only memories up to the end of this day, month
             or year.
         min_version (int | None | Unset): Read at least this version (the version_after a write
-            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 409 saying
             how far behind it is.
         if_none_match (None | str | Unset):
 

@@ -132,6 +132,11 @@ def _parse_response(
 
         return response_404
 
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 413:
         response_413 = Problem.from_dict(response.json())
 
@@ -210,7 +215,7 @@ def sync_detailed(
             trip); sozograph: each item with only the fields the SozoGraph library reads. Default:
             UsersGetPassportFormat.NATIVE.
         min_version (int | None | Unset): Read at least this version (the version_after a write
-            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 409 saying
             how far behind it is.
         if_none_match (None | str | Unset):
 
@@ -278,7 +283,7 @@ def sync(
             trip); sozograph: each item with only the fields the SozoGraph library reads. Default:
             UsersGetPassportFormat.NATIVE.
         min_version (int | None | Unset): Read at least this version (the version_after a write
-            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 409 saying
             how far behind it is.
         if_none_match (None | str | Unset):
 
@@ -341,7 +346,7 @@ async def asyncio_detailed(
             trip); sozograph: each item with only the fields the SozoGraph library reads. Default:
             UsersGetPassportFormat.NATIVE.
         min_version (int | None | Unset): Read at least this version (the version_after a write
-            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 409 saying
             how far behind it is.
         if_none_match (None | str | Unset):
 
@@ -407,7 +412,7 @@ async def asyncio(
             trip); sozograph: each item with only the fields the SozoGraph library reads. Default:
             UsersGetPassportFormat.NATIVE.
         min_version (int | None | Unset): Read at least this version (the version_after a write
-            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 503 saying
+            reported): the read waits for it up to TESSERA_MIN_VERSION_WAIT_SECONDS, else 409 saying
             how far behind it is.
         if_none_match (None | str | Unset):
 
