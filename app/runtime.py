@@ -43,7 +43,8 @@ class Runtime:
     settings: Settings
     engine: Engine
     uows: UowFactory  # read-write units of work; a job is enqueued after its commit
-    read_uows: UowFactory  # autocommit reads: one statement, no BEGIN/ROLLBACK
+    read_uows: UowFactory  # autocommit reads: one statement, no BEGIN/ROLLBACK (a replica's)
+    primary_reads: UowFactory  # autocommit reads on the primary, whatever read_uows is
     enqueue: Enqueue
     key_cache: KeyCache
     caches: ContextCaches
@@ -51,6 +52,7 @@ class Runtime:
     signals: JobSignals | None = None  # the API's: a worker committed a job's end
     rate: RequestRate | None = None  # the API's: each tenant's requests per second
     resources: WorkerResources | None = None  # the worker's: extractor, slots, budget
+    read_engine: Engine | None = None  # the API's read replica (TESSERA_DATABASE_READ_URL)
 
     def worker_resources(self) -> WorkerResources:
         """The worker's resources; only a worker's runtime has them."""
@@ -68,11 +70,13 @@ def _database(
 ) -> Runtime:
     url = settings.require_database_url()
     engine = create_engine(url, pool_size=pool_size, max_overflow=max_overflow, name=name)
+    reads = uow_factory(read_session_factory(engine))
     return Runtime(
         settings=settings,
         engine=engine,
         uows=uow_factory(session_factory(engine), enqueue),
-        read_uows=uow_factory(read_session_factory(engine)),
+        read_uows=reads,
+        primary_reads=reads,
         enqueue=enqueue,
         key_cache=KeyCache(settings.auth_cache_seconds),
         caches=ContextCaches.of_size(settings.context_cache_bytes),
@@ -92,6 +96,14 @@ async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     )
     runtime.redis = redis
     runtime.rate = RequestRate(redis, settings.tenant_requests_per_second)
+    if settings.database_read_url:
+        runtime.read_engine = create_engine(
+            settings.database_read_url,
+            pool_size=settings.db_pool_size,
+            max_overflow=0,
+            name="tessera-api-read",
+        )
+        runtime.read_uows = uow_factory(read_session_factory(runtime.read_engine))
     # ?wait wakes when a worker commits the job's end, instead of polling for it; and the
     # index of the user it wrote catches up before the next read asks.
     refresher = IndexRefresher(runtime.read_uows, runtime.caches)
@@ -110,6 +122,8 @@ async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
         await runtime.signals.stop()
         await redis.aclose()
         await runtime.engine.dispose()
+        if runtime.read_engine is not None:
+            await runtime.read_engine.dispose()
 
 
 @asynccontextmanager

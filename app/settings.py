@@ -23,6 +23,11 @@ class Settings(BaseSettings):
         default=None,
         description="postgresql+asyncpg:// URL. Unset: the embedded Postgres under data_dir.",
     )
+    database_read_url: str | None = Field(
+        default=None,
+        description="A read replica: context, search and export reads go there (a read whose "
+        "min_version it has not replayed yet goes to the primary). Unset: the primary.",
+    )
     redis_url: str | None = Field(
         default=None, description="redis:// or unix:// URL. Unset: the embedded Redis."
     )

@@ -164,7 +164,9 @@ MinVersion = Annotated[
 
 def at_least(request: Request, min_version: int | None) -> AtLeast:
     """What a read's ``min_version`` asks, with this deployment's wait."""
-    return AtLeast(min_version, runtime_of(request).settings.min_version_wait_seconds)
+    runtime = runtime_of(request)
+    wait = runtime.settings.min_version_wait_seconds
+    return AtLeast(min_version, wait, runtime.primary_reads)
 
 
 @dataclass(frozen=True)

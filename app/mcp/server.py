@@ -187,7 +187,8 @@ async def recall(
     """The memory to put in your prompt: beliefs about the user, then the messages that answer."""
     who = caller(ctx)
     with refusals():
-        wanted = reading.AtLeast(min_version, who.settings.min_version_wait_seconds)
+        wait = who.settings.min_version_wait_seconds
+        wanted = reading.AtLeast(min_version, wait, who.runtime.primary_reads)
         ask = reading.ContextQuery(query or None, budget_chars, at_least=wanted)
         reply = await reading.read_context(
             who.runtime.read_uows, who.runtime.caches, who.tenant, user, ask

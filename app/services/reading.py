@@ -44,10 +44,12 @@ async def current_stamp(uows: UowFactory, tenant_id: uuid.UUID, user_key: str) -
 
 @dataclass(frozen=True)
 class AtLeast:
-    """A read's ``min_version`` (the ``version_after`` a write reported), and how long to wait."""
+    """A read's ``min_version`` (the ``version_after`` a write reported), how long to wait for
+    it, and the primary to read from when the reads go to a replica that lags behind it."""
 
     version: int | None = None
     wait_seconds: float = 0.0
+    primary: UowFactory | None = None
 
 
 ANY_VERSION = AtLeast()
@@ -55,23 +57,29 @@ ANY_VERSION = AtLeast()
 FIRST_LOOK, LAST_LOOK = 0.02, 0.25
 
 
-async def stamp_at_least(
+async def source_at_least(
     uows: UowFactory, tenant_id: uuid.UUID, user_key: str, at_least: AtLeast
-) -> PassportStamp:
-    """The user's stamp once its version is ``at_least.version`` or newer; Behind when it is not
-    within ``at_least.wait_seconds`` (what this process reads lags the write: a job still
-    running, a replica behind)."""
+) -> tuple[UowFactory, PassportStamp]:
+    """Where to read the user at ``at_least.version`` or newer, and its stamp there: ``uows``
+    (a replica, or the primary) when it has that version; else the primary when it is another;
+    else the one that gets it within ``at_least.wait_seconds`` (a job still running). Behind
+    when none does."""
     stamp = await current_stamp(uows, tenant_id, user_key)
     wanted = at_least.version
     if wanted is None or stamp.version >= wanted:
-        return stamp
+        return uows, stamp
+    if at_least.primary is not None and at_least.primary is not uows:
+        uows = at_least.primary
+        stamp = await current_stamp(uows, tenant_id, user_key)
+        if stamp.version >= wanted:
+            return uows, stamp
     deadline = time.monotonic() + at_least.wait_seconds
     pause = FIRST_LOOK
     while time.monotonic() + pause <= deadline:
         await asyncio.sleep(pause)
         stamp = await current_stamp(uows, tenant_id, user_key)
         if stamp.version >= wanted:
-            return stamp
+            return uows, stamp
         pause = min(pause * 2, LAST_LOOK)
     raise Behind(
         f"user {user_key!r} is at version {stamp.version} here, {wanted - stamp.version} behind "
@@ -97,8 +105,8 @@ async def index_for(
 ) -> tuple[MemoryIndex, PassportStamp]:
     """The user's index as it is now (at ``at_least.version`` or newer): one small query when
     warm, NotFound if no user, Behind if the version does not come in time."""
-    stamp = await stamp_at_least(uows, tenant_id, user_key, at_least)
-    return await index_at(uows, caches, tenant_id, user_key, stamp)
+    source, stamp = await source_at_least(uows, tenant_id, user_key, at_least)
+    return await index_at(source, caches, tenant_id, user_key, stamp)
 
 
 async def index_at(
@@ -271,7 +279,7 @@ async def read_context(
     """The budgeted context an agent puts in its prompt, as text or JSON (REST and MCP)."""
     window = date_window(ask.since, ask.until)
     # Warm, this one-row read is the only database work.
-    stamp = await stamp_at_least(uows, tenant_id, user_key, ask.at_least)
+    uows, stamp = await source_at_least(uows, tenant_id, user_key, ask.at_least)
     params = (ask.q, ask.budget_chars, ask.fmt, ask.since, ask.until)
     etag = context_etag(stamp, params)
     if ask.if_none_match is not None and etag in {t.strip() for t in ask.if_none_match.split(",")}:

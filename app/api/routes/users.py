@@ -35,7 +35,7 @@ from app.api.schemas.users import (
 from app.domain.passport import SECTIONS, USER_KEY_MAX_CHARS, USER_KEY_PATTERN, Passport
 from app.runtime import Runtime
 from app.services import forget, integrity, passports, reading, receipts
-from app.services.errors import Unprocessable
+from app.services.errors import Behind, NotFound, Unprocessable
 from app.services.origin import Origin
 from app.services.reading import date_window
 
@@ -92,7 +92,6 @@ def _sections(value: str | None) -> list[str] | None:
 async def get_passport(
     key: UserKey,
     tenant: TenantDep,
-    uows: UowsDep,
     request: Request,
     version: Annotated[
         int | None, Query(ge=0, le=MAX_VERSION, description="A past version to rebuild.")
@@ -124,15 +123,22 @@ async def get_passport(
 ) -> Response:
     """The user's passport as JSON, now or as it was at ``version``; whole (streamed) or paged."""
     chosen = _sections(sections)
-    if min_version is not None and version is None:
-        # Read what this process serves once it has the version a write reported.
-        wanted = at_least(request, min_version)
-        await reading.stamp_at_least(runtime_of(request).read_uows, tenant, key, wanted)
-    if version is None and if_none_match is not None:
+    # From the replica (if there is one), or from the primary when the replica has not replayed
+    # the version asked for yet (a past one, or the min_version a write reported).
+    runtime = runtime_of(request)
+    wanted = at_least(request, min_version)
+    if version is not None:  # a past version is there or not: nothing to wait for
+        wanted = reading.AtLeast(version, 0.0, runtime.primary_reads)
+    try:
+        uows, stamp = await reading.source_at_least(runtime.read_uows, tenant, key, wanted)
+    except Behind as exc:
+        if version is None:
+            raise
+        current = f"(current: {exc.served})"
+        raise NotFound(f"user {key!r} has no version {version} {current}") from None
+    if version is None and passports.etag_matches(if_none_match, stamp.version):
         # The one-row read of the context route: a 304 never loads the document.
-        current = (await passports.fresh_stamp(runtime_of(request).read_uows, tenant, key)).version
-        if passports.etag_matches(if_none_match, current):
-            return Response(status_code=304, headers={"ETag": passports.etag(current)})
+        return Response(status_code=304, headers={"ETag": passports.etag(stamp.version)})
     if limit is not None or after is not None or since is not None or until is not None:
         window = date_window(since, until)
         found = await passports.page(
