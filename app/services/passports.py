@@ -58,6 +58,8 @@ ENVELOPE = ("version", "user_key", "updated_at")
 STREAM_ITEMS = 500
 # Rows read per unit of work while exporting: one short read, then the connection goes back.
 EXPORT_BATCH = 2000
+# A version adding fewer rows has their hashes computed on the event loop.
+HASH_HERE = 200
 
 
 @dataclass(frozen=True)
@@ -449,12 +451,9 @@ async def record_version(
     removed = await repo.remove_rows(user_key, change.removed, version)
     head_delta = delta.diff(old_head, new_head)
     snapshot = new_head if snapshot_every > 0 and version % snapshot_every == 0 else None
+    added_hashes = await _hashes([(row.kind, row.item) for row in change.added])
     link = Link.of(
-        [head_delta, snapshot],
-        [row_hash(row.kind, row.item) for row in change.added],
-        [row_hash(kind, item) for kind, item in removed],
-        new.actor,
-        new.erased,
+        [head_delta, snapshot], added_hashes, await _hashes(removed), new.actor, new.erased
     )
     root = link_hash(new.old_root, version, new.cause, link)
     epoch = new.new_epoch or bool(change.removed)
@@ -481,6 +480,13 @@ async def record_version(
         )
     )
     return version
+
+
+async def _hashes(rows: list[tuple[str, Any]]) -> list[str]:
+    """The rows' content hashes: a job's few here, an import's many off the event loop."""
+    if len(rows) < HASH_HERE:
+        return [row_hash(kind, item) for kind, item in rows]
+    return await asyncio.to_thread(lambda: [row_hash(kind, item) for kind, item in rows])
 
 
 async def create_if_missing(
