@@ -6,7 +6,7 @@ import unicodedata
 from typing import Annotated, Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, Strict
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, Strict
 
 from app.domain.ids import canonical_bytes
 
@@ -79,10 +79,19 @@ class _Item(BaseModel):
         return self.model_dump(mode="json", exclude_unset=True)
 
 
+def _not_only_nul(key: str) -> str:
+    """A key with something besides NUL (JSONB cannot hold NUL; it is dropped before storing)."""
+    if not key.strip("\x00"):
+        raise ValueError("a key of only NUL characters is empty once they are dropped")
+    return key
+
+
 class Belief(_Item):
     """A keyed belief: a fact or a preference. The newest ``ts`` wins."""
 
-    key: str = Field(min_length=1, max_length=512)
+    key: Annotated[str, AfterValidator(_not_only_nul)] = Field(
+        min_length=1, max_length=512, json_schema_extra={"pattern": "[^\\x00]"}
+    )
     value: Any = None
     ts: str | None = None
     confidence: Number | None = None
