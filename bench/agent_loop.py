@@ -1,13 +1,16 @@
 """The agent loop at scale: read the context, post the latest exchange with ?wait, read again.
 
-``python -m bench.agent_loop [--sizes 10,100,1000,10000] [--loops 200] [--json OUT]``
+``python -m bench.agent_loop [--sizes 10,100,1000,10000] [--loops 200] [--processes N]
+[--json OUT]``
 
 One user per size, each with a history of that many sessions of 20 turns of synthetic chat
 (``bench.ingest.user_sessions``): the history is written the way the worker writes it, in
 process on an in-memory log (``bench.pipeline``, the rule extractor), and handed to the service
 as one passport import. Then, against the live API and worker (real subprocesses on the embedded
 Postgres and Redis), an agent loops over the users in turn: a read with a new question, a write of
-a two-turn exchange with ``?wait``, and a read right after the write. Per size it reports the
+a two-turn exchange with ``?wait``, and a read right after the write on a second connection, with
+the write's version as ``min_version``. ``--processes N`` runs N API processes
+(``tessera api --workers N``) and N workers; the two connections then often reach two processes. Per size it reports the
 write round trip and the read-after-write (p50/p99, client side), the worker's CPU per job, the
 WAL Postgres writes per job (``pg_current_wal_lsn()``; how much of it is whole pages logged after
 a checkpoint, from ``pg_waldump --stats`` where the server is local) and the API's CPU per read,
@@ -208,7 +211,7 @@ class Samples:
 
 
 def one_loop(
-    client: httpx.Client,
+    clients: tuple[httpx.Client, httpx.Client],
     stack: Stack,
     db: psycopg.Connection[Any],
     dump: WalDump,
@@ -217,21 +220,25 @@ def one_loop(
     rng: Random,
     out: Samples,
 ) -> None:
-    """Read with a new question, write the latest exchange with ?wait, read again."""
+    """Read with a new question, write the latest exchange with ?wait, read again (on the
+    second client's connection: with several API processes, often another process)."""
+    client, other = clients
     pids = stack.cpu_pids()
     base = datetime(2031, 1, 1, tzinfo=UTC)
     wal, start = wal_position(db)
-    worker, api = cpu_seconds(*pids["worker"]), cpu_seconds(*pids["api"])
+    worker, api = cpu_of(pids, "worker"), cpu_of(pids, "api")
     t0 = time.perf_counter()
     client.get(f"/users/{user}/context", params={"q": question(rng)}).raise_for_status()
     t1 = time.perf_counter()
     job = client.post(f"/users/{user}/ingest?wait=30", json=_exchange(rng, n, base))
     t2 = time.perf_counter()
     assert job.json()["status"] == "done", job.text
-    client.get(f"/users/{user}/context", params={"q": question(rng)}).raise_for_status()
+    # The write's version: with several API processes, the read may land on another one.
+    after = {"q": question(rng), "min_version": job.json()["job"]["version_after"]}
+    other.get(f"/users/{user}/context", params=after).raise_for_status()
     t3 = time.perf_counter()
-    out.worker_cpu += cpu_seconds(*pids["worker"]) - worker
-    out.api_cpu += cpu_seconds(*pids["api"]) - api
+    out.worker_cpu += cpu_of(pids, "worker") - worker
+    out.api_cpu += cpu_of(pids, "api") - api
     wal_end, end = wal_position(db)
     out.wal += wal_end - wal
     images = dump.page_images(start, end)
@@ -241,6 +248,11 @@ def one_loop(
     out.reads.append((t1 - t0) * 1000)
     out.writes.append((t2 - t1) * 1000)
     out.after_writes.append((t3 - t2) * 1000)
+
+
+def cpu_of(pids: dict[str, tuple[int, bool]], role: str) -> float:
+    """CPU seconds of every process of a role (``worker``, ``worker-2``, ...)."""
+    return sum(cpu_seconds(*pid) for name, pid in pids.items() if name.split("-")[0] == role)
 
 
 def figures(samples: Samples, loops: int) -> dict[str, float]:
@@ -260,7 +272,7 @@ def figures(samples: Samples, loops: int) -> dict[str, float]:
     }
 
 
-def run(sizes: list[int], loops: int) -> tuple[list[Cell], dict[str, Any]]:
+def run(sizes: list[int], loops: int, processes: int = 1) -> tuple[list[Cell], dict[str, Any]]:
     """One user per size, grown to it; then the loop, round-robin over the users.
 
     Taking turns (one loop of each user per round) means a machine that is faster or slower
@@ -269,7 +281,7 @@ def run(sizes: list[int], loops: int) -> tuple[list[Cell], dict[str, Any]]:
     rng = Random(SEED)
     history = user_sessions(SEED, USER, max(sizes), TURNS)
     cells: dict[int, dict[str, Any]] = {}
-    with running_stack() as stack:
+    with running_stack(api_processes=processes, workers=processes) as stack:
         admin = {"Authorization": f"Bearer {stack.admin_token}"}
         created = httpx.post(
             f"{stack.base_url}/admin/tenants", json={"name": "agent-loop"}, headers=admin
@@ -302,23 +314,27 @@ def run(sizes: list[int], loops: int) -> tuple[list[Cell], dict[str, Any]]:
         samples = {size: Samples([], [], []) for size in sizes}
         with (
             httpx.Client(base_url=stack.base_url, headers=headers, timeout=120) as client,
+            httpx.Client(base_url=stack.base_url, headers=headers, timeout=120) as other,
             connect(stack.database_url) as db,
         ):
+            clients = (client, other)
             dump = WalDump(db)
             for size in sizes:  # the first read builds the index (a cold start), then warm up
                 t0 = time.perf_counter()
                 client.get(f"/users/{USER}-{size}/context", params={"q": question(rng)})
                 cells[size]["first_read_ms"] = (time.perf_counter() - t0) * 1000
+                # Each connection's process builds its own index (several API processes).
+                other.get(f"/users/{USER}-{size}/context", params={"q": question(rng)})
                 for n in range(3):
                     warm = Samples([], [], [])
-                    one_loop(client, stack, db, dump, f"{USER}-{size}", n, rng, warm)
+                    one_loop(clients, stack, db, dump, f"{USER}-{size}", n, rng, warm)
             # From a checkpoint, as a server in steady state runs: whether the imports' pages
             # were already logged whole since the last one must not decide the WAL figures.
             db.execute("CHECKPOINT")
             log(f"looping {loops} times over {len(sizes)} users in turn")
             for n in range(3, 3 + loops):
                 for size in sizes:
-                    one_loop(client, stack, db, dump, f"{USER}-{size}", n, rng, samples[size])
+                    one_loop(clients, stack, db, dump, f"{USER}-{size}", n, rng, samples[size])
             round_trip = export_and_import(client, f"{USER}-{max(sizes)}")
             log(f"export and re-import of {max(sizes):,} sessions: {round_trip}")
     measured = [
@@ -457,8 +473,12 @@ def main(argv: list[str] | None = None) -> int:
     # A p99 needs well over 100 samples to be more than the slowest one.
     parser.add_argument("--loops", type=int, default=200, help="loops measured per size")
     parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument(
+        "--processes", type=int, default=1, help="API processes (--workers) and worker processes"
+    )
     args = parser.parse_args(argv)
-    cells, round_trip = run(list(args.sizes), args.loops)
+    cells, round_trip = run(list(args.sizes), args.loops, args.processes)
+    print(f"{args.processes} API process(es) and {args.processes} worker(s)")
     print(report(cells, args.loops, round_trip))
     if args.json:
         args.json.write_text(json.dumps([asdict(c) for c in cells], indent=1) + "\n")

@@ -591,8 +591,12 @@ def cpu_seconds(pid: int, tree: bool) -> float:
 class Stack:
     """Embedded Postgres and Redis (unless given), migrations, the API and one worker."""
 
-    def __init__(self, poll_delay: float | None = None) -> None:
+    def __init__(
+        self, poll_delay: float | None = None, api_processes: int = 1, workers: int = 1
+    ) -> None:
         self.poll_delay = poll_delay  # None: the app's worker as it ships
+        self.api_processes = api_processes  # `tessera api --workers N`
+        self.workers = workers  # worker processes on the one queue
         self.root = Path(tempfile.mkdtemp(prefix="tsrb-"))  # short: Unix socket path limit
         self.servers: Any = None
         self.children: dict[str, subprocess.Popen[bytes]] = {}
@@ -636,12 +640,15 @@ class Stack:
             TESSERA_MAX_BODY_BYTES="20000000",
         )
         base = [sys.executable, "-m", "app.cli.main"]
-        commands = {
-            "api": [*base, "api", "--host", "127.0.0.1", "--port", str(port)],
-            "worker": [*base, "worker"]
+        api = [*base, "api", "--host", "127.0.0.1", "--port", str(port)]
+        worker = (
+            [*base, "worker"]
             if self.poll_delay is None
-            else [sys.executable, "-m", "bench.worker", str(self.poll_delay)],
-        }
+            else [sys.executable, "-m", "bench.worker", str(self.poll_delay)]
+        )
+        commands = {"api": [*api, "--workers", str(self.api_processes)], "worker": worker}
+        for n in range(2, self.workers + 1):
+            commands[f"worker-{n}"] = worker
         for name, command in commands.items():
             self.logs[name] = self.root / f"{name}.log"
             with self.logs[name].open("wb") as out:
@@ -672,7 +679,11 @@ class Stack:
 
     def cpu_pids(self) -> dict[str, tuple[int, bool]]:
         """Processes whose CPU we account: name -> (pid, include children)."""
-        pids = {name: (child.pid, False) for name, child in self.children.items()}
+        # With several API processes, uvicorn's supervisor is the child: count its children too.
+        pids = {
+            name: (child.pid, name == "api" and self.api_processes > 1)
+            for name, child in self.children.items()
+        }
         if self.embedded:
             pidfile = self.root / "pg" / "postmaster.pid"
             with contextlib.suppress(OSError, ValueError, IndexError):
@@ -703,9 +714,11 @@ class Stack:
 
 
 @contextlib.contextmanager
-def running_stack(poll_delay: float | None = None) -> Iterator[Stack]:
+def running_stack(
+    poll_delay: float | None = None, api_processes: int = 1, workers: int = 1
+) -> Iterator[Stack]:
     """A started Stack, always stopped afterwards (even on error or Ctrl-C)."""
-    stack = Stack(poll_delay)
+    stack = Stack(poll_delay, api_processes, workers)
     try:
         stack.start()
         yield stack
