@@ -12,8 +12,9 @@ a two-turn exchange with ``?wait``, and a read right after the write on a second
 with the write's version as ``min_version``. ``--processes N`` runs N API processes
 (``tessera api --workers N``) and N workers; the two connections then often reach two
 processes. Per size it reports the write round trip and the read-after-write (p50/p99, client
-side), the worker's CPU per job, the WAL Postgres writes per job (``pg_current_wal_lsn()``; how much of it is whole pages logged after
-a checkpoint, from ``pg_waldump --stats`` where the server is local) and the API's CPU per read,
+side), the worker's CPU per job, the WAL Postgres writes per job (``pg_current_wal_lsn()``; how
+much of it is whole pages logged after a checkpoint, from ``pg_waldump --stats`` where the server
+is local) and the API's CPU per read,
 with each figure's ratio to its value at the smallest size. The loop starts from a checkpoint, so
 every size pays for the first write to each page after one, as a server in steady state does.
 
