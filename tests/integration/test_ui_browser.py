@@ -175,6 +175,7 @@ def test_a_person_reads_a_passport_asks_and_forgets(seeded, browser, tmp_path: P
     shot("5-confirm")
     find("[data-forget-confirm]").click()
     wait.until(shows.text_to_be_present_in_element((By.ID, "notice"), "Forgotten: message m4"))
+    assert "Receipt " in find("#notice").text  # the forget's erasure receipt, to keep
     wait.until(shows.invisibility_of_element_located((By.CSS_SELECTOR, "[data-turn=m4]")))
     assert "I ran a charity race" not in find("#panel").text
     assert find("[data-turn=m5]")  # the rest stays

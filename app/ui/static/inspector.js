@@ -168,7 +168,9 @@
       `Forgotten: message ${turnId}, with ${count(done.derived_rows, "row")} and ` +
         `${count(done.beliefs, "belief")} derived only from it; ` +
         `${count(done.versions_rewritten, "earlier version")} rewritten. ` +
-        `The passport is now at version ${done.version}.`,
+        `The passport is now at version ${done.version}. ` +
+        `Receipt ${done.receipt.id} (${done.receipt.signature ? "signed" : "unsigned"}), ` +
+        `kept at /users/${current.user}/receipts/${done.receipt.id}.`,
     );
     await route();
   }
