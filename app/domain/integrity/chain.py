@@ -115,9 +115,6 @@ class Redactions:
     rows: dict[str, tuple[str, int]] = field(default_factory=dict)  # hash written -> (now, forget)
     delta: tuple[str, int] | None = None  # (digest of the delta now, forget)
 
-    def __bool__(self) -> bool:
-        return bool(self.added or self.removed or self.rows or self.delta)
-
     def written(self, current: str) -> str:
         """The hash a row had when written, given the hash of its content now."""
         for before, (now, _) in self.rows.items():
