@@ -71,11 +71,6 @@ class TenantRepository(HistoryRepository):
         )
         return result.scalar_one_or_none()
 
-    async def passport_root(self, user_key: str) -> str | None:
-        """The hash of the user's newest version (the chain's root)."""
-        root: str | None = await self._passport_column(user_key, PassportRow.root)
-        return root
-
     async def passport_version(self, user_key: str) -> int | None:
         """Only the current version number: the cheap read behind ETags."""
         stamp = await self.passport_stamp(user_key)

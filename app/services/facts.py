@@ -89,7 +89,8 @@ async def write_facts(
                 old_root=row.root,
                 actor=actor,
             )
-            version = await passports.record_version(repo, user_key, new, snapshot_every)
+            recorded = await passports.record_version(repo, user_key, new, snapshot_every)
+            version = recorded.version
         await uow.commit()
     return FactsResult(version=version, changed=report.changed, summary=report.summary())
 

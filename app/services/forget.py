@@ -144,7 +144,7 @@ async def _forget(
             version=row.version + 1,
             turns=len(turns),
             derived_rows=len(derived),
-            beliefs=_count(row.doc) - _count(head),
+            beliefs=passports.belief_count(row.doc) - passports.belief_count(head),
             versions_rewritten=versions,
             payloads_scrubbed=payloads,
             cached_extractions=cached,
@@ -165,9 +165,9 @@ async def _forget(
             actor=target.actor,
             erased=erased,
         )
-        await passports.record_version(repo, user_key, new, snapshot_every)
-        root = (await repo.passport_root(user_key)) or ""
-        account = _account(target, done, root, forget_cached(caches, tenant_id, user_key))
+        recorded = await passports.record_version(repo, user_key, new, snapshot_every)
+        dropped = forget_cached(caches, tenant_id, user_key)
+        account = _account(target, done, recorded.root, dropped)
         receipt = await receipts.issue(repo, user_key, account, now, receipts.secret_of(settings))
         await uow.system.signal_forgotten(tenant_id, user_key)
         await uow.commit()
@@ -205,8 +205,6 @@ class _Ledger:
     def __init__(self, forget_version: int) -> None:
         self.forget = forget_version
         self.redactions: dict[int, Redactions] = {}
-        self._loaded: set[int] = set()
-        self.redacted: list[str] = []
         self.rewritten_rows: list[tuple[str, str]] = []
         self.rewritten_deltas: list[tuple[int, str]] = []
         # (version, side, hash now) of each deleted row, and (version, hash now, after) of each
@@ -420,16 +418,3 @@ async def _scrub_compactions(repo: TenantRepository, user_key: str) -> int:
         await repo.update_job(job.id, result=result)
         scrubbed += 1
     return scrubbed
-
-
-def _count(head: dict[str, Any]) -> int:
-    sections = (
-        "facts",
-        "prefs",
-        "open_loops",
-        "contradictions",
-        "instructions",
-        "values",
-        "entities",
-    )
-    return sum(len(head.get(s) or []) for s in sections)

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from app.db.models import PassportVersion
 from app.db.repository import PassportStamp, TenantRepository
@@ -399,6 +399,11 @@ async def rebuild(repo: TenantRepository, user_key: str, version: int) -> dict[s
     return join(head, rows)
 
 
+def belief_count(head: dict[str, Any]) -> int:
+    """How many beliefs a head holds: the items of its sections but ``meta``."""
+    return sum(len(v) for k, v in head.items() if k in HEAD and k != "meta" and isinstance(v, list))
+
+
 def summary_of(
     old_head: dict[str, Any], change_delta: Any, change: LogChange, removed_kinds: dict[int, str]
 ) -> dict[str, Any]:
@@ -436,9 +441,16 @@ class NewVersion:
         return added - removed - self.turns_deleted
 
 
+class Recorded(NamedTuple):
+    """A version just written: its number and its hash (the user's root now)."""
+
+    version: int
+    root: str
+
+
 async def record_version(
     repo: TenantRepository, user_key: str, new: NewVersion, snapshot_every: int
-) -> int:
+) -> Recorded:
     """Write a new version: the head, its log rows, and the version row (caller holds the lock).
 
     The cost is what changed: the head (the size of what is believed now) and the new rows,
@@ -479,7 +491,7 @@ async def record_version(
             chain=link.to_json(),
         )
     )
-    return version
+    return Recorded(version, root)
 
 
 async def _hashes(rows: list[tuple[str, Any]]) -> list[str]:
@@ -597,7 +609,7 @@ async def _put(
     new = NewVersion(
         row.doc, new_head, row.version, "import", now, change, kinds, old_root=row.root, actor=actor
     )
-    version = await record_version(repo, user_key, new, snapshot_every)
+    version = (await record_version(repo, user_key, new, snapshot_every)).version
     await uow.commit()
     return WriteResult(user_key, version, created, changed=True)
 
@@ -619,9 +631,7 @@ async def delete_user(
         if row is None:
             raise NotFound(f"no user {user_key!r}")
         removed = await repo.user_holdings(user_key)
-        removed["head_beliefs"] = sum(
-            len(v) for k, v in row.doc.items() if k in HEAD and k != "meta" and isinstance(v, list)
-        )
+        removed["head_beliefs"] = belief_count(row.doc)
         await repo.delete_user(user_key)
         dropped = forget_cached(caches, tenant_id, user_key)
         what: dict[str, Any] = {

@@ -276,7 +276,7 @@ async def finish(claimed: ClaimedJob, edit: Edit, ending: Ending) -> Outcome:
                 actor=job.actor or "",
             )
             every = claimed.settings.version_snapshot_every
-            version = await passports.record_version(repo, job.user_key, new, every)
+            version = (await passports.record_version(repo, job.user_key, new, every)).version
         status = "failed" if ending.failed else "done"
         await repo.update_job(
             job.id,

@@ -105,7 +105,6 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "create_passport_if_missing": lambda: repo.create_passport_if_missing(
                     "ana", doc, now, "0" * 64
                 ),
-                "passport_root": lambda: repo.passport_root("ana"),
                 "versions_after": lambda: repo.versions_after("ana", 0, 10),
                 "versions_numbered": lambda: repo.versions_numbered("ana", [0, 1]),
                 "rows_added_between": lambda: repo.rows_added_between("ana", 0, 2),
