@@ -29,6 +29,7 @@ from app.services.claimed import WorkerResources
 from app.services.extraction import RULES, extractor_name, uses_model
 from app.services.offload import CpuPool, PooledRules
 from app.services.reading import IndexRefresher
+from app.services.stored_index import IndexStore
 from app.settings import Settings
 
 
@@ -71,15 +72,16 @@ def _database(
     url = settings.require_database_url()
     engine = create_engine(url, pool_size=pool_size, max_overflow=max_overflow, name=name)
     reads = uow_factory(read_session_factory(engine))
+    writes = uow_factory(session_factory(engine), enqueue)
     return Runtime(
         settings=settings,
         engine=engine,
-        uows=uow_factory(session_factory(engine), enqueue),
+        uows=writes,
         read_uows=reads,
         primary_reads=reads,
         enqueue=enqueue,
         key_cache=KeyCache(settings.auth_cache_seconds),
-        caches=ContextCaches.of_size(settings.context_cache_bytes),
+        caches=ContextCaches.of_size(settings.context_cache_bytes, IndexStore(reads, writes)),
     )
 
 

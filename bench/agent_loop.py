@@ -336,6 +336,9 @@ def run(sizes: list[int], loops: int, processes: int = 1) -> tuple[list[Cell], d
             for n in range(3, 3 + loops):
                 for size in sizes:
                     one_loop(clients, stack, db, dump, f"{USER}-{size}", n, rng, samples[size])
+            warm = {size: read_fixed(client, size) for size in sizes}
+        restarted_reads(stack, headers, cells, warm)
+        with httpx.Client(base_url=stack.base_url, headers=headers, timeout=1800) as client:
             round_trip = export_and_import(client, f"{USER}-{max(sizes)}")
             log(f"export and re-import of {max(sizes):,} sessions: {round_trip}")
     measured = [
@@ -345,11 +348,46 @@ def run(sizes: list[int], loops: int, processes: int = 1) -> tuple[list[Cell], d
             passport_mb=float(cells[size]["passport_mb"]),
             import_s=float(cells[size]["import_s"]),
             first_read_ms=float(cells[size]["first_read_ms"]),
-            figures=figures(samples[size], loops),
+            figures={
+                **figures(samples[size], loops),
+                **{k: float(cells[size][k]) for k in ("restart_read_ms", "segments", "same")},
+            },
         )
         for size in sizes
     ]
     return measured, round_trip
+
+
+FIXED_QUESTION = "What did Caroline say about the museum?"
+
+
+def read_fixed(client: httpx.Client, size: int) -> str:
+    """The context for one fixed question: what a warm and a restarted process must agree on."""
+    resp = client.get(f"/users/{USER}-{size}/context", params={"q": FIXED_QUESTION})
+    resp.raise_for_status()
+    return resp.text
+
+
+def restarted_reads(
+    stack: Stack, headers: dict[str, str], cells: dict[int, dict[str, float]], warm: dict[int, str]
+) -> None:
+    """Restart the API processes, then time each user's first read (from the stored index)."""
+    log("restarting the API processes")
+    stack.restart_api()
+    with (
+        httpx.Client(base_url=stack.base_url, headers=headers, timeout=600) as client,
+        connect(stack.database_url) as db,
+    ):
+        for size, answer in warm.items():
+            t0 = time.perf_counter()
+            got = read_fixed(client, size)
+            cells[size]["restart_read_ms"] = (time.perf_counter() - t0) * 1000
+            cells[size]["same"] = float(got == answer)
+            found = db.execute(
+                "SELECT count(*) FROM index_segment WHERE user_key = %s", (f"{USER}-{size}",)
+            ).fetchone()
+            cells[size]["segments"] = float(found[0] if found else 0)
+            log(f"first read after restart at {size:,}: {cells[size]['restart_read_ms']:.0f} ms")
 
 
 def export_and_import(client: httpx.Client, user: str) -> dict[str, Any]:
@@ -402,6 +440,13 @@ def verdict(cells: list[Cell]) -> list[str]:
     lines.append(f"{'PASS' if raw <= 20 else 'FAIL'} read-after-write p50 {raw:.1f} ms (<= 20 ms)")
     w = last.write_p50
     lines.append(f"{'PASS' if w <= 150 else 'FAIL'} ?wait write round trip p50 {w:.1f} ms (<= 150)")
+    r = last.restart_read_ms
+    same = all(c.same for c in cells)
+    lines.append(
+        f"{'PASS' if r <= 1000 and same else 'FAIL'} first read after a restart at "
+        f"{last.sessions:,} sessions {r:.0f} ms (<= 1000), answers "
+        f"{'identical to' if same else 'NOT the same as'} a warm read's"
+    )
     return lines
 
 
@@ -421,6 +466,9 @@ def report(cells: list[Cell], loops: int, round_trip: dict[str, Any]) -> str:
         "page images KB/job",
         "API ms/read",
         "first read ms",
+        "after restart ms",
+        "segments",
+        "same answer",
     ]
     rows = [
         [
@@ -437,6 +485,9 @@ def report(cells: list[Cell], loops: int, round_trip: dict[str, Any]) -> str:
             c.page_images_kb,
             c.api_cpu_ms,
             c.first_read_ms,
+            c.restart_read_ms,
+            int(c.segments),
+            "yes" if c.same else "NO",
         ]
         for c in cells
     ]

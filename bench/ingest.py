@@ -605,6 +605,8 @@ class Stack:
         self.base_url = ""
         self.database_url = ""
         self.embedded = False
+        self.commands: dict[str, list[str]] = {}
+        self.env: dict[str, str] = {}
 
     def start(self) -> None:
         """Start everything; raises with the child's log tail if it dies on the way."""
@@ -649,12 +651,28 @@ class Stack:
         commands = {"api": [*api, "--workers", str(self.api_processes)], "worker": worker}
         for n in range(2, self.workers + 1):
             commands[f"worker-{n}"] = worker
-        for name, command in commands.items():
+        self.commands, self.env = commands, env
+        for name in commands:
             self.logs[name] = self.root / f"{name}.log"
-            with self.logs[name].open("wb") as out:
-                self.children[name] = subprocess.Popen(
-                    command, env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT
-                )
+            self.logs[name].write_bytes(b"")
+            self._spawn(name)
+        self._wait_ready()
+
+    def _spawn(self, name: str) -> None:
+        with self.logs[name].open("ab") as out:
+            self.children[name] = subprocess.Popen(
+                self.commands[name], env=self.env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT
+            )
+
+    def restart_api(self) -> None:
+        """Stop the API process(es) and start them again, as a deploy does: no cache survives."""
+        child = self.children["api"]
+        child.terminate()
+        child.wait(timeout=30)
+        self._spawn("api")
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             self.check_alive()

@@ -11,6 +11,7 @@ from sqlalchemy import func, select, update
 from app.db.models import (
     ErasureReceipt,
     ExtractionCache,
+    IndexSegment,
     IngestJob,
     MemoryRow,
     PassportVersion,
@@ -164,6 +165,7 @@ class HistoryRepository(ScopedRepository):
             ("versions", PassportVersion),
             ("jobs", IngestJob),
             ("extraction_cache", ExtractionCache),
+            ("stored_index_segments", IndexSegment),
         ):
             result = await self.session.execute(
                 self._scoped(select(func.count()).select_from(model), model).where(

@@ -15,7 +15,9 @@ from sqlalchemy import (
     Identity,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
+    SmallInteger,
     String,
     Text,
     UniqueConstraint,
@@ -308,3 +310,24 @@ class ErasureReceipt(Base):
     receipt: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
     created_at: Mapped[datetime] = _stamp()
     __table_args__ = (Index(None, "tenant_id", "user_key", "created_at"),)
+
+
+class IndexSegment(Base):
+    """A stored segment of a user's index: what a read needs of a run of versions' log rows.
+
+    Derived data, kept to spare an API process the whole log on its first read of a user: the
+    table is UNLOGGED (no WAL; emptied by a crash, after which indexes are built from the log),
+    and its rows go when the log is rewritten (a forget), or the user is deleted.
+    """
+
+    __tablename__ = "index_segment"
+    tenant_id: Mapped[uuid.UUID] = _tenant_ref(primary_key=True)
+    user_key: Mapped[str] = _user_key(primary_key=True)
+    to_version: Mapped[int] = mapped_column(Integer, primary_key=True)  # its rows' newest
+    from_version: Mapped[int] = mapped_column(Integer, nullable=False)  # the version before
+    epoch: Mapped[int] = mapped_column(Integer, nullable=False)  # the log's (passport.log_epoch)
+    level: Mapped[int] = mapped_column(SmallInteger, nullable=False)  # how merged: log of size
+    records: Mapped[int] = mapped_column(Integer, nullable=False)
+    body: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    created_at: Mapped[datetime] = _stamp()
+    __table_args__ = (_of_passport(), {"prefixes": ["UNLOGGED"]})

@@ -32,6 +32,7 @@ from app.db.models import (
     PassportRow,
     TenantUsage,
 )
+from app.db.segments import SegmentRepository
 from app.domain.memory.log import LogRow, StoredRow
 
 USAGE_FIELDS = ("jobs", "calls", "input_tokens", "output_tokens", "cache_hits", "ingest_bytes")
@@ -55,7 +56,7 @@ class PassportStamp(NamedTuple):
     created_at: datetime
 
 
-class TenantRepository(HistoryRepository):
+class TenantRepository(HistoryRepository, SegmentRepository):
     """Every query here is scoped to one tenant, by ``_scoped`` or by the row's own tenant_id."""
 
     # -- passports -------------------------------------------------------------------------
@@ -127,8 +128,8 @@ class TenantRepository(HistoryRepository):
         root: str,
         new_epoch: bool = False,
         turns: int = 0,
-    ) -> None:
-        """Write a new head, version and root (the caller holds the row lock).
+    ) -> int:
+        """Write a new head, version and root (the caller holds the row lock); the log's epoch.
 
         ``new_epoch`` says that log rows were removed or rewritten, so indexes grown from the
         rows must be built again; ``turns`` is how many turns the log gained (or lost).
@@ -138,11 +139,13 @@ class TenantRepository(HistoryRepository):
             values["log_epoch"] = PassportRow.log_epoch + 1
         if turns:
             values["turn_count"] = func.greatest(PassportRow.turn_count + turns, 0)
-        await self.session.execute(
+        result = await self.session.execute(
             self._scoped(update(PassportRow), PassportRow)
             .where(PassportRow.user_key == user_key)
             .values(**values)
+            .returning(PassportRow.log_epoch)
         )
+        return int(result.scalar_one())
 
     async def delete_user(self, user_key: str) -> bool:
         """Hard-delete a passport; versions and jobs go with it (ON DELETE CASCADE)."""

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import (
     ErasureReceipt,
     ExtractionCache,
+    IndexSegment,
     IngestJob,
     MemoryRow,
     PassportRow,
@@ -28,6 +29,7 @@ TenantModel = (
     | type[ExtractionCache]
     | type[TenantUsage]
     | type[ErasureReceipt]
+    | type[IndexSegment]
 )
 
 

@@ -7,13 +7,12 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from threading import Lock
 from typing import Generic, TypeVar
 
-from app.db.repository import PassportStamp
-from app.domain.context import MemoryIndex
 from app.domain.text import forget_cached_words
+from app.services.held_index import HeldIndex
+from app.services.stored_index import IndexStore
 
 V = TypeVar("V")
 
@@ -213,21 +212,6 @@ class ResultLRU:
                 self._bytes -= len(evicted) + 200
 
 
-@dataclass
-class HeldIndex:
-    """A user's index as this process holds it: at which version, epoch and creation."""
-
-    index: MemoryIndex
-    version: int
-    epoch: int
-    created_at: datetime
-
-    @property
-    def stamp(self) -> PassportStamp:
-        """The stamp of the passport this index is of."""
-        return PassportStamp(self.version, self.created_at)
-
-
 IndexCache = VersionedLRU[HeldIndex]
 
 
@@ -241,11 +225,13 @@ class ContextCaches:
 
     indexes: IndexCache
     results: ResultLRU
+    # Where indexes not held are loaded from, and built ones stored (None: built from the log).
+    stored: IndexStore | None = None
 
     @classmethod
-    def of_size(cls, max_bytes: int) -> ContextCaches:
+    def of_size(cls, max_bytes: int, stored: IndexStore | None = None) -> ContextCaches:
         """Caches within ``max_bytes`` for indexes, an eighth of it for answers."""
-        return cls(VersionedLRU(max_bytes), ResultLRU(max_bytes // 8))
+        return cls(VersionedLRU(max_bytes), ResultLRU(max_bytes // 8), stored)
 
     def forget(self, tenant_id: uuid.UUID, user_key: str) -> Dropped:
         """Drop everything held of a user (after a delete or a forget)."""

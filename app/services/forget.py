@@ -167,20 +167,22 @@ async def _forget(
         )
         recorded = await passports.record_version(repo, user_key, new, snapshot_every)
         dropped = forget_cached(caches, tenant_id, user_key)
-        account = _account(target, done, recorded.root, dropped)
+        account = _account(target, done, recorded, dropped)
         receipt = await receipts.issue(repo, user_key, account, now, receipts.secret_of(settings))
         await uow.system.signal_forgotten(tenant_id, user_key)
         await uow.commit()
     return dataclasses.replace(done, receipt=receipt)
 
 
-def _account(target: ForgetTarget, done: Forgotten, root: str, dropped: Dropped) -> dict[str, Any]:
+def _account(
+    target: ForgetTarget, done: Forgotten, recorded: passports.Recorded, dropped: Dropped
+) -> dict[str, Any]:
     """What a forget's receipt says: what went from each store, and the chain's root after it."""
     return {
         "scope": "turn" if target.turn_id is not None else "source",
         "target": target.turn_id if target.turn_id is not None else target.source,
         "version": done.version,
-        "root": root,
+        "root": recorded.root,
         "actor": target.actor,
         "removed": {
             "log_rows": done.turns + done.derived_rows,
@@ -193,6 +195,7 @@ def _account(target: ForgetTarget, done: Forgotten, root: str, dropped: Dropped)
             "extraction_cache": done.cached_extractions,
             "cached_contexts": dropped.contexts,
             "indexes": dropped.indexes,
+            "stored_index_segments": recorded.segments_dropped,
         },
         "redacted": list(done.redacted),
     }

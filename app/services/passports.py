@@ -34,7 +34,7 @@ from app.domain.memory.log import (
 from app.domain.passport import Passport, PassportError
 from app.domain.sozograph import sozograph_document, sozograph_row, turns_of_observations
 from app.domain.storable import json_problem, storable
-from app.services import receipts
+from app.services import receipts, stored_index
 from app.services.cache import ContextCaches, forget_cached
 from app.services.errors import LimitExceeded, NotFound, PreconditionFailed, Unprocessable
 from app.services.origin import ANONYMOUS, Origin
@@ -442,10 +442,12 @@ class NewVersion:
 
 
 class Recorded(NamedTuple):
-    """A version just written: its number and its hash (the user's root now)."""
+    """A version just written: its number, its hash (the user's root now), and how many stored
+    index segments it dropped (a write that rewrote the log drops them all)."""
 
     version: int
     root: str
+    segments_dropped: int = 0
 
 
 async def record_version(
@@ -469,9 +471,11 @@ async def record_version(
     )
     root = link_hash(new.old_root, version, new.cause, link)
     epoch = new.new_epoch or bool(change.removed)
-    await repo.save_passport(
+    log_epoch = await repo.save_passport(
         user_key, new_head, version, now, root=root, new_epoch=epoch, turns=new.turns_gained()
     )
+    rows = [(row_id, row.kind, row.item) for row_id, row in zip(added, change.added, strict=True)]
+    dropped = await stored_index.after_write(repo, user_key, version, log_epoch, rows)
     await repo.add_version(
         PassportVersion(
             user_key=user_key,
@@ -491,7 +495,7 @@ async def record_version(
             chain=link.to_json(),
         )
     )
-    return Recorded(version, root)
+    return Recorded(version, root, dropped)
 
 
 async def _hashes(rows: list[tuple[str, Any]]) -> list[str]:

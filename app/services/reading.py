@@ -15,18 +15,20 @@ import orjson
 from app.db.repository import PassportStamp
 from app.db.uow import UowFactory
 from app.domain.context import Context, Hit, MemoryIndex, build_context, records_of, search
+from app.domain.context.records import INDEXED_KINDS
 from app.domain.dates import DateWindow
 from app.domain.ids import sha256_hex
 from app.domain.memory.log import StoredRow
 from app.domain.passport import Passport
 from app.services import passports
-from app.services.cache import ContextCaches, HeldIndex
+from app.services.cache import ContextCaches
 from app.services.errors import Behind, NotFound, Unprocessable
+from app.services.held_index import HeldIndex
+from app.services.stored_index import HeldAt
 
 # The kinds of log rows a context ranks: what was said, and what an extractor made of it.
 log = logging.getLogger(__name__)
 # Source rows come too: an observation that names no turns of its own takes its source's.
-INDEXED_KINDS = ("turn", "observation", "episode", "source")
 
 
 def date_window(since: str | None, until: str | None) -> DateWindow:
@@ -142,7 +144,7 @@ async def index_at(
                     cache.put(tenant_id, user_key, grown, grown, grown.index.approx_bytes())
                     return grown.index, grown.stamp
                 caches.forget_answers(tenant_id, user_key)
-            built = await _build(uows, tenant_id, user_key, cache.max_bytes // 2)
+            built = await _build(uows, caches, tenant_id, user_key)
             cache.put(tenant_id, user_key, built, built, built.index.approx_bytes())
             return built.index, built.stamp
     finally:
@@ -192,14 +194,39 @@ def _row_bytes(row: StoredRow) -> int:
 
 
 async def _build(
-    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, most_bytes: int
+    uows: UowFactory, caches: ContextCaches, tenant_id: uuid.UUID, user_key: str
 ) -> HeldIndex:
-    """The user's index from scratch: the head and the live rows of the log, newest first.
+    """The user's index as stored (then grown by the rows written since), or built from the log
+    when nothing usable is stored (then stored, for the next process that starts)."""
+    most_bytes = caches.indexes.max_bytes // 2
+    async with uows() as uow:
+        row = await uow.tenant(tenant_id).passport(user_key)
+        if row is None:
+            raise NotFound(f"no user {user_key!r}")
+        head, at = row.doc, HeldAt(row.version, row.log_epoch, row.created_at)
+    if caches.stored is not None:
+        held = await caches.stored.load(tenant_id, user_key, head, at)
+        if held is not None and held.index.approx_bytes() <= most_bytes:
+            grown = await _catch_up(uows, tenant_id, user_key, held)
+            if grown is not None:
+                return grown
+    built, whole = await _built(uows, tenant_id, user_key, most_bytes)
+    if whole and caches.stored is not None and built.epoch == at.epoch:
+        await caches.stored.keep_base(tenant_id, user_key, built)
+    return built
+
+
+async def _built(
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, most_bytes: int
+) -> tuple[HeldIndex, bool]:
+    """The user's index from scratch, and whether it holds the whole log: the head and the live
+    rows of the log, newest first.
 
     A log whose index would pass ``most_bytes`` (half the cache) is indexed from its newest
     rows that fit: a read costs the same however long the history, the index stays cacheable,
     and one user cannot push every other out of the cache.
     """
+    whole = True
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(user_key)
@@ -214,12 +241,13 @@ async def _build(
                 continue
             size += _row_bytes(r)
             if size > most_bytes and stored:
+                whole = False
                 break
             stored.append(r)
     stored.reverse()
     # Indexing a long log takes a while: off the event loop, so other requests are served.
     index = await asyncio.to_thread(_index_of, row.doc, stored)
-    return HeldIndex(index, row.version, row.log_epoch, row.created_at)
+    return HeldIndex(index, row.version, row.log_epoch, row.created_at), whole
 
 
 def _index_of(head: dict[str, Any], rows: list[StoredRow]) -> MemoryIndex:

@@ -23,7 +23,20 @@ TABLES = {
     "tenant_usage",
     "memory",
     "erasure_receipt",
+    "index_segment",
 }
+
+
+def test_the_stored_index_writes_no_wal_and_is_not_compressed(test_servers):
+    url = test_servers.create_database(f"tessera_mig_{uuid.uuid4().hex[:8]}")
+    engine.upgrade(url)
+    with psycopg.connect(_libpq(url)) as conn:
+        found = conn.execute(
+            "SELECT c.relpersistence, a.attstorage FROM pg_class c"
+            " JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'body'"
+            " WHERE c.relname = 'index_segment'"
+        ).fetchone()
+    assert found == ("u", "e")  # unlogged; stored external, uncompressed
 
 
 def _tables(url: str) -> set[str]:

@@ -14,6 +14,7 @@ from sqlalchemy import event
 from app.db.engine import create_engine, session_factory
 from app.db.models import ErasureReceipt, ExtractionCache, IngestJob, PassportVersion, Tenant
 from app.db.repository import TenantRepository
+from app.db.segments import SegmentInfo
 from app.db.system import SystemRepository
 from app.domain.memory.log import log_row
 
@@ -25,6 +26,7 @@ TENANT_TABLES = (
     "tenant_usage",
     "memory",
     "erasure_receipt",
+    "index_segment",
 )
 
 
@@ -170,6 +172,10 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "jobs_with_payloads": lambda: repo.jobs_with_payloads("ana", (now, first.id), 5),
                 "jobs_of_kind": lambda: repo.jobs_of_kind("ana", "compact"),
                 "drop_cached_segments": lambda: repo.drop_cached_segments("ana", {"seg_a"}),
+                "add_segment": lambda: repo.add_segment("ana", SegmentInfo(0, 1, 0, 0, 1), b"x"),
+                "segment_infos": lambda: repo.segment_infos("ana"),
+                "segments": lambda: repo.segments("ana", [1]),
+                "drop_segments": lambda: repo.drop_segments("ana", [1]),
                 "cached_extractions": lambda: repo.cached_extractions(["key"]),
                 "add_usage": lambda: repo.add_usage(now, {"jobs": 1}),
                 "usage_by_day": lambda: repo.usage_by_day(now - timedelta(days=1), later),

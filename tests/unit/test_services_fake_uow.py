@@ -81,10 +81,15 @@ class FakeTenantRepo:
         root: str,
         new_epoch: bool = False,
         turns: int = 0,
-    ) -> None:
+    ) -> int:
         row = self.data.passports[(self.tenant_id, user_key)]
         row.doc, row.version, row.updated_at, row.root = doc, version, now, root
         row.turn_count = max(0, getattr(row, "turn_count", 0) + turns)
+        row.log_epoch = getattr(row, "log_epoch", 0) + int(new_epoch)
+        return int(row.log_epoch)
+
+    async def segment_infos(self, user_key: str) -> list[Any]:
+        return []  # no stored index here: reads build from the log
 
     async def turn_counts(self, user_key: str) -> tuple[int, int]:
         row = self.data.passports.get((self.tenant_id, user_key))

@@ -30,6 +30,15 @@ class StrColumn(Sequence[S]):
         self._open: list[S] = []
         self.extend(values)
 
+    @classmethod
+    def of(cls, values: Sequence[S]) -> StrColumn[S]:
+        """A column of ``values`` (a whole list at once: sealed a chunk at a time)."""
+        column: StrColumn[S] = cls()
+        full = len(values) - len(values) % CHUNK
+        column._sealed = [tuple(values[i : i + CHUNK]) for i in range(0, full, CHUNK)]
+        column._open = list(values[full:])
+        return column
+
     def append(self, value: S) -> None:
         """Add ``value`` at the end."""
         self._open.append(value)
@@ -81,6 +90,24 @@ class StrRuns:
     def __init__(self) -> None:
         self._values: StrColumn[str] = StrColumn()
         self._ends = array("q")  # per place: where its run ends in ``_values``
+
+    @classmethod
+    def of(cls, values: Sequence[str], ends: array[int]) -> StrRuns:
+        """Runs of ``values``, each ending where ``ends`` says (one end per place)."""
+        runs = cls()
+        runs._values = StrColumn.of(values)
+        runs._ends = ends
+        return runs
+
+    @property
+    def values(self) -> StrColumn[str]:
+        """Every run's strings, one after another."""
+        return self._values
+
+    @property
+    def ends(self) -> array[int]:
+        """Per place: where its run ends in ``values``."""
+        return self._ends
 
     def append(self, run: Iterable[str]) -> None:
         """Add the next place's run."""

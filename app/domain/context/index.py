@@ -33,6 +33,7 @@ from app.domain.context.passages import (
     passages,
 )
 from app.domain.context.records import RecordKind, TurnRecord, records_of, said_digest
+from app.domain.context.segments import DTYPES, Segment
 from app.domain.context.sessions import SessionIndex
 from app.domain.dates import SaidDate, stamp_day, stamp_epoch
 from app.domain.ingest.turns import MACHINE_ROLES, role_of
@@ -321,6 +322,109 @@ class EvidenceIndex:
                 posting[2].extend(_FLOAT.pack(tf / (tf + norm)))
                 self._posting_bytes += 12
 
+    def to_segment(self, episodes: Sequence[TurnRecord] = ()) -> Segment:
+        """What it holds as a stored segment's columns (with a session index's episodes)."""
+        numbers: dict[str, array[Any]] = {
+            "positions": self._positions,
+            "kinds": self._kinds,
+            "speaker_codes": self.speaker_codes,
+            "session_codes": self._session_codes,
+            "first_passage": self._first_passage,
+            "epochs": self._epochs,
+            "said": self._said,
+            "said_check": self._said_check,
+            "dates_ends": self._dates.ends,
+            "behind_ends": self._behind.ends,
+            "starts": self._starts,
+            "ends": self._ends,
+            "chars": self._chars,
+            "turn_of": self._turn_of,
+            "speaker_of": self._speaker_of,
+            "session_of": self._session_of,
+            "lengths": self._lengths,
+            "joined": array("b", self._joined),
+            "cut": self._cut,
+            "speaker_machine": array("b", self._speaker_machine),
+        }
+        columns = {
+            name: self._column(values, values.typecode).astype(DTYPES[name])
+            for name, values in numbers.items()
+        }
+        postings = self._postings.values()
+        columns["df"] = np.array([len(p[0]) // 4 for p in postings], dtype=np.int64)
+        columns["docs"] = np.frombuffer(b"".join(p[0] for p in postings), dtype=_INT)
+        columns["tf"] = np.frombuffer(b"".join(p[1] for p in postings), dtype=_INT)
+        texts: dict[str, list[Any]] = {
+            "prefixes": list(self.prefixes),
+            "ids": list(self._ids),
+            "turn_ids": list(self._turn_ids),
+            "texts": list(self.texts),
+            "stamps": list(self._stamps),
+            "origins": list(self._origins),
+            "dates_values": list(self._dates.values),
+            "behind_values": list(self._behind.values),
+            "speakers": list(self._speaker_names),
+            "sessions": list(self._session_names),
+            "vocabulary": list(self._postings),
+        }
+        return Segment(columns, texts, tuple(episodes))
+
+    @classmethod
+    def of_segment(cls, segment: Segment, *, k1: float = K1, b: float = B) -> EvidenceIndex:
+        """The index a stored segment holds, weighed as if built at once from its records."""
+        index = cls(k1=k1, b=b)
+        n, texts = segment.numbers, segment.texts
+        index.prefixes = StrColumn.of(texts["prefixes"])
+        index._ids = StrColumn.of(texts["ids"])
+        index._turn_ids = StrColumn.of(texts["turn_ids"])
+        index.texts = StrColumn.of(texts["texts"])
+        index._stamps = StrColumn.of(texts["stamps"])
+        index._origins = StrColumn.of(texts["origins"])
+        index._dates = StrRuns.of(texts["dates_values"], _typed("q", n["dates_ends"]))
+        index._behind = StrRuns.of(texts["behind_values"], _typed("q", n["behind_ends"]))
+        for name, code in _ARRAYS.items():
+            setattr(index, name, _typed(code, n[name.lstrip("_")]))
+        index._joined = bytearray(np.asarray(n["joined"], np.bool_).tobytes())
+        index._text_chars = sum(map(len, index.texts))
+        index._speaker_names = list(texts["speakers"])
+        index._speakers = {name: code for code, name in enumerate(index._speaker_names)}
+        index._speaker_tokens = [frozenset(tokenize(s)) for s in index._speaker_names]
+        index._speaker_machine = [bool(m) for m in n["speaker_machine"]]
+        index._machines = sum(index._speaker_machine)
+        index._session_names = StrColumn.of(texts["sessions"])
+        index._sessions = {name: code for code, name in enumerate(texts["sessions"])}
+        index._load_postings(texts["vocabulary"], n["df"], n["docs"], n["tf"])
+        return index
+
+    def _load_postings(
+        self, vocabulary: list[str], df: npt.NDArray[Any], docs: npt.NDArray[Any], tf: Any
+    ) -> None:
+        """Postings from their columns, every weight at the mean length sampled now."""
+        lengths = self._column(self._lengths, np.int64)
+        self._total_length = int(lengths.sum())
+        count = len(lengths)
+        # The sample ``_add`` would have reached: the largest power of two up to the count.
+        self._sample = 1 << (count.bit_length() - 1) if count else 0
+        if self._sample:
+            self._sample_avgdl = int(lengths[: self._sample].sum()) / self._sample or 1.0
+        docs = np.asarray(docs, dtype=_INT)
+        tf = np.asarray(tf, dtype=_INT)
+        norms = length_norms(lengths[docs], self._sample_avgdl, self.k1, self.b)
+        weights = normed_weights(np.ones(1), tf, norms).astype(_WEIGHT)
+        doc_bytes, tf_bytes, weight_bytes = docs.tobytes(), tf.tobytes(), weights.tobytes()
+        ends = np.cumsum(df, dtype=np.int64) * 4
+        start = 0
+        postings = self._postings
+        for token, end in zip(vocabulary, ends.tolist(), strict=True):
+            postings[token] = (
+                bytearray(doc_bytes[start:end]),
+                bytearray(tf_bytes[start:end]),
+                bytearray(weight_bytes[start:end]),
+            )
+            start = end
+        self._weighed_at = dict.fromkeys(postings, self._sample)
+        self._posting_bytes = 3 * len(doc_bytes)
+
     def passages_of(self, turn: int) -> range:
         """The passage numbers of the record at ``turn`` in ``records``."""
         end = self._first_passage[turn + 1] if turn + 1 < len(self) else len(self._starts)
@@ -421,6 +525,34 @@ class EvidenceIndex:
         return np.isin(self._column(self._speaker_of, np.int64), sorted(codes))
 
 
+# The typed arrays a segment fills, by attribute, with their array type codes.
+_ARRAYS = {
+    "_positions": "q",
+    "_kinds": "b",
+    "speaker_codes": "l",
+    "_session_codes": "l",
+    "_first_passage": "l",
+    "_epochs": "d",
+    "_said": "q",
+    "_said_check": "q",
+    "_starts": "l",
+    "_ends": "l",
+    "_chars": "l",
+    "_turn_of": "l",
+    "_speaker_of": "l",
+    "_session_of": "l",
+    "_lengths": "l",
+    "_cut": "l",
+}
+
+
+def _typed(code: str, column: npt.NDArray[Any]) -> array[Any]:
+    """A column as a typed array of ``code`` (its bytes copied once, not item by item)."""
+    out = array(code)
+    out.frombytes(np.ascontiguousarray(column, dtype=code).tobytes())
+    return out
+
+
 def _ranked(record: TurnRecord) -> bool:
     """Whether BM25 ranks the record: not an episode that quotes its own turns (they are)."""
     return record.episode is None or not record.episode.quoted
@@ -429,6 +561,12 @@ def _ranked(record: TurnRecord) -> bool:
 def newest_instructions(head: Passport) -> tuple[str, ...]:
     """The head's standing instructions, newest first (the context shows them in this order)."""
     return tuple(i.text for i in sorted(head.instructions, key=lambda i: i.ts or "", reverse=True))
+
+
+def segment_of(records: Sequence[TurnRecord]) -> Segment:
+    """A stored segment of log records (a write's new rows), in log order."""
+    evidence = EvidenceIndex(r for r in records if _ranked(r))
+    return evidence.to_segment([r for r in records if r.episode is not None])
 
 
 class MemoryIndex:
@@ -455,6 +593,17 @@ class MemoryIndex:
         head, rows = split(doc)
         records = records_of((n, r.kind, r.item) for n, r in enumerate(rows, start=1))
         return cls.of(Passport.from_dict(head), records)
+
+    def to_segment(self) -> Segment:
+        """What it holds of the log, as a stored segment's columns."""
+        return self.evidence.to_segment(self.sessions.records)
+
+    @classmethod
+    def of_segment(cls, head: Passport, segment: Segment) -> MemoryIndex:
+        """An index of a head and a stored segment of the log: the same as one built at once."""
+        index = cls(head, EvidenceIndex.of_segment(segment))
+        index.sessions.extend(segment.episodes)
+        return index
 
     def with_head(self, head: Passport) -> None:
         """Take a newer head: its beliefs are rendered again, their words reused where unchanged."""

@@ -13,6 +13,8 @@ from app.domain.dates import SaidDate
 _SPACE_RE = re.compile(r"\s+")
 
 RecordKind = Literal["turn", "observation", "episode"]
+# The log rows an index reads: those that become records, and sources (they lend turn ids).
+INDEXED_KINDS = ("turn", "observation", "episode", "source")
 
 
 @dataclass(frozen=True, slots=True)

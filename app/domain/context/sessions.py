@@ -103,6 +103,11 @@ class SessionIndex:
         """A rough size of what it holds, for a cache bounded in bytes."""
         return self._bytes
 
+    @property
+    def records(self) -> tuple[TurnRecord, ...]:
+        """The episode records held, in log order."""
+        return tuple(self._records)
+
     def extend(self, records: Iterable[TurnRecord]) -> None:
         """Add the episode records that come after the newest one held."""
         last = self._records[-1].position if self._records else None

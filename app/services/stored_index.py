@@ -1,0 +1,197 @@
+"""The stored index: segments every write appends and merges, and a first read loads at once.
+
+An API process that does not hold a user's index (after a start, or once the cache let it go)
+would otherwise read and index the whole log. Instead each write that adds log rows stores a
+segment of them (``app.domain.context.segments``) in the same transaction, and merges the newest
+segments when ``FANOUT`` of a size have gathered, so a user has a few segments per power of
+``FANOUT`` and a write rewrites each row a logarithmic number of times. A first read loads the
+segments in one query, merges them, and catches up with the rows written since.
+
+The chain starts with a base: what an API process built from the whole log, stored by that
+process after its first read of a user whose log has no chain (new, migrated, or rewritten by a
+forget, an import or a reprocess, which drop the user's segments in their transaction). Until a
+base exists writes store nothing, and a gap (versions that added no rows) is filled by the next
+write that adds some.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from app.db.repository import TenantRepository
+from app.db.segments import SegmentInfo
+from app.db.uow import UowFactory
+from app.domain.context import MemoryIndex, records_of
+from app.domain.context.index import segment_of
+from app.domain.context.records import INDEXED_KINDS
+from app.domain.context.segments import Segment, decode, encode, merged
+from app.domain.passport import Passport
+from app.services.held_index import HeldIndex
+
+log = logging.getLogger(__name__)
+
+# Segments of one size that are merged into one of the next.
+FANOUT = 8
+# Records a write indexes on the event loop; more (an import, a large merge) go to a thread.
+INDEX_HERE = 200
+
+Row = tuple[int, str, Any]
+
+
+def level_of(records: int) -> int:
+    """A segment's size class: the power of ``FANOUT`` its record count reaches."""
+    level, size = 0, FANOUT
+    while size <= records:
+        level, size = level + 1, size * FANOUT
+    return level
+
+
+def chain(infos: Sequence[SegmentInfo], epoch: int, version: int) -> list[SegmentInfo]:
+    """The segments that index the log from its start, each from where the one before ends,
+    of this epoch and at most this version; empty when there is no such start."""
+    out: list[SegmentInfo] = []
+    end = 0
+    for info in infos:
+        if info.from_version != end or info.epoch != epoch or info.to_version > version:
+            break
+        out.append(info)
+        end = info.to_version
+    return out
+
+
+async def after_write(
+    repo: TenantRepository, user_key: str, version: int, epoch: int, rows: Sequence[Row]
+) -> int:
+    """Keep the user's segments up to a write of ``version`` (the caller holds the user's lock);
+    how many segments were dropped.
+
+    ``rows`` are the (id, kind, item) the write added to the log; a write that rewrote the log
+    (a new ``epoch``) drops the segments instead: they hold what it took out.
+    """
+    infos = await repo.segment_infos(user_key)
+    if not infos:
+        return 0
+    held = chain(infos, epoch, version)
+    if len(held) < len(infos):  # of another epoch, or not joined to a base: useless now
+        return await repo.drop_segments(user_key)
+    last = held[-1].to_version
+    if last != version - 1:  # versions that added no rows came between: take theirs too
+        added = await repo.rows_added_after(user_key, last)
+        rows = [(r.id, r.kind, r.item) for r in added]
+    indexed = [row for row in rows if row[1] in INDEXED_KINDS]
+    if not indexed:
+        return 0
+    body, records = await _off_loop(len(indexed), _segment_bytes, indexed)
+    info = SegmentInfo(last, version, epoch, level_of(records), records)
+    await repo.add_segment(user_key, info, body)
+    await _merge(repo, user_key, [*held, info])
+    return 0
+
+
+def _segment_bytes(rows: Sequence[Row]) -> tuple[bytes, int]:
+    segment = segment_of(records_of(rows))
+    return encode(segment), segment.records
+
+
+def _to_merge(infos: Sequence[SegmentInfo]) -> list[SegmentInfo]:
+    """The newest segments to merge: ``FANOUT`` or more in a row of one size class or less."""
+    for level in sorted({info.level for info in infos}):
+        run = 0
+        while run < len(infos) and infos[-1 - run].level <= level:
+            run += 1
+        if run >= FANOUT:
+            return list(infos[-run:])
+    return []
+
+
+async def _merge(repo: TenantRepository, user_key: str, infos: list[SegmentInfo]) -> None:
+    while run := _to_merge(infos):
+        ends = [info.to_version for info in run]
+        stored = await repo.segments(user_key, ends)
+        records = sum(info.records for info in run)
+        body = await _off_loop(records, _merged_bytes, [s.body for s in stored])
+        await repo.drop_segments(user_key, ends)
+        first = run[0]
+        info = SegmentInfo(first.from_version, ends[-1], first.epoch, level_of(records), records)
+        await repo.add_segment(user_key, info, body)
+        infos = [*infos[: len(infos) - len(run)], info]
+
+
+def _merged_bytes(bodies: Sequence[bytes]) -> bytes:
+    return encode(merged([decode(body) for body in bodies]))
+
+
+async def _off_loop(records: int, work: Any, arg: Any) -> Any:
+    """``work(arg)``: here for a few records, in a thread for many."""
+    if records < INDEX_HERE:
+        return work(arg)
+    return await asyncio.to_thread(work, arg)
+
+
+@dataclass(frozen=True)
+class IndexStore:
+    """Where an API process loads users' stored indexes from, and stores a base it built.
+
+    Both on the primary: the segments are not replicated (the table is unlogged).
+    """
+
+    reads: UowFactory
+    writes: UowFactory
+
+    async def load(
+        self, tenant_id: uuid.UUID, user_key: str, head: dict[str, Any], at: HeldAt
+    ) -> HeldIndex | None:
+        """The user's index as stored, at the version its segments reach (at most ``at``'s);
+        None when nothing usable is stored."""
+        async with self.reads() as uow:
+            stored = await uow.tenant(tenant_id).segments(user_key)
+        held = chain([s.info for s in stored], at.epoch, at.version)
+        if not held:
+            return None
+        bodies = [s.body for s in stored[: len(held)]]
+        try:
+            index = await asyncio.to_thread(_index_of, head, bodies)
+        except ValueError as exc:  # another format, or damaged: the log is still there
+            log.warning("stored index of a user not read: %s", exc)
+            return None
+        return HeldIndex(index, held[-1].to_version, at.epoch, at.created_at)
+
+    async def keep_base(self, tenant_id: uuid.UUID, user_key: str, built: HeldIndex) -> bool:
+        """Store an index built from the whole log as the user's base, unless the log changed
+        meanwhile or a chain is stored already; whether it was stored."""
+        segment: Segment = await asyncio.to_thread(built.index.to_segment)
+        body = await asyncio.to_thread(encode, segment)
+        async with self.writes() as uow:
+            repo = uow.tenant(tenant_id)
+            row = await repo.passport(user_key, lock=True)
+            if row is None or (row.log_epoch, row.created_at) != (built.epoch, built.created_at):
+                return False
+            infos = await repo.segment_infos(user_key)
+            if chain(infos, built.epoch, row.version):
+                return False
+            await repo.drop_segments(user_key)
+            records = segment.records
+            info = SegmentInfo(0, built.version, built.epoch, level_of(records), records)
+            await repo.add_segment(user_key, info, body)
+            await uow.commit()
+        return True
+
+
+@dataclass(frozen=True)
+class HeldAt:
+    """The passport a read found: its version, its log's epoch, when the user was created."""
+
+    version: int
+    epoch: int
+    created_at: datetime
+
+
+def _index_of(head: dict[str, Any], bodies: Sequence[bytes]) -> MemoryIndex:
+    parts = [decode(body) for body in bodies]
+    return MemoryIndex.of_segment(Passport.from_dict(head), merged(parts))
