@@ -99,19 +99,22 @@ def _segment_bytes(rows: Sequence[Row]) -> tuple[bytes, int]:
     return encode(segment), segment.records
 
 
-def _to_merge(infos: Sequence[SegmentInfo]) -> list[SegmentInfo]:
-    """The newest segments to merge: ``FANOUT`` or more in a row of one size class or less."""
+def merge_run(infos: Sequence[SegmentInfo]) -> list[SegmentInfo]:
+    """The newest segments to merge: those after the last one larger than a size class, once
+    ``FANOUT`` of them are of that class. So a segment is rewritten once per class it climbs,
+    and a large base is not rewritten until as much again has gathered after it."""
     for level in sorted({info.level for info in infos}):
         run = 0
         while run < len(infos) and infos[-1 - run].level <= level:
             run += 1
-        if run >= FANOUT:
-            return list(infos[-run:])
+        tail = infos[len(infos) - run :]
+        if sum(info.level == level for info in tail) >= FANOUT:
+            return list(tail)
     return []
 
 
 async def _merge(repo: TenantRepository, user_key: str, infos: list[SegmentInfo]) -> None:
-    while run := _to_merge(infos):
+    while run := merge_run(infos):
         ends = [info.to_version for info in run]
         stored = await repo.segments(user_key, ends)
         records = sum(info.records for info in run)

@@ -3,6 +3,7 @@ and answers as a warm process does; forgets and deletions take the segments with
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -116,7 +117,7 @@ async def test_a_started_process_reads_the_stored_index_and_answers_as_a_warm_on
     stored = segments(database_url, "kim")
     # Every write is in a segment, chained from the base; merging keeps them few.
     assert stored[0][0] == 0 and stored[-1][1] == version
-    assert all(a[1] == b[0] for a, b in zip(stored, stored[1:], strict=False))
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(stored))
     assert len(stored) < FANOUT
     warm = await contexts(client, "kim", h)
     started, application = await fresh()

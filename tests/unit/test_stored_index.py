@@ -1,7 +1,9 @@
-"""Stored index segments: a log indexed in segments, stored and merged, reads as one built at once."""
+"""Stored index segments: a log stored in segments and merged reads as one built at once."""
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,6 +16,7 @@ from app.domain.context import MemoryIndex, build_context, records_of, search
 from app.domain.context.index import EvidenceIndex, segment_of
 from app.domain.context.segments import decode, encode, merged
 from app.domain.passport import Passport
+from app.services.stored_index import SegmentInfo, level_of, merge_run
 
 START = datetime(2024, 3, 4, 9, 0, tzinfo=UTC)
 HEAD = Passport.from_dict(
@@ -99,7 +102,7 @@ def loaded(rows: list[tuple[int, str, dict[str, Any]]], cuts: list[int]) -> Memo
     bounds = [0, *sorted(set(cuts)), len(rows)]
     parts = [
         decode(encode(segment_of(records_of(rows[a:b]))))
-        for a, b in zip(bounds, bounds[1:], strict=False)
+        for a, b in itertools.pairwise(bounds)
         if b > a
     ]
     return MemoryIndex.of_segment(HEAD, decode(encode(merged(parts))))
@@ -181,7 +184,45 @@ def test_damaged_or_foreign_bytes_are_refused_not_misread(damage: bytes) -> None
 def test_any_bytes_decode_to_a_segment_or_a_value_error(data: bytes) -> None:
     good = encode(segment_of(records_of(log_rows(3))))
     for candidate in (data, good[: len(data)], good[:20] + data):
-        try:
+        with contextlib.suppress(ValueError):
             decode(candidate)
-        except ValueError:
-            pass
+
+
+def simulate(base: int, writes: list[int]) -> tuple[list[SegmentInfo], int, int]:
+    """Segments after a base of ``base`` records and writes of these sizes, merged as stored:
+    the chain, the records merges rewrote, and the most segments held at once."""
+    chain = [SegmentInfo(0, 1, 0, level_of(base), base)] if base else []
+    rewritten = most = 0
+    for n, records in enumerate(writes, start=2):
+        chain.append(SegmentInfo(n - 1, n, 0, level_of(records), records))
+        while run := merge_run(chain):
+            total = sum(info.records for info in run)
+            rewritten += total
+            merged_info = SegmentInfo(
+                run[0].from_version, run[-1].to_version, 0, level_of(total), total
+            )
+            chain = [*chain[: len(chain) - len(run)], merged_info]
+        most = max(most, len(chain))
+    return chain, rewritten, most
+
+
+def test_merging_keeps_segments_few_and_rewrites_each_row_a_few_times() -> None:
+    writes = [20] * 10_000
+    chain, rewritten, most = simulate(0, writes)
+    assert sum(info.records for info in chain) == 200_000
+    assert most <= 7 * 5 + 1  # under FANOUT per size class
+    assert rewritten / 200_000 <= 5  # a row climbs at most one class per rewrite
+
+
+def test_a_large_base_is_not_rewritten_by_the_writes_after_it() -> None:
+    chain, rewritten, most = simulate(200_000, [20] * 3_000)
+    assert chain[0].records == 200_000 and chain[0].to_version == 1
+    assert rewritten <= 5 * 3_000 * 20 and most <= 7 * 5 + 1
+
+
+def test_writes_of_any_sizes_stay_bounded() -> None:
+    sizes = [(n * 7919) % 3000 + 1 for n in range(3_000)]
+    chain, rewritten, most = simulate(50_000, sizes)
+    assert sum(info.records for info in chain) == 50_000 + sum(sizes)
+    assert most <= 8 * 5
+    assert rewritten / sum(sizes) <= 8
