@@ -197,8 +197,11 @@ async def _build(
     uows: UowFactory, caches: ContextCaches, tenant_id: uuid.UUID, user_key: str
 ) -> HeldIndex:
     """The user's index as stored (then grown by the rows written since), or built from the log
-    when nothing usable is stored (then stored, for the next process that starts)."""
-    most_bytes = caches.indexes.max_bytes // 2
+    when nothing usable is stored (then stored, for the next process that starts).
+
+    A stored index is usable when the cache can hold it: it is what a process that kept the user
+    all along would hold (a base built as below, grown by every write since).
+    """
     async with uows() as uow:
         row = await uow.tenant(tenant_id).passport(user_key)
         if row is None:
@@ -206,27 +209,25 @@ async def _build(
         head, at = row.doc, HeldAt(row.version, row.log_epoch, row.created_at)
     if caches.stored is not None:
         held = await caches.stored.load(tenant_id, user_key, head, at)
-        if held is not None and held.index.approx_bytes() <= most_bytes:
+        if held is not None and held.index.approx_bytes() <= caches.indexes.max_bytes:
             grown = await _catch_up(uows, tenant_id, user_key, held)
             if grown is not None:
                 return grown
-    built, whole = await _built(uows, tenant_id, user_key, most_bytes)
-    if whole and caches.stored is not None and built.epoch == at.epoch:
+    built = await _built(uows, tenant_id, user_key, caches.indexes.max_bytes // 2)
+    if caches.stored is not None and built.epoch == at.epoch:
         await caches.stored.keep_base(tenant_id, user_key, built)
     return built
 
 
 async def _built(
     uows: UowFactory, tenant_id: uuid.UUID, user_key: str, most_bytes: int
-) -> tuple[HeldIndex, bool]:
-    """The user's index from scratch, and whether it holds the whole log: the head and the live
-    rows of the log, newest first.
+) -> HeldIndex:
+    """The user's index from scratch: the head and the live rows of the log, newest first.
 
     A log whose index would pass ``most_bytes`` (half the cache) is indexed from its newest
     rows that fit: a read costs the same however long the history, the index stays cacheable,
     and one user cannot push every other out of the cache.
     """
-    whole = True
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(user_key)
@@ -241,13 +242,12 @@ async def _built(
                 continue
             size += _row_bytes(r)
             if size > most_bytes and stored:
-                whole = False
                 break
             stored.append(r)
     stored.reverse()
     # Indexing a long log takes a while: off the event loop, so other requests are served.
     index = await asyncio.to_thread(_index_of, row.doc, stored)
-    return HeldIndex(index, row.version, row.log_epoch, row.created_at), whole
+    return HeldIndex(index, row.version, row.log_epoch, row.created_at)
 
 
 def _index_of(head: dict[str, Any], rows: list[StoredRow]) -> MemoryIndex:

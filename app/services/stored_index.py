@@ -7,11 +7,12 @@ segments when ``FANOUT`` of a size have gathered, so a user has a few segments p
 ``FANOUT`` and a write rewrites each row a logarithmic number of times. A first read loads the
 segments in one query, merges them, and catches up with the rows written since.
 
-The chain starts with a base: what an API process built from the whole log, stored by that
-process after its first read of a user whose log has no chain (new, migrated, or rewritten by a
-forget, an import or a reprocess, which drop the user's segments in their transaction). Until a
-base exists writes store nothing, and a gap (versions that added no rows) is filled by the next
-write that adds some.
+The chain starts with a base: the index an API process built from the log (all of it, or the
+newest rows that fit its cache, as it serves them), stored by that process after a first read
+that found nothing usable stored: a new or migrated user, a log rewritten by a forget, an import
+or a reprocess (which drop the user's segments in their transaction), or a stored index grown
+past what the cache holds. Until a base exists writes store nothing, and a gap (versions that
+added no rows) is filled by the next write that adds some.
 """
 
 from __future__ import annotations
@@ -166,17 +167,14 @@ class IndexStore:
         return HeldIndex(index, held[-1].to_version, at.epoch, at.created_at)
 
     async def keep_base(self, tenant_id: uuid.UUID, user_key: str, built: HeldIndex) -> bool:
-        """Store an index built from the whole log as the user's base, unless the log changed
-        meanwhile or a chain is stored already; whether it was stored."""
+        """Store an index built from the log as the user's base, in place of what is stored
+        (which could not be used), unless the log changed meanwhile; whether it was stored."""
         segment: Segment = await asyncio.to_thread(built.index.to_segment)
         body = await asyncio.to_thread(encode, segment)
         async with self.writes() as uow:
             repo = uow.tenant(tenant_id)
             row = await repo.passport(user_key, lock=True)
             if row is None or (row.log_epoch, row.created_at) != (built.epoch, built.created_at):
-                return False
-            infos = await repo.segment_infos(user_key)
-            if chain(infos, built.epoch, row.version):
                 return False
             await repo.drop_segments(user_key)
             records = segment.records

@@ -167,3 +167,23 @@ async def test_forget_and_delete_take_the_segments_and_say_so(  # type: ignore[n
     assert deleted.status_code == 200
     assert deleted.json()["removed"]["stored_index_segments"] == 1
     assert segments(database_url, "max") == []
+
+
+async def test_a_passport_without_meta_reads_after_a_forget_and_a_restart(  # type: ignore[no-untyped-def]
+    client, tenant, fresh
+):
+    h = tenant.headers
+    turns = [
+        {"id": "t1", "speaker": "Nia", "text": "I keep bees."},
+        {"id": "t2", "speaker": "Nia", "text": "I also keep goats."},
+    ]
+    doc = {"version": "2.1", "user_key": "nia", "turns": turns}
+    assert (await client.put("/users/nia/passport", json=doc, headers=h)).status_code == 201
+    started, _ = await fresh()
+    resp = await started.get("/users/nia/context", params={"q": "bees"}, headers=h)
+    assert resp.status_code == 200 and "I keep bees." in resp.text
+    # A forget once wrote a head whose meta was null, which no read could load again.
+    assert (await client.delete("/users/nia/turns/t2", headers=h)).status_code == 200
+    for api in (client, started):
+        resp = await api.get("/users/nia/context", params={"q": "keep"}, headers=h)
+        assert resp.status_code == 200 and "goats" not in resp.text and "bees" in resp.text

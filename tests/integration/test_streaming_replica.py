@@ -9,6 +9,9 @@ servers), so the base backup copies one database, not every test's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import pwd
 import shutil
 import subprocess
 import tempfile
@@ -49,8 +52,21 @@ def _bindir(any_url: str) -> Path:
     return Path(found[0])
 
 
+def _server_user() -> dict[str, Any]:
+    """Postgres refuses to run as root: as root, run its programs as the user pgserver made."""
+    if os.geteuid() != 0:
+        return {}
+    for name in ("pgserver", "postgres"):
+        with contextlib.suppress(KeyError):
+            pwd.getpwnam(name)
+            return {"user": name}
+    pytest.skip("running as root with no user to run Postgres as")
+
+
 def _run(*command: str | Path) -> None:
-    subprocess.run([str(c) for c in command], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [str(c) for c in command], check=True, capture_output=True, timeout=120, **_server_user()
+    )
 
 
 def _start(bindir: Path, data: Path, sockets: Path) -> None:
@@ -68,9 +84,14 @@ def cluster(test_servers) -> Iterator[Cluster]:  # type: ignore[no-untyped-def]
     primary_sockets, standby_sockets = root / "ps", root / "ss"
     primary_sockets.mkdir()
     standby_sockets.mkdir()
+    user = _server_user().get("user")
+    if user is not None:  # the directories are the server user's, as pgserver makes its own
+        owner = pwd.getpwnam(user)
+        for path in (root, primary_sockets, standby_sockets):
+            os.chown(path, owner.pw_uid, owner.pw_gid)
     started: list[Path] = []
     try:
-        _run(bindir / "initdb", "-D", primary, "-U", "postgres", "-A", "trust")
+        _run(bindir / "initdb", "-D", primary, "-U", "postgres", "-A", "trust", "--no-sync")
         _start(bindir, primary, primary_sockets)
         started.append(primary)
         with psycopg.connect(host=str(primary_sockets), user="postgres", dbname="postgres") as c:
@@ -78,7 +99,8 @@ def cluster(test_servers) -> Iterator[Cluster]:  # type: ignore[no-untyped-def]
             c.execute(f'CREATE DATABASE "{DATABASE}"')
         primary_url = asyncpg_url(str(primary_sockets), DATABASE)
         engine.upgrade(primary_url)
-        # -R: the copy starts as a standby that streams from the primary.
+        # -R: the copy starts as a standby that streams from the primary; -c fast: at once, not
+        # after a spread checkpoint.
         _run(
             bindir / "pg_basebackup",
             "-h",
@@ -90,6 +112,9 @@ def cluster(test_servers) -> Iterator[Cluster]:  # type: ignore[no-untyped-def]
             "-R",
             "-X",
             "stream",
+            "-c",
+            "fast",
+            "--no-sync",
         )
         _start(bindir, standby, standby_sockets)
         started.append(standby)
@@ -100,6 +125,7 @@ def cluster(test_servers) -> Iterator[Cluster]:  # type: ignore[no-untyped-def]
                 [str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
                 capture_output=True,
                 timeout=60,
+                **_server_user(),
             )
         shutil.rmtree(root, ignore_errors=True)
 

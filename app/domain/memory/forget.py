@@ -54,7 +54,8 @@ class Forgetting:
         entities = out.get("entities")
         if isinstance(entities, list) and self.entities:
             out["entities"] = [e for e in entities if not self._named(e)]
-        out["meta"] = self._scrub_meta(out.get("meta"), out)
+        if "meta" in out:  # a head without meta gets none (None is no passport's meta)
+            out["meta"] = self._scrub_meta(out["meta"], out)
         return out
 
     def _named(self, entity: Any) -> bool:
