@@ -195,4 +195,4 @@ class HeldAt:
 
 def _index_of(head: dict[str, Any], bodies: Sequence[bytes]) -> MemoryIndex:
     parts = [decode(body) for body in bodies]
-    return MemoryIndex.of_segment(Passport.from_dict(head), merged(parts))
+    return MemoryIndex.of_segments(Passport.from_dict(head), parts)

@@ -105,7 +105,10 @@ def loaded(rows: list[tuple[int, str, dict[str, Any]]], cuts: list[int]) -> Memo
         for a, b in itertools.pairwise(bounds)
         if b > a
     ]
-    return MemoryIndex.of_segment(HEAD, decode(encode(merged(parts))))
+    as_loaded = MemoryIndex.of_segments(HEAD, parts)
+    as_merged = MemoryIndex.of_segments(HEAD, [decode(encode(merged(parts)))])
+    assert_same(as_loaded.evidence, as_merged.evidence)
+    return as_merged
 
 
 def assert_same(a: EvidenceIndex, b: EvidenceIndex) -> None:

@@ -33,7 +33,7 @@ from app.domain.context.passages import (
     passages,
 )
 from app.domain.context.records import RecordKind, TurnRecord, records_of, said_digest
-from app.domain.context.segments import DTYPES, Segment
+from app.domain.context.segments import DTYPES, Segment, merged
 from app.domain.context.sessions import SessionIndex
 from app.domain.dates import SaidDate, stamp_day, stamp_epoch
 from app.domain.ingest.turns import MACHINE_ROLES, role_of
@@ -370,9 +370,13 @@ class EvidenceIndex:
         return Segment(columns, texts, tuple(episodes))
 
     @classmethod
-    def of_segment(cls, segment: Segment, *, k1: float = K1, b: float = B) -> EvidenceIndex:
-        """The index a stored segment holds, weighed as if built at once from its records."""
+    def of_segments(
+        cls, parts: Sequence[Segment], *, k1: float = K1, b: float = B
+    ) -> EvidenceIndex:
+        """The index stored segments hold, in log order, weighed as if built at once."""
         index = cls(k1=k1, b=b)
+        parts = [part for part in parts if part.records]
+        segment = merged(parts, postings=False)
         n, texts = segment.numbers, segment.texts
         index.prefixes = StrColumn.of(texts["prefixes"])
         index._ids = StrColumn.of(texts["ids"])
@@ -393,37 +397,49 @@ class EvidenceIndex:
         index._machines = sum(index._speaker_machine)
         index._session_names = StrColumn.of(texts["sessions"])
         index._sessions = {name: code for code, name in enumerate(texts["sessions"])}
-        index._load_postings(texts["vocabulary"], n["df"], n["docs"], n["tf"])
-        return index
-
-    def _load_postings(
-        self, vocabulary: list[str], df: npt.NDArray[Any], docs: npt.NDArray[Any], tf: Any
-    ) -> None:
-        """Postings from their columns, every weight at the mean length sampled now."""
-        lengths = self._column(self._lengths, np.int64)
-        self._total_length = int(lengths.sum())
+        lengths = index._column(index._lengths, np.int64)
+        index._total_length = int(lengths.sum())
         count = len(lengths)
         # The sample ``_add`` would have reached: the largest power of two up to the count.
-        self._sample = 1 << (count.bit_length() - 1) if count else 0
-        if self._sample:
-            self._sample_avgdl = int(lengths[: self._sample].sum()) / self._sample or 1.0
-        docs = np.asarray(docs, dtype=_INT)
-        tf = np.asarray(tf, dtype=_INT)
+        index._sample = 1 << (count.bit_length() - 1) if count else 0
+        if index._sample:
+            index._sample_avgdl = int(lengths[: index._sample].sum()) / index._sample or 1.0
+        offset = 0
+        for part in parts:
+            index._add_postings(part, offset, lengths)
+            offset += part.passages
+        index._weighed_at = dict.fromkeys(index._postings, index._sample)
+        return index
+
+    def _add_postings(self, part: Segment, offset: int, lengths: npt.NDArray[Any]) -> None:
+        """A segment's postings, its passages from ``offset`` on, weighed at the sample now."""
+        n = part.numbers
+        docs = (n["docs"].astype(np.int64) + offset).astype(_INT)
+        tf = np.asarray(n["tf"], dtype=_INT)
         norms = length_norms(lengths[docs], self._sample_avgdl, self.k1, self.b)
         weights = normed_weights(np.ones(1), tf, norms).astype(_WEIGHT)
-        doc_bytes, tf_bytes, weight_bytes = docs.tobytes(), tf.tobytes(), weights.tobytes()
-        ends = np.cumsum(df, dtype=np.int64) * 4
+        columns = [
+            memoryview(docs.tobytes()),
+            memoryview(tf.tobytes()),
+            memoryview(weights.tobytes()),
+        ]
+        ends = (np.cumsum(n["df"], dtype=np.int64) * 4).tolist()
         start = 0
         postings = self._postings
-        for token, end in zip(vocabulary, ends.tolist(), strict=True):
-            postings[token] = (
-                bytearray(doc_bytes[start:end]),
-                bytearray(tf_bytes[start:end]),
-                bytearray(weight_bytes[start:end]),
-            )
+        for token, end in zip(part.texts["vocabulary"], ends, strict=True):
+            posting = postings.get(token)
+            if posting is None:
+                doc_of, tf_of, weight_of = columns
+                postings[token] = (
+                    bytearray(doc_of[start:end]),
+                    bytearray(tf_of[start:end]),
+                    bytearray(weight_of[start:end]),
+                )
+            else:
+                for held, column in zip(posting, columns, strict=True):
+                    held.extend(column[start:end])
             start = end
-        self._weighed_at = dict.fromkeys(postings, self._sample)
-        self._posting_bytes = 3 * len(doc_bytes)
+        self._posting_bytes += 3 * len(columns[0])
 
     def passages_of(self, turn: int) -> range:
         """The passage numbers of the record at ``turn`` in ``records``."""
@@ -599,10 +615,10 @@ class MemoryIndex:
         return self.evidence.to_segment(self.sessions.records)
 
     @classmethod
-    def of_segment(cls, head: Passport, segment: Segment) -> MemoryIndex:
-        """An index of a head and a stored segment of the log: the same as one built at once."""
-        index = cls(head, EvidenceIndex.of_segment(segment))
-        index.sessions.extend(segment.episodes)
+    def of_segments(cls, head: Passport, parts: Sequence[Segment]) -> MemoryIndex:
+        """An index of a head and stored segments of the log: the same as one built at once."""
+        index = cls(head, EvidenceIndex.of_segments(parts))
+        index.sessions.extend(e for part in parts for e in part.episodes)
         return index
 
     def with_head(self, head: Passport) -> None:

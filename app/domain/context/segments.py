@@ -189,12 +189,15 @@ def said_dates(values: Sequence[str]) -> tuple[SaidDate, ...]:
     return tuple(SaidDate(values[n], values[n + 1]) for n in range(0, len(values), 2))
 
 
-def merged(parts: Sequence[Segment]) -> Segment:
-    """One segment of several, in log order: as if its records had been indexed in one run."""
+def merged(parts: Sequence[Segment], *, postings: bool = True) -> Segment:
+    """One segment of several, in log order: as if its records had been indexed in one run.
+
+    Without ``postings`` it has none: for a loader that adds each part's postings itself.
+    """
     parts = [p for p in parts if p.records]
     if not parts:
         return empty_segment()
-    if len(parts) == 1:
+    if len(parts) == 1 and postings:
         return parts[0]
     speakers = _Names()
     sessions = _Names()
@@ -236,13 +239,21 @@ def merged(parts: Sequence[Segment]) -> Segment:
         passages += part.passages
         dates += len(part.texts["dates_values"])
         behind += len(part.texts["behind_values"])
-    vocabulary, df, docs, tf = _merged_postings(parts)
+    vocabulary, df, docs, tf = _merged_postings(parts) if postings else _NO_POSTINGS
     out = {name: np.concatenate(numbers[name]).astype(DTYPES[name]) for name in _CONCATENATED}
     out["speaker_machine"] = np.array([machine[c] for c in range(len(speakers))], "|u1")
     out.update(df=df, docs=docs, tf=tf)
     texts.update(speakers=speakers.names, sessions=sessions.names, vocabulary=vocabulary)
     episodes = tuple(e for part in parts for e in part.episodes)
     return Segment(out, texts, episodes)
+
+
+_NO_POSTINGS: tuple[list[str], Column, Column, Column] = (
+    [],
+    np.zeros(0, "<i8"),
+    np.zeros(0, "<i4"),
+    np.zeros(0, "<i4"),
+)
 
 
 def _merged_postings(parts: Sequence[Segment]) -> tuple[list[str], Column, Column, Column]:
