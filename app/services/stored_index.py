@@ -161,7 +161,8 @@ class IndexStore:
         bodies = [s.body for s in stored[: len(held)]]
         try:
             index = await asyncio.to_thread(_index_of, head, bodies)
-        except ValueError as exc:  # another format, or damaged: the log is still there
+        # Another format, or damaged past what decoding notices: the log is still there.
+        except (ValueError, IndexError, KeyError, TypeError) as exc:
             log.warning("stored index of a user not read: %s", exc)
             return None
         return HeldIndex(index, held[-1].to_version, at.epoch, at.created_at)

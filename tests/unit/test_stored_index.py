@@ -229,3 +229,15 @@ def test_writes_of_any_sizes_stay_bounded() -> None:
     assert sum(info.records for info in chain) == 50_000 + sum(sizes)
     assert most <= 8 * 5
     assert rewritten / sum(sizes) <= 8
+
+
+def test_a_segment_whose_columns_disagree_is_refused() -> None:
+    good = segment_of(records_of(log_rows(4)))
+    assert decode(encode(good)).records == good.records
+    short = segment_of(records_of(log_rows(4)))
+    short.texts["texts"].pop()  # one record's text gone
+    pointing_out = segment_of(records_of(log_rows(4)))
+    pointing_out.numbers["docs"] = pointing_out.numbers["docs"] + 1_000  # past every passage
+    for damaged in (short, pointing_out):
+        with pytest.raises(ValueError, match="do not agree"):
+            decode(encode(damaged))

@@ -137,7 +137,45 @@ def decode(data: bytes) -> Segment:
         raise ValueError(f"a damaged stored index segment: {exc}") from exc
     if at + header["episodes"] != len(view):
         raise ValueError("a damaged stored index segment: its length is not what it says")
-    return Segment(numbers, texts, episodes)
+    segment = Segment(numbers, texts, episodes)
+    if not _consistent(segment):
+        raise ValueError("a damaged stored index segment: its columns do not agree")
+    return segment
+
+
+def _consistent(segment: Segment) -> bool:
+    """Whether every column has its count, and every number that points somewhere points in."""
+    n, t = segment.numbers, segment.texts
+    records, passages = segment.records, segment.passages
+    sizes = [len(n[name]) == records for name in RECORD_NUMBERS]
+    sizes += [len(t[name]) == records for name in RECORD_TEXTS]
+    sizes += [len(n[name]) == passages for name in PASSAGE_NUMBERS]
+    sizes += [
+        len(n["joined"]) == max(passages - 1, 0),
+        len(n["speaker_machine"]) == len(t["speakers"]),
+        len(n["df"]) == len(t["vocabulary"]),
+        int(n["df"].sum()) == len(n["docs"]) == len(n["tf"]),
+    ]
+    if not all(sizes):
+        return False
+    return all(
+        _within(n[name], bound)
+        for name, bound in (
+            ("speaker_codes", len(t["speakers"])),
+            ("speaker_of", len(t["speakers"])),
+            ("session_codes", len(t["sessions"])),
+            ("turn_of", records),
+            ("first_passage", passages + 1),
+            ("cut", passages),
+            ("docs", passages),
+            ("dates_ends", len(t["dates_values"]) + 1),
+            ("behind_ends", len(t["behind_values"]) + 1),
+        )
+    ) and _within(n["session_of"] + 1, len(t["sessions"]) + 1)
+
+
+def _within(column: Column, bound: int) -> bool:
+    return not len(column) or (int(column.min()) >= 0 and int(column.max()) < bound)
 
 
 def _json(value: Any) -> bytes:
