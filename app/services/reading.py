@@ -26,9 +26,7 @@ from app.services.errors import Behind, NotFound, Unprocessable
 from app.services.held_index import HeldIndex
 from app.services.stored_index import HeldAt
 
-# The kinds of log rows a context ranks: what was said, and what an extractor made of it.
 log = logging.getLogger(__name__)
-# Source rows come too: an observation that names no turns of its own takes its source's.
 
 
 def date_window(since: str | None, until: str | None) -> DateWindow:
@@ -214,7 +212,7 @@ async def _build(
             if grown is not None:
                 return grown
     built = await _built(uows, tenant_id, user_key, caches.indexes.max_bytes // 2)
-    if caches.stored is not None and built.epoch == at.epoch:
+    if caches.stored is not None:
         await caches.stored.keep_base(tenant_id, user_key, built)
     return built
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -42,24 +43,34 @@ def session(n: int) -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-async def fresh(settings) -> AsyncIterator[Any]:  # type: ignore[no-untyped-def]
-    """Start a new API process (its own empty caches) on the same databases, as a restart does."""
+@asynccontextmanager
+async def api_starter(settings: Any) -> AsyncIterator[Any]:
+    """Start API processes on ``settings``, each with its own empty caches, as a restart does;
+    every one is stopped when the block ends."""
     from app.main import create_app
 
-    started: list[Any] = []
+    lifespans: list[Any] = []
 
     async def start() -> tuple[httpx.AsyncClient, Any]:
         application = create_app(settings)
         lifespan = application.router.lifespan_context(application)
         await lifespan.__aenter__()
-        started.append(lifespan)
+        lifespans.append(lifespan)
         transport = httpx.ASGITransport(app=application)
         return httpx.AsyncClient(transport=transport, base_url="http://fresh.test"), application
 
-    yield start
-    for lifespan in started:
-        await lifespan.__aexit__(None, None, None)
+    try:
+        yield start
+    finally:
+        for lifespan in reversed(lifespans):
+            await lifespan.__aexit__(None, None, None)
+
+
+@pytest.fixture
+async def fresh(settings) -> AsyncIterator[Any]:  # type: ignore[no-untyped-def]
+    """Start a new API process on the same databases, as a restart does."""
+    async with api_starter(settings) as start:
+        yield start
 
 
 def segments(database_url: str, user_key: str) -> list[tuple[int, int, int, bytes]]:

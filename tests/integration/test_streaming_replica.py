@@ -22,14 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import psycopg
 import pytest
 
 from app.cli.embedded import asyncpg_url
 from app.db import engine
 from tests.conftest import ADMIN, _libpq
-from tests.integration.test_stored_index import whole_log_reads
+from tests.integration.test_stored_index import api_starter, whole_log_reads
 
 pytestmark = pytest.mark.integration
 
@@ -133,25 +132,11 @@ def cluster(test_servers) -> Iterator[Cluster]:  # type: ignore[no-untyped-def]
 @pytest.fixture
 async def start_api(settings, cluster) -> AsyncIterator[Any]:  # type: ignore[no-untyped-def]
     """Start API processes (each with empty caches) on the primary, reading from the standby."""
-    from app.main import create_app
-
     own = settings.model_copy(
         update={"database_url": cluster.primary, "database_read_url": cluster.standby}
     )
-    lifespans: list[Any] = []
-
-    async def start() -> tuple[httpx.AsyncClient, Any]:
-        application = create_app(own)
-        lifespan = application.router.lifespan_context(application)
-        await lifespan.__aenter__()
-        lifespans.append(lifespan)
-        transport = httpx.ASGITransport(app=application)
-        api = httpx.AsyncClient(transport=transport, base_url="http://streamed.test")
-        return api, application
-
-    yield start
-    for lifespan in reversed(lifespans):
-        await lifespan.__aexit__(None, None, None)
+    async with api_starter(own) as start:
+        yield start
 
 
 def passport(n: int) -> dict[str, Any]:

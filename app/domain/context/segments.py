@@ -22,7 +22,6 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.context.records import EpisodeInfo, TurnRecord
-from app.domain.dates import SaidDate
 
 # The first bytes of a stored segment: the format's name and version. A segment of another
 # version is not read (the index is built from the log instead).
@@ -220,11 +219,6 @@ def _episode_of(fields: list[Any]) -> TurnRecord:
         source=source,
         episode=EpisodeInfo(episode_id, tuple(participants), tuple(keywords), end, quoted),
     )
-
-
-def said_dates(values: Sequence[str]) -> tuple[SaidDate, ...]:
-    """A record's run of date strings (said, day, said, day, ...) as dates."""
-    return tuple(SaidDate(values[n], values[n + 1]) for n in range(0, len(values), 2))
 
 
 def merged(parts: Sequence[Segment], *, postings: bool = True) -> Segment:
