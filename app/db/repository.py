@@ -486,19 +486,32 @@ class TenantRepository(HistoryRepository, SegmentRepository):
             self._scoped(update(IngestJob), IngestJob)
             .where(
                 IngestJob.id == job_id,
-                (
-                    (IngestJob.status == "queued")
-                    & (IngestJob.not_before.is_(None) | (IngestJob.not_before <= now))
-                )
+                ((IngestJob.status == "queued") & _due(now))
                 | ((IngestJob.status == "running") & (IngestJob.updated_at < stale_before)),
             )
-            .values(
-                status="running",
-                attempts=IngestJob.attempts + 1,
-                started_at=func.coalesce(IngestJob.started_at, now),
-                updated_at=now,
-                not_before=None,
-            )
+            .values(**_claimed(now))
+            .returning(IngestJob)
+        )
+        return result.scalar_one_or_none()
+
+    async def claim_next_job(self, queue: str, now: datetime) -> IngestJob | None:
+        """Take the tenant's oldest queued job on ``queue`` that is due; None if none is left.
+
+        SKIP LOCKED passes over a job another worker is claiming at this moment, so workers
+        picking the same tenant at once each take a different job instead of racing for one.
+        """
+        oldest = (
+            self._scoped(select(IngestJob.id), IngestJob)
+            .where(IngestJob.status == "queued", IngestJob.queue == queue, _due(now))
+            .order_by(IngestJob.created_at, IngestJob.id)
+            .limit(1)
+            .with_for_update(skip_locked=True)
+            .scalar_subquery()
+        )
+        result = await self.session.execute(
+            self._scoped(update(IngestJob), IngestJob)
+            .where(IngestJob.id == oldest)
+            .values(**_claimed(now))
             .returning(IngestJob)
         )
         return result.scalar_one_or_none()
@@ -650,3 +663,19 @@ class TenantRepository(HistoryRepository, SegmentRepository):
             .order_by(day)
         )
         return [(row[0], *(int(n or 0) for n in row[1:])) for row in result.all()]
+
+
+def _due(now: datetime) -> ColumnElement[bool]:
+    """A job not deferred past ``now``."""
+    return IngestJob.not_before.is_(None) | (IngestJob.not_before <= now)
+
+
+def _claimed(now: datetime) -> dict[str, Any]:
+    """What claiming sets on a job row: running, one more attempt, started (once), not deferred."""
+    return {
+        "status": "running",
+        "attempts": IngestJob.attempts + 1,
+        "started_at": func.coalesce(IngestJob.started_at, now),
+        "updated_at": now,
+        "not_before": None,
+    }

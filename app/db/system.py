@@ -17,7 +17,7 @@ from app.db.signals import FORGOTTEN, job_signal, user_signal
 # The tenants with a job queued are found by skipping from one to the next along the partial
 # index of queued jobs (Postgres has no skip scan of its own), so the pick costs the number of
 # tenants waiting, not the number of jobs waiting.
-_NEXT_FAIR_JOB = text(
+_NEXT_FAIR_TENANT = text(
     """
     WITH RECURSIVE waiting(tenant_id) AS (
         (SELECT tenant_id FROM ingest_job WHERE status = 'queued' AND queue = :queue
@@ -28,7 +28,7 @@ _NEXT_FAIR_JOB = text(
                 ORDER BY j.tenant_id LIMIT 1)
         FROM waiting w WHERE w.tenant_id IS NOT NULL
     )
-    SELECT w.tenant_id, oldest.id
+    SELECT w.tenant_id
     FROM waiting w
     JOIN tenant t ON t.id = w.tenant_id
     CROSS JOIN LATERAL (
@@ -114,12 +114,11 @@ class SystemRepository:
         payload = user_signal(tenant_id, user_key)
         await self.session.execute(select(func.pg_notify(FORGOTTEN, payload)))
 
-    async def next_fair_job(self, queue: str, now: datetime) -> tuple[uuid.UUID, uuid.UUID] | None:
-        """(tenant, job) a worker of ``queue`` should take next: of the tenants with a job queued
-        and due, the one with the fewest jobs running, then the one served longest ago; its
-        oldest job."""
-        row = (await self.session.execute(_NEXT_FAIR_JOB, {"now": now, "queue": queue})).first()
-        return (row[0], row[1]) if row is not None else None
+    async def next_fair_tenant(self, queue: str, now: datetime) -> uuid.UUID | None:
+        """The tenant a worker of ``queue`` should serve next: of those with a job queued and
+        due, the one with the fewest jobs running, then the one served longest ago."""
+        row = (await self.session.execute(_NEXT_FAIR_TENANT, {"now": now, "queue": queue})).first()
+        return row[0] if row is not None else None
 
     async def mark_served(self, tenant_id: uuid.UUID, now: datetime) -> None:
         """Note that a worker took one of the tenant's jobs now."""

@@ -8,7 +8,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from app.db.models import IngestJob
-from app.db.uow import Enqueue, UowFactory
+from app.db.uow import Enqueue, Uow, UowFactory
 from app.services import compact, ingest, reprocess, running
 from app.services.claimed import ClaimedJob, WorkerResources
 from app.services.failures import described
@@ -21,7 +21,8 @@ log = logging.getLogger(__name__)
 RUNS = {"ingest": ingest.run, "reprocess": reprocess.run, "compact": compact.run}
 
 
-# A pick may lose its job to another worker between choosing and claiming it: it picks again.
+# A pick finds no job left when other workers took all of its tenant's queued jobs between the
+# choice of the tenant and the claim: it picks again.
 PICKS = 5
 
 
@@ -36,15 +37,17 @@ async def run_next(
     The job is the oldest of the tenant with the fewest jobs running, then of the one served
     longest ago: one tenant's backlog does not hold up another's job. Every accepted job sends
     a message, so every message runs one job (or finds none left, the others having taken it).
+    Workers claiming at once each take a different job, so a message never gives up while a
+    job it could run is still queued.
     """
     for _ in range(PICKS):
         async with uows() as uow:
-            picked = await uow.system.next_fair_job(settings.queue_name, datetime.now(UTC))
-        if picked is None:
+            tenant_id = await uow.system.next_fair_tenant(settings.queue_name, datetime.now(UTC))
+        if tenant_id is None:
             break
-        job = await _claim(uows, *picked, settings)
+        job = await _claim_next(uows, tenant_id, settings)
         if job is not None:
-            return await _run(ClaimedJob(uows, picked[0], job, settings, resources))
+            return await _run(ClaimedJob(uows, tenant_id, job, settings, resources))
     return await run_job(uows, *message, settings, resources)
 
 
@@ -69,9 +72,25 @@ async def _claim(
     stale_before = now - timedelta(seconds=settings.job_stale_seconds)
     async with uows() as uow:
         job = await uow.tenant(tenant_id).claim_job(job_id, now, stale_before)
-        if job is not None:
-            await uow.system.mark_served(tenant_id, now)
-        await uow.commit()
+        return await _served(uow, tenant_id, job, now)
+
+
+async def _claim_next(
+    uows: UowFactory, tenant_id: uuid.UUID, settings: Settings
+) -> IngestJob | None:
+    now = datetime.now(UTC)
+    async with uows() as uow:
+        job = await uow.tenant(tenant_id).claim_next_job(settings.queue_name, now)
+        return await _served(uow, tenant_id, job, now)
+
+
+async def _served(
+    uow: Uow, tenant_id: uuid.UUID, job: IngestJob | None, now: datetime
+) -> IngestJob | None:
+    """Commit a claim, noting the tenant served when it took a job."""
+    if job is not None:
+        await uow.system.mark_served(tenant_id, now)
+    await uow.commit()
     return job
 
 

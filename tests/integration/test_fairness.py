@@ -51,6 +51,28 @@ async def test_a_flood_from_one_tenant_does_not_delay_another(client, app):  # t
     assert statuses == ["done"] * len(flood)
 
 
+async def test_workers_picking_at_once_each_run_a_job_and_leave_none_behind(client, app):  # type: ignore[no-untyped-def]
+    import asyncio
+
+    from app.domain.extraction.rules import RuleExtractor
+    from app.services import ingest, processing
+    from app.services.claimed import WorkerResources
+
+    quiet, own = quiet_jobs(app)
+    tenant = await make_tenant(client, "busy")
+    tenant_id = uuid.UUID(tenant.id)
+    accepted = [await ingest.accept(quiet, tenant_id, f"u{n}", _payload(n), own) for n in range(8)]
+    resources = WorkerResources(RuleExtractor())
+    # Eight messages handled at once, as a worker with eight job slots does after a burst.
+    outcomes = await asyncio.gather(
+        *(processing.run_next(quiet, (tenant_id, a.job.id), own, resources) for a in accepted)
+    )
+    assert [o.status for o in outcomes] == ["done"] * len(accepted)
+    async with quiet() as uow:
+        jobs = [await uow.tenant(tenant_id).job(a.job.id) for a in accepted]
+    assert [j.status for j in jobs if j is not None] == ["done"] * len(accepted)
+
+
 async def test_a_deferred_job_is_not_taken_before_its_time(client, tenant, app):  # type: ignore[no-untyped-def]
     from app.domain.extraction.rules import RuleExtractor
     from app.services import ingest, processing

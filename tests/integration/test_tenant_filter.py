@@ -129,6 +129,7 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "job_by_idempotency_key": lambda: repo.job_by_idempotency_key("k"),
                 "list_jobs": lambda: repo.list_jobs("ana", 10, later),
                 "claim_job": lambda: repo.claim_job(first.id, now, now),
+                "claim_next_job": lambda: repo.claim_next_job("tessera", now),
                 "update_job": lambda: repo.update_job(first.id, status="done", finished_at=now),
                 "requeue_finished_job": lambda: repo.requeue_finished_job(first.id, now),
                 "unfinished_job_of_kind": lambda: repo.unfinished_job_of_kind("ana", "ingest"),
