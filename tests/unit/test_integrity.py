@@ -244,6 +244,23 @@ def test_property_canonical_form_matches_the_documented_one(value: Any) -> None:
     assert chain_bytes(value) == outside_canonical(value)
 
 
+# Text in decomposed forms too: a key that composes may sort elsewhere once normalised.
+decomposable = st.text(alphabet="aceCE\u0301\u0308\u00e9\u00c9 ", max_size=8)
+mixed_values = st.recursive(
+    st.none() | st.integers(-5, 5) | decomposable,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(decomposable, inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values | mixed_values)
+def test_property_a_digest_is_the_hash_of_the_documented_form(value: Any) -> None:
+    assert digest(value) == hashlib.sha256(outside_canonical(value)).hexdigest()
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.dictionaries(st.sampled_from(["chain", "redactions", "hash", "delta"]), json_values))
 def test_property_any_stored_junk_is_reported_as_a_flaw(junk: dict[str, Any]) -> None:

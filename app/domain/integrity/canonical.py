@@ -49,7 +49,8 @@ def chain_bytes_given(value: Any, encoded: bytes) -> bytes:
 
 def digest(value: Any) -> str:
     """Hex SHA-256 of a value's canonical JSON."""
-    return hashlib.sha256(chain_bytes(value)).hexdigest()
+    # Encoded first: text already in NFC (nearly all of it) is not walked string by string.
+    return hashlib.sha256(chain_bytes_given(value, canonical_bytes(value))).hexdigest()
 
 
 def row_hash(kind: str, item: Any) -> str:
