@@ -7,8 +7,9 @@ Postgres and Redis (or on TESSERA_DATABASE_URL / TESSERA_REDIS_URL, each when se
 Three parts, printed together at the end:
 
 1. End to end with the rule extractor: POST /users/{key}/ingest -> arq worker -> merged version,
-   with the API and one worker as real subprocesses: 1 user, 4 concurrent users, bigger
-   requests, a user with a long history, and lone requests with ?wait.
+   with the API (one process per core) and one worker, as `make dev` runs them: 1 user, 4 users,
+   bigger requests, a user with a long history, lone requests with ?wait, and (--beam, --realtalk)
+   real chats posted one session per request.
 2. The cost of one merge in process (pure domain) at passports of 100, 1,000 and 10,000
    episodes: everything the worker does in Python while it holds the passport's row lock.
 3. The Python work of one 20-turn request in process, per step, to set against the CPU that
@@ -56,9 +57,13 @@ from app.domain.passport import Passport, Source
 REPO = Path(__file__).resolve().parent.parent
 SEED = 20240501
 TURNS_PER_REQUEST = 20
-POLL_SECONDS = 0.2  # job polling; throughput is timed from the jobs' own finished_at
+# Each user checks its oldest unfinished job this often, as an importing agent would now and
+# then; throughput is timed from the jobs' own finished_at, and the polls (client and API CPU on
+# the same two cores) are load the figure carries.
+POLL_SECONDS = 1.0
 SCENARIO_TIMEOUT = 300.0
 BEAM_SCENARIO = "user–assistant chats (BEAM)"
+REALTALK_SCENARIO = "two-person chats (REALTALK)"
 
 # --- synthetic multi-session chat -------------------------------------------------------------
 
@@ -265,6 +270,23 @@ def beam_bodies(chats: int) -> list[list[dict[str, Any]]]:
         [payload_of(session).model_dump(mode="json", exclude_none=True) for session in c.sessions]
         for c in load(DEFAULT_DATA, chats)
     ]
+
+
+def realtalk_bodies(chats: int) -> list[list[dict[str, Any]]]:
+    """The first REALTALK chats' sessions as agents post them (``bench.realtalk``'s payload)."""
+    from bench.realtalk.data import DEFAULT_DATA, load
+    from bench.realtalk.run import payload_of
+
+    return [
+        [
+            payload_of(c, session).model_dump(mode="json", exclude_none=True)
+            for session in c.sessions
+        ]
+        for c in load(DEFAULT_DATA)[:chats]
+    ]
+
+
+GIVEN_BODIES = {BEAM_SCENARIO: beam_bodies, REALTALK_SCENARIO: realtalk_bodies}
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -697,9 +719,10 @@ class Stack:
 
     def cpu_pids(self) -> dict[str, tuple[int, bool]]:
         """Processes whose CPU we account: name -> (pid, include children)."""
-        # With several API processes, uvicorn's supervisor is the child: count its children too.
+        # With several API processes, uvicorn's supervisor is the child: count its children too;
+        # a worker runs the rule extractor in a pool of child processes: count them too.
         pids = {
-            name: (child.pid, name == "api" and self.api_processes > 1)
+            name: (child.pid, name != "api" or self.api_processes > 1)
             for name, child in self.children.items()
         }
         if self.embedded:
@@ -844,7 +867,7 @@ async def run_scenario(
         "scenario": name,
         "passport_episodes": passport_episodes,
         "users": users,
-        "requests_per_user": len(made[0]),
+        "requests_per_user": round(sum(len(b) for b in made) / len(made), 1),
         "turns_per_request": turns,
         "jobs": n_jobs,
         "turns": n_turns,
@@ -925,20 +948,29 @@ async def end_to_end(
         if resp.status_code != 201:
             raise RuntimeError(f"creating a tenant answered {resp.status_code}: {resp.text}")
         headers = {"Authorization": f"Bearer {resp.json()['api_key']['key']}"}
-        # Warm-up: imports, connection pools, the worker's first job; not measured.
-        for body in user_sessions(SEED, "warmup", 3, TURNS_PER_REQUEST):
-            resp = await client.post(
-                "/users/bench-warmup/ingest", json=body, headers=headers, params={"wait": 30}
-            )
-            if resp.json().get("status") != "done":
-                stack.check_alive()
-                raise RuntimeError(f"warm-up job did not finish: {resp.text[:300]}")
+
+        # Warm-up: imports, connection pools, the worker's first jobs; not measured. Several at
+        # once, so every process of the worker's pool has started (and imported) before timing.
+        async def warm(user: int) -> None:
+            for body in user_sessions(SEED, f"warmup{user}", 3, TURNS_PER_REQUEST):
+                resp = await client.post(
+                    f"/users/bench-warmup-{user}/ingest",
+                    json=body,
+                    headers=headers,
+                    params={"wait": 30},
+                )
+                if resp.json().get("status") != "done":
+                    stack.check_alive()
+                    raise RuntimeError(f"warm-up job did not finish: {resp.text[:300]}")
+
+        await asyncio.gather(*(warm(user) for user in range(4)))
         log(f"end to end: {solo_requests} requests one at a time with ?wait")
         solo = await one_at_a_time(client, headers, solo_requests)
         results = []
         for name, users, requests, turns, episodes in plan:
             log(f"end to end: {name} ({users} x {requests} requests of {turns} turns)")
-            given = beam_bodies(users) if name.startswith(BEAM_SCENARIO) else None
+            made = GIVEN_BODIES.get(name)
+            given = made(users) if made else None
             results.append(
                 await run_scenario(
                     stack,
@@ -1057,6 +1089,21 @@ def main(argv: list[str] | None = None) -> int:
         "each, every session one request",
     )
     parser.add_argument(
+        "--realtalk",
+        type=int,
+        default=0,
+        metavar="CHATS",
+        help="also post this many REALTALK two-person chats (../shared/data/realtalk), one user "
+        "each, every session one request",
+    )
+    parser.add_argument(
+        "--api-processes",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="API processes (default: one per core, as `make dev` runs them)",
+    )
+    parser.add_argument(
         "--worker-poll-delay",
         type=float,
         metavar="SECONDS",
@@ -1088,6 +1135,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.beam:
         scenarios.append((BEAM_SCENARIO, args.beam, 10, 0, 0))
+    if args.realtalk:
+        scenarios.append((REALTALK_SCENARIO, args.realtalk, 0, 0, 0))
     parts = {p.strip() for p in args.parts.split(",")}
     if not parts <= {"1", "2", "3"}:
         parser.error("--parts takes 1, 2 and 3")
@@ -1110,7 +1159,7 @@ def main(argv: list[str] | None = None) -> int:
     e2e: list[dict[str, Any]] = []
     solo: dict[str, Any] = {}
     if "1" in parts:
-        with running_stack(args.worker_poll_delay) as stack:
+        with running_stack(args.worker_poll_delay, api_processes=args.api_processes) as stack:
             e2e, solo = asyncio.run(end_to_end(stack, scenarios, solo_requests))
     total = time.perf_counter() - started
 
