@@ -248,9 +248,7 @@ def test_property_canonical_form_matches_the_documented_one(value: Any) -> None:
 decomposable = st.text(alphabet="aceCE\u0301\u0308\u00e9\u00c9 ", max_size=8)
 mixed_values = st.recursive(
     st.none() | st.integers(-5, 5) | decomposable,
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(decomposable, inner, max_size=4)
-    ),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(decomposable, inner, max_size=4),
     max_leaves=12,
 )
 
