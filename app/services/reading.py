@@ -64,12 +64,19 @@ async def source_at_least(
     (a replica, or the primary) when it has that version; else the primary when it is another;
     else the one that gets it within ``at_least.wait_seconds`` (a job still running). Behind
     when none does."""
-    stamp = await current_stamp(uows, tenant_id, user_key)
-    wanted = at_least.version
-    if wanted is None or stamp.version >= wanted:
-        return uows, stamp
-    if at_least.primary is not None and at_least.primary is not uows:
-        uows = at_least.primary
+    wanted, primary = at_least.version, at_least.primary
+    to_primary = primary if primary is not None and primary is not uows else None
+    try:
+        stamp = await current_stamp(uows, tenant_id, user_key)
+    except NotFound:
+        # A replica that has not replayed the user's first write yet does not know the user.
+        if wanted is None or to_primary is None:
+            raise
+    else:
+        if wanted is None or stamp.version >= wanted:
+            return uows, stamp
+    if to_primary is not None:
+        uows = to_primary
         stamp = await current_stamp(uows, tenant_id, user_key)
         if stamp.version >= wanted:
             return uows, stamp

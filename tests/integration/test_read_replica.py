@@ -119,3 +119,23 @@ async def test_reads_go_to_the_replica_and_min_version_to_the_primary(  # type: 
     copy_database(settings.database_url, copy_url)
     caught = await api.get("/users/ana/search", params={"q": "tortoise"}, headers=t.headers)
     assert caught.json()["version"] == 2 and caught.json()["items"]
+
+
+async def test_a_user_the_replica_has_not_seen_yet_is_read_from_the_primary(  # type: ignore[no-untyped-def]
+    replicated, worker, settings
+):
+    api, copy_url = replicated
+    t = await make_tenant(api, "new-user")
+    copy_database(settings.database_url, copy_url)  # the replica stops before the user exists
+    made = await api.post("/users/bo/ingest?wait=20", json=session(0, "banjo"), headers=t.headers)
+    version = made.json()["job"]["version_after"]
+
+    fresh = await api.get(
+        "/users/bo/context", params={"q": "banjo", "min_version": version}, headers=t.headers
+    )
+    assert fresh.status_code == 200 and "banjo" in fresh.text
+    doc = await api.get("/users/bo/passport", params={"min_version": version}, headers=t.headers)
+    assert doc.status_code == 200 and "banjo" in doc.text
+    # Without a version to wait for, the replica answers for itself: no such user there yet.
+    lagging = await api.get("/users/bo/context", params={"q": "banjo"}, headers=t.headers)
+    assert lagging.status_code == 404
