@@ -136,7 +136,9 @@ class MemoryRow(Base):
     __tablename__ = "memory"
     tenant_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
     user_key: Mapped[str] = _user_key(primary_key=True)
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    # The autoincrement column of the composite key: a write inserts its rows in one statement
+    # and gets their ids back in order, instead of one INSERT per row.
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True, autoincrement=True)
     kind: Mapped[str] = mapped_column(String(16), nullable=False)
     hash: Mapped[str] = mapped_column(String(80), nullable=False)
     ts: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
