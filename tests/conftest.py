@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -152,16 +153,34 @@ async def worker(settings):  # type: ignore[no-untyped-def]
     """An arq worker running in this event loop (for tests that wait for jobs)."""
     import asyncio
 
-    from workers.main import build_worker
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import RedisError, WatchError
+
+    from workers.main import RESTART_SECONDS, build_worker
 
     # This worker lives for the whole run: its sweeper must not take jobs that other tests'
     # worker processes own (the sweeper re-enqueues any stale job onto its own queue).
-    w = build_worker(settings.model_copy(update={"job_stale_seconds": 3600}))
-    w.handle_signals = False  # type: ignore[attr-defined]
-    task = asyncio.create_task(w.async_run())
-    yield w
+    own = settings.model_copy(update={"job_stale_seconds": 3600})
+    workers = [build_worker(own)]
+
+    async def run() -> None:
+        # As `tessera worker` does (workers.main.run_worker): arq's loop ends when Redis drops
+        # the connection of a claim it is WATCHing, and the worker starts it again.
+        while True:
+            workers[-1].handle_signals = False  # type: ignore[attr-defined]
+            try:
+                await workers[-1].async_run()
+                return
+            except (RedisConnectionError, WatchError):
+                await asyncio.sleep(RESTART_SECONDS)
+                with contextlib.suppress(RedisError):
+                    await workers[-1].close()
+                workers.append(build_worker(own))
+
+    task = asyncio.create_task(run())
+    yield workers[0]
     task.cancel()
-    await w.close()
+    await workers[-1].close()
 
 
 @pytest.fixture
