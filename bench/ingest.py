@@ -979,9 +979,10 @@ async def end_to_end(
         solo = await one_at_a_time(client, headers, solo_requests)
         results = []
         for name, users, requests, turns, episodes in plan:
-            log(f"end to end: {name} ({users} x {requests} requests of {turns} turns)")
             made = GIVEN_BODIES.get(name)
             given = made(users) if made else None
+            shape = f"{requests} requests of {turns} turns" if given is None else "real chats"
+            log(f"end to end: {name} ({users} users, {shape})")
             results.append(
                 await run_scenario(
                     stack,

@@ -153,10 +153,9 @@ async def worker(settings):  # type: ignore[no-untyped-def]
     """An arq worker running in this event loop (for tests that wait for jobs)."""
     import asyncio
 
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import RedisError, WatchError
+    from redis.exceptions import RedisError
 
-    from workers.main import RESTART_SECONDS, build_worker
+    from workers.main import RESTART_SECONDS, RESTARTED_ON, build_worker
 
     # This worker lives for the whole run: its sweeper must not take jobs that other tests'
     # worker processes own (the sweeper re-enqueues any stale job onto its own queue).
@@ -171,7 +170,7 @@ async def worker(settings):  # type: ignore[no-untyped-def]
             try:
                 await workers[-1].async_run()
                 return
-            except (RedisConnectionError, WatchError):
+            except RESTARTED_ON:
                 await asyncio.sleep(RESTART_SECONDS)
                 with contextlib.suppress(RedisError):
                     await workers[-1].close()

@@ -31,6 +31,8 @@ log = logging.getLogger("tessera.worker")
 STOP_WAIT_SECONDS = 20
 # Pause before the worker's loop starts again after Redis dropped its connection.
 RESTART_SECONDS = 1.0
+# What ends arq's loop when Redis drops a connection mid-claim: the loop is started again.
+RESTARTED_ON = (RedisConnectionError, WatchError)
 
 
 async def startup(ctx: dict[str, Any]) -> None:
@@ -134,7 +136,7 @@ def run_worker(settings: Settings) -> None:
             try:
                 build_worker(settings).run()
                 return
-            except (RedisConnectionError, WatchError) as exc:
+            except RESTARTED_ON as exc:
                 # arq's loop does not retry a WATCHed claim whose connection Redis dropped (a
                 # restart, a failover): the error ends its loop. The worker starts it again; the
                 # jobs it held are in Postgres, and the sweeper requeues any left behind.
