@@ -156,6 +156,19 @@ def test_month_names_follow_tense() -> None:
     assert one("We visited last March", march)[1] == "March 2022"
     assert one("by the end of June", march)[1] == "the end of June 2023"
     assert one("I visited Paris in March 2022.")[1:3] == ("March 2022", "2022-03")
+    # A plan told in the past tense for next month is this year's month.
+    assert one("I booked the flights, we fly in April", march)[1] == "April 2023"
+    # "have been" is a past: a month last month, though the message looks ahead elsewhere.
+    december = datetime(2024, 12, 20, tzinfo=UTC)
+    text = (
+        "I'm thinking about sleep, I've been averaging 6 hours in November, but I'm aiming higher"
+    )
+    assert one(text, december)[1] == "November 2024"
+
+
+def test_a_range_reads_its_year() -> None:
+    found = resolve_relative("The hotel is booked for June 14-16, 2024, can't wait", MONDAY)
+    assert [(r.iso, r.relative) for r in found] == [("2024-06-14", False)]
 
 
 def test_years_and_explicit_dates() -> None:
@@ -174,7 +187,15 @@ def test_years_and_explicit_dates() -> None:
 @pytest.mark.parametrize(
     ("text", "human"),
     [
-        ("I left on 10 May", "10 May 2022"),
+        ("I left on 10 June", "10 June 2022"),
+        # Two days after the said time, a past tense is a said time a little early, not a year.
+        ("I left on 10 May", "10 May 2023"),
+        ("I booked the table for 20 May", "20 May 2023"),
+        # A future tense a few days back is the same day; a month back is next year's.
+        ("I'll leave on 5 May", "5 May 2023"),
+        ("I'll leave on 1 April", "1 April 2024"),
+        # "since" starts in the past whatever the rest of the message says.
+        ("Up since 1 March and I'm hoping to keep going", "1 March 2023"),
         ("I'll leave on 10 May", "10 May 2023"),
         ("My exam was May 2nd", "2 May 2023"),
         ("We met on the 3rd of May", "3 May 2023"),

@@ -116,6 +116,11 @@ def test_plan_with_a_relative_date() -> None:
             "I'm visiting my parents next week.",
             "Jon is visiting Jon's parents (said 8 May 2023; next week = the week of 15 May 2023)",
         ),
+        # A full date the task lost is kept beside it as written.
+        (
+            "I've got a dentist appointment coming up on June 20, 2023.",
+            "Jon has a dentist appointment coming up (said 8 May 2023; on June 20, 2023)",
+        ),
         (
             "I'm going to the pride parade next Saturday, wanna come?",
             "Jon is going to the pride parade (said 8 May 2023; next Saturday = 20 May 2023)",

@@ -24,8 +24,11 @@ Decisions, where English is ambiguous:
   a bare name without a preposition or "last"/"next" ("I love Christmas") is no date. The phrase
   keeps the holiday's words: "at Christmas (25 December 2022)".
 - A month or a day without a year ("in May", "on 8 May") takes the nearest one by tense: past
-  tense the latest one not after the anchor, future tense the first one not before it, and
-  without a tense the nearest of the two.
+  tense the latest one not more than a month after the anchor, future tense the first one not
+  more than a week before it, and without a tense the nearest of the two. The slack is there
+  because a said time is often a little early (a batch of messages dated when it began) and
+  because plans are told in the past tense ("I booked it for 14 June"): a day a week away is a
+  likelier reading than one a year back. "since 1 May" is read as past whatever the clause says.
 - "a few", "several" and "the other day" are approximate: about three units back (or ahead), and
   the human form says so ("a few days before 8 May 2023"); "a couple of" is two, approximate too.
 - Times are read in UTC, so "yesterday" is the UTC day before the anchor's UTC day.
@@ -117,7 +120,7 @@ _FUTURE_RE = re.compile(
     re.IGNORECASE,
 )
 # Past tenses, and the words that mark a past clause without one.
-_PAST_WORDS = PAST_TENSE_VERBS | {"ago", "yesterday", "last"}
+_PAST_WORDS = PAST_TENSE_VERBS | {"ago", "yesterday", "last", "been"}
 # Words ending in -ed that are no past tense, and -ed adjectives that follow "am" or "is".
 _NOT_PAST = NOT_PAST_ED | {
     "bed",
@@ -247,11 +250,16 @@ def _weekend(day: date, tense: Tense | None) -> date:
     return _last_weekend(day)
 
 
+# How far past the anchor a past-tense day may fall, and before it a future-tense one.
+PAST_SLACK = timedelta(days=31)
+FUTURE_SLACK = timedelta(days=7)
+
+
 def _nearest_month(day: date, month: int, tense: Tense | None) -> date:
+    if tense == "past":  # next month too, by the past slack: "I booked it for June" in May
+        return date(day.year if month <= day.month + 1 else day.year - 1, month, 1)
     past = date(day.year if month <= day.month else day.year - 1, month, 1)
     future = date(day.year if month >= day.month else day.year + 1, month, 1)
-    if tense == "past":
-        return past
     if tense == "future":
         return future
     this_month = date(day.year, day.month, 1)
@@ -265,8 +273,8 @@ def _nearest_day(day: date, month: int, dom: int, tense: Tense | None) -> date |
             candidates.append(date(year, month, dom))
         except ValueError:
             continue
-    past = [c for c in candidates if c <= day]
-    future = [c for c in candidates if c >= day]
+    past = [c for c in candidates if c <= day + PAST_SLACK]
+    future = [c for c in candidates if c >= day - FUTURE_SLACK]
     if tense == "past" and past:
         return past[-1]
     if tense == "future" and future:
@@ -455,6 +463,11 @@ def _weekday(m: re.Match[str], today: date, tense: Tense | None) -> _Value | Non
     return _Value(day, "day", part=part)
 
 
+def _since_is_past(m: re.Match[str], tense: Tense | None) -> Tense | None:
+    """ "since 1 May" starts in the past whatever tense its clause has."""
+    return "past" if (m.group("prep") or "").lower() == "since" else tense
+
+
 def _day_month(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
     raw_month = m.group("month")
     month = MONTH_NUMBERS[raw_month.lower().rstrip(".")]
@@ -465,7 +478,7 @@ def _day_month(m: re.Match[str], today: date, tense: Tense | None) -> _Value | N
             return _Value(date(int(year), month, dom), "day", relative=False)
         except ValueError:
             return None
-    day = _nearest_day(today, month, dom, tense)
+    day = _nearest_day(today, month, dom, _since_is_past(m, tense))
     return None if day is None else _Value(day, "day")
 
 
@@ -501,7 +514,7 @@ def _month(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
     elif rel == "this":
         day = date(today.year, month, 1)
     else:
-        day = _nearest_month(today, month, tense)
+        day = _nearest_month(today, month, _since_is_past(m, tense))
     modifier = _MODIFIERS.get(rel)
     human = format_month(day)
     if modifier:
@@ -631,7 +644,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], re.Pattern[str], Handler], ...] = tuple(
         (
             r"\d",
             rf"\b{_PREP}(?P<month>{_MONTH_ANY})\.?\s+(?:the\s+)?(?P<day>\d{{1,2}})"
-            r"(?:st|nd|rd|th)?(?!\d)(?:,?\s+(?P<year>\d{4}))?\b",
+            # A range's end ("June 14-16, 2024") is part of it, so its year is read too.
+            r"(?:st|nd|rd|th)?(?!\d)(?:[-–]\d{1,2}(?!\d))?(?:,?\s+(?P<year>\d{4}))?\b",
             _day_month,
         ),
         (

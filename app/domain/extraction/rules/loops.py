@@ -330,7 +330,8 @@ def _loop_item(
         start = match.start("gerund") if phrase == "is" else match.end()
         end_match = _LOOP_END.search(text, start)
         end = end_match.start() if end_match else len(text)
-    complement = _task(_without_dates(text, start, end, dates).strip(" ,"), noun=noun)
+    task, removed = _without_dates(text, start, end, dates)
+    complement = _task(task.strip(" ,"), noun=noun)
     if complement is None or _NOT_TASKS.match(complement):
         return None
     words = {w for w in re.findall(r"[a-z][\w'-]*", complement.lower())}
@@ -352,7 +353,7 @@ def _loop_item(
     if rewritten is None:
         return None
     body = finish(f"{name} {phrase} {rewritten}", LOOP_MAX_CHARS).rstrip(".")
-    return body + _said(sentence, dates)
+    return body + _said(sentence, dates, removed)
 
 
 def _taken_back(text: str, start: int) -> bool:
@@ -390,25 +391,35 @@ def _booked(text: str, dates: list[Resolved]) -> tuple[re.Match[str], str] | Non
     return None
 
 
-def _without_dates(text: str, start: int, end: int, dates: list[Resolved]) -> str:
-    """The task without the dates at its ends; one inside it stays ("take this weekend off")."""
+def _without_dates(
+    text: str, start: int, end: int, dates: list[Resolved]
+) -> tuple[str, list[Resolved]]:
+    """The task without the dates at its ends, and those dates; one inside it stays ("take this
+    weekend off")."""
     parts: list[str] = []
+    removed: list[Resolved] = []
     cursor = start
     for resolved in dates:
         a, b = resolved.span
         at_an_end = not text[start:a].strip(" ,") or not text[b:end].strip(" ,.!?")
         if a >= start and b <= end and at_an_end:
             parts.append(text[cursor:a])
+            removed.append(resolved)
             cursor = b
     parts.append(text[cursor:end])
-    return " ".join("".join(parts).split())
+    return " ".join("".join(parts).split()), removed
 
 
-def _said(sentence: Sentence, dates: list[Resolved]) -> str:
+def _said(sentence: Sentence, dates: list[Resolved], removed: list[Resolved]) -> str:
+    """When it was said and its dates: a relative one resolved, a full one the task lost."""
     if sentence.ts is None:
         return ""
     notes = [f"said {format_day(anchor_day(sentence.ts))}"]
-    notes += [f"{r.expression} = {r.human}" for r in dates if r.relative]
+    for r in dates:
+        if r.relative:
+            notes.append(f"{r.expression} = {r.human}")
+        elif r in removed:
+            notes.append(r.expression)  # "coming up on June 20, 2024": the day is the point
     return f" ({'; '.join(notes)})"
 
 
