@@ -90,6 +90,10 @@ _LOG_LINE = re.compile(
 )
 
 
+# What is not a letter, a digit or a space; one regex pass, not a Python test per character.
+_SYMBOL = re.compile(r"[^\w\s]|_")
+
+
 def prose_of(text: str) -> str:
     """``text`` without its fenced and indented code, log lines, headings, URLs and inline code.
 
@@ -130,8 +134,10 @@ def _is_code(line: str, stripped: str) -> bool:
     if ends and any(mark in stripped for mark in _CODE_MARKS):
         return True
     # Mostly symbols: JSON, minified code, hashes. (A line of figures is prose: "65% -> 78%".)
-    letters = sum(ch.isalpha() or ch.isspace() or ch.isdigit() for ch in stripped)
-    return len(stripped) >= 16 and letters < len(stripped) * 0.6
+    if len(stripped) < 16:
+        return False
+    symbols = len(_SYMBOL.findall(stripped))
+    return symbols > len(stripped) * 0.4
 
 
 def _inline_prose(line: str) -> str:

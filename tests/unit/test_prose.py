@@ -57,3 +57,9 @@ def test_a_long_sentence_that_opens_with_a_keyword_is_prose() -> None:
     )
     assert prose_of(line) == line
     assert prose_of("for i in range(10):") == ""
+
+
+def test_a_line_mostly_of_symbols_is_code_and_one_of_figures_is_prose() -> None:
+    assert prose_of("=~=~=~ ++ -- !! ?? ~~ ^^ ** ==") == ""
+    figures = "Coverage went 65% -> 78% -> 81%, steady."
+    assert prose_of(figures) == figures
