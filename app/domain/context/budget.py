@@ -19,6 +19,7 @@ from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.context.passages import PASSAGE_MAX, annotated
 from app.domain.context.ranking import MIN_LINE, allowed_records, rank, sort_time
 from app.domain.context.records import RecordKind
+from app.domain.context.when import asks_when, dated_first
 from app.domain.dates import EVER, DateWindow
 from app.domain.text import tokenize
 
@@ -223,9 +224,10 @@ def assemble(
     found = rank(index, tokens, allowed, budget)
     scores = found.scores
     if found.order:
+        ranked = dated_first(index, found.order, scores) if q and asks_when(q) else found.order
         selection, omitted = _by_relevance(
             index,
-            found.order,
+            ranked,
             scores,
             budget,
             allowed,
