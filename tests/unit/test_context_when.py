@@ -49,3 +49,8 @@ def test_a_when_question_shows_the_dated_match_where_only_one_fits() -> None:
     # Any other question keeps the plain ranking, where the other one is the better match.
     what = assemble(index, "How was the pottery class?", 110)
     assert undated in what.text and dated not in what.text
+
+
+def test_a_question_in_the_present_finds_its_answer_in_an_irregular_past() -> None:
+    index = EvidenceIndex(chat([*FILLER, ("Ana", "I met Jon at the county fair"), *FILLER]))
+    assert "met Jon at the county fair" in assemble(index, "When did Ana meet Jon?", 200).text
