@@ -24,9 +24,9 @@ import numpy.typing as npt
 from app.domain.context.records import EpisodeInfo, TurnRecord
 
 # The first bytes of a stored segment: the format's name and version. A segment of another
-# version is not read (the index is built from the log instead). 2: irregular verbs tokenized as
+# version is not read (the index is built from the log instead). 2 and 3: irregular verbs read as
 # their verb ("met" as "meet").
-MAGIC = b"TSI\x02"
+MAGIC = b"TSI\x03"
 _LENGTH = struct.Struct("<I")
 
 Column = npt.NDArray[Any]
