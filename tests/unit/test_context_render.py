@@ -97,6 +97,22 @@ def test_core_facts_show_whatever_the_question_and_the_rest_only_when_it_matters
     assert any(b.key == "ana.sister" for b in asked.beliefs)
 
 
+def test_a_named_organisation_is_shown_and_a_bare_name_of_no_kind_is_not() -> None:
+    head = {
+        **HEAD,
+        "entities": [
+            {"name": "Biscuit Bakery", "type": "organization"},
+            {"name": "Puppy Palace", "type": "other"},
+            {"name": "Puppy Club", "type": "other", "aliases": ["PC"]},
+        ],
+    }
+    q = "Biscuit Bakery, Puppy Palace or the Puppy Club"
+    text = build_context(index(head=head), q, 3000).text
+    assert "Biscuit Bakery (organization)" in text
+    assert "Puppy Club (other; also called PC)" in text
+    assert "Puppy Palace (other)" not in text
+
+
 def test_beliefs_never_take_more_than_their_share() -> None:
     many = {
         **HEAD,

@@ -119,6 +119,8 @@ class BeliefIndex:
         for order, loop in enumerate(_newest_first(head.open_loops)):
             lines.append(_line("open_loops", loop_text(loop), loop, order, known))
         for order, e in enumerate(head.entities):
+            if e.type == "other" and not e.aliases:
+                continue  # "Google Ads (other)" says only that a name was said: the log has it
             text = entity_text(e)
             words = known.get(text)
             if words is None:
