@@ -156,8 +156,11 @@ def test_month_names_follow_tense() -> None:
     assert one("We visited last March", march)[1] == "March 2022"
     assert one("by the end of June", march)[1] == "the end of June 2023"
     assert one("I visited Paris in March 2022.")[1:3] == ("March 2022", "2022-03")
-    # A plan told in the past tense for next month is this year's month.
+    # A plan told in the past tense for next month is this year's month (next year's in December).
     assert one("I booked the flights, we fly in April", march)[1] == "April 2023"
+    december_1 = datetime(2023, 12, 1, tzinfo=UTC)
+    assert one("I booked the flights, we fly in January", december_1)[1] == "January 2024"
+    assert one("I booked the flights, we flew in November", december_1)[1] == "November 2023"
     # "have been" is a past: a month last month, though the message looks ahead elsewhere.
     december = datetime(2024, 12, 20, tzinfo=UTC)
     text = (

@@ -257,7 +257,9 @@ FUTURE_SLACK = timedelta(days=7)
 
 def _nearest_month(day: date, month: int, tense: Tense | None) -> date:
     if tense == "past":  # next month too, by the past slack: "I booked it for June" in May
-        return date(day.year if month <= day.month + 1 else day.year - 1, month, 1)
+        following = _add_months(date(day.year, day.month, 1), 1)
+        year = following.year if month <= following.month else following.year - 1
+        return date(year, month, 1)
     past = date(day.year if month <= day.month else day.year - 1, month, 1)
     future = date(day.year if month >= day.month else day.year + 1, month, 1)
     if tense == "future":
