@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from app.domain.context.index import EvidenceIndex, Scores
-from app.domain.dates import MONTH_WORD
+from app.domain.dates import WRITTEN_DAY
 
 DATED_LIFT = 0.15
 # How many of the best candidates are looked at: more than a budget of a few thousand shows.
@@ -26,11 +26,8 @@ _ASKS_WHEN = re.compile(
     r"before\s+or\s+after|after\s+or\s+before|date)\b",
     re.IGNORECASE,
 )
-# A date written out, read in lower case: "march 22", "22 march", "2024-03-22".
-_WRITTEN_DATE = re.compile(
-    rf"\b(?:{MONTH_WORD}\.?\s+\d{{1,2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_WORD})\b|"
-    r"\b\d{4}-\d{2}-\d{2}\b"
-)
+# A day written out, read in lower case: "march 22", "22nd of march", "2024-03-22".
+_WRITTEN_DATE = re.compile(rf"\b(?:{WRITTEN_DAY})\b")
 
 
 def asks_when(q: str) -> bool:

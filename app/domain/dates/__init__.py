@@ -17,6 +17,7 @@ from app.domain.dates.calendar import (
 from app.domain.dates.periods import (
     EVER,
     MONTH_WORD,
+    WRITTEN_DAY,
     DateWindow,
     When,
     check_day,
@@ -41,6 +42,7 @@ __all__ = [
     "MONTH_WORD",
     "NUMBER_WORDS",
     "WEEKDAYS",
+    "WRITTEN_DAY",
     "DateWindow",
     "Granularity",
     "Resolved",

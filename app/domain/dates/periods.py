@@ -21,6 +21,12 @@ MONTH_WORD = (
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
 _MONTH_RE = rf"({MONTH_WORD})\.?"
+# A day written out, with its year if given: "March 22", "22nd of March, 2024", "2024-03-22"
+# (no group, every quantifier bounded).
+WRITTEN_DAY = (
+    rf"{MONTH_WORD}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|"
+    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_WORD}\.?(?:,?\s+\d{{4}})?|\d{{4}}-\d{{2}}-\d{{2}}"
+)
 _ISO_DATE_RE = re.compile(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
 _DAY_MONTH_YEAR_RE = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH_RE},?\s+(\d{{4}})\b", re.IGNORECASE

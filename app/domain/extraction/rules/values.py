@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from app.domain.dates import MONTH_WORD
+from app.domain.dates import MONTH_WORD, WRITTEN_DAY
 from app.domain.extraction.extractor import Extraction
 from app.domain.extraction.rules.people import provenance, sentence_ts
 from app.domain.extraction.rules.view import Sentence, View
@@ -39,10 +39,7 @@ _SUBJECT = rf"(?:(?!{_NOT_SUBJECT}\b){_WORD}\s+){{0,7}}(?!{_NOT_SUBJECT}\b){_WOR
 _OWN_SUBJECT = _SUBJECT.replace(_NOT_SUBJECT, _NOT_SUBJECT[:-1] + "|my)")
 # A value: an amount, a count or a measure (with what follows it, trimmed below), or a date.
 _MONTH = rf"{MONTH_WORD}\.?"
-_DATE = (
-    rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|"
-    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?|\d{{4}}-\d{{2}}-\d{{2}}"
-)
+_DATE = WRITTEN_DAY
 _TIME = r"\d{1,2}(?::\d{2}(?:\s?[ap]\.?m\b)?|\s?[ap]\.?m\b)"
 _MY = re.compile(r"\bmy\b", re.IGNORECASE)
 _WHOLE_DATE = re.compile(rf"{_DATE}|{_TIME}", re.IGNORECASE)
