@@ -471,6 +471,14 @@ async def test_compact_merges_a_synonym_pair_and_rejects_an_invented_key(setting
     assert refused.json()["detail"].startswith("compaction needs an LLM extractor")
 
 
+def _finished_long_ago(database_url: str, job_id: str) -> None:
+    with psycopg.connect(_libpq(database_url)) as conn:
+        conn.execute(
+            "UPDATE ingest_job SET finished_at = now() - interval '31 days' WHERE id = %s",
+            (job_id,),
+        )
+
+
 async def test_retry_needs_a_finished_job_with_its_payload(settings):
     async with llm_stack(settings) as s:
         t = await make_tenant(s.api, "llm-retention")
@@ -479,12 +487,10 @@ async def test_retry_needs_a_finished_job_with_its_payload(settings):
         assert job["status"] == "failed"
         s.fake.status = 200
 
-        # Past retention, the sweeper forgets the payload: the job cannot run again.
-        with psycopg.connect(_libpq(s.settings.database_url)) as conn:
-            conn.execute(
-                "UPDATE ingest_job SET finished_at = now() - interval '31 days' WHERE id = %s",
-                (job["job_id"],),
-            )
+        # Past retention, the sweeper forgets the payload: the job cannot run again. The update
+        # runs off the event loop: the in-process worker's sweeper may hold the row meanwhile,
+        # and it can only let go if the loop keeps running.
+        await asyncio.to_thread(_finished_long_ago, s.settings.database_url, job["job_id"])
         from app.services import processing
 
         # What every worker's sweeper runs each tick (one of them may have been first).
