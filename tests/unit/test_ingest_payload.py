@@ -168,6 +168,15 @@ def test_a_blank_speaker_or_table_is_refused_by_validation(blank: str) -> None:
         payload(rows=[{"table": blank, "row": {"a": 1}}])
 
 
+@pytest.mark.parametrize("blank", ["\x00", " ", "\x01\x7f"])
+def test_a_blank_time_is_refused_by_validation(blank: str) -> None:
+    # A time of NUL characters alone was schema-valid yet refused once they were dropped.
+    with pytest.raises(ValidationError, match="session_ts"):
+        payload(session_ts=blank, turns=[{"speaker": "a", "text": "x"}])
+    with pytest.raises(ValidationError, match=r"turns\.0\.ts"):
+        payload(turns=[{"speaker": "a", "text": "x", "ts": blank}])
+
+
 def test_too_many_items_names_the_limit() -> None:
     body = payload(turns=[{"speaker": "a", "text": "x"}] * 11)
     with pytest.raises(InputError, match="max_items"):

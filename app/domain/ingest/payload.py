@@ -34,9 +34,14 @@ MIN_YEAR = 1900
 MAX_YEAR = 2200
 DEFAULT_TEXT_SPEAKER = "user"
 
+# A name (or a time) must hold a character that cleaning keeps: not only spaces and control characters.
+# C1 controls and U+FEFF are listed too: Python's \s and JSON Schema's (ECMA) differ on them.
+VISIBLE = r"[^\s\x00-\x1f\x7f-\x9f\ufeff]"
+
+
 # Strict types: a JSON `true` must not quietly become epoch second 1.
 Timestamp = Annotated[
-    Annotated[str, StringConstraints(strict=True, min_length=1, max_length=100)]
+    Annotated[str, StringConstraints(strict=True, min_length=1, max_length=100, pattern=VISIBLE)]
     | StrictInt
     | StrictFloat,
     Field(
@@ -55,11 +60,6 @@ SessionId = Annotated[
     str,
     Field(max_length=200, description="Conversation/session id; a change closes a segment."),
 ]
-
-
-# A name must hold a character that cleaning keeps: not only spaces and control characters.
-# C1 controls and U+FEFF are listed too: Python's \s and JSON Schema's (ECMA) differ on them.
-VISIBLE = r"[^\s\x00-\x1f\x7f-\x9f\ufeff]"
 
 
 class InputError(ValueError):
