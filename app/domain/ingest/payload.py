@@ -34,7 +34,7 @@ MIN_YEAR = 1900
 MAX_YEAR = 2200
 DEFAULT_TEXT_SPEAKER = "user"
 
-# A name (or a time) must hold a character that cleaning keeps: not only spaces and control characters.
+# A name or a time must hold a character that cleaning keeps: not only spaces and controls.
 # C1 controls and U+FEFF are listed too: Python's \s and JSON Schema's (ECMA) differ on them.
 VISIBLE = r"[^\s\x00-\x1f\x7f-\x9f\ufeff]"
 
