@@ -81,6 +81,34 @@ def merged(*extractions: tuple[Extraction, str, int]) -> Passport:
             None,
             "120ms per request",
         ),
+        # A relative clause states its value whatever the main clause wants.
+        (
+            "I'm trying to speed up the checkout page load time, which has dropped to 1.4 seconds.",
+            "checkout page load time",
+            None,
+            "1.4 seconds",
+        ),
+        (
+            "I'd like to lower my rent, which is currently $950 a month.",
+            "rent",
+            None,
+            "$950 a month",
+        ),
+        ("I pay my rent, which is $950, on the first.", "rent", None, "$950"),
+        (
+            "I wonder how my reading speed rose to 300 words per minute.",
+            "reading speed",
+            None,
+            "300 words per minute",
+        ),
+        # A changed value named with what it is about.
+        ("I'm happy with my new commute time of 25 minutes.", "commute time", None, "25 minutes"),
+        (
+            "We got the updated API quota of 5,000 calls per day.",
+            "API quota",
+            None,
+            "5,000 calls per day",
+        ),
     ],
 )
 def test_a_value_the_user_states_about_their_own_thing_is_read_with_what_it_is_about(
@@ -112,6 +140,12 @@ def test_a_value_the_user_states_about_their_own_thing_is_read_with_what_it_is_a
         "My budget is $500-$600 for the trip.",
         "My current budget is $1,300 for the laptop.",
         "My score is 98% now.",
+        "We visited the tower, which is 330 meters tall.",
+        "My portfolio is 60% stocks, 30% bonds and 10% cash.",
+        "The size of my garden, which is 40 square meters, surprised me.",
+        "I wrote a summary for my thesis, which is 12 pages long.",
+        "I read that the current exchange rate of 1.08 dollars is low.",
+        "I'm trying to get my new savings rate of 20% by June.",
     ],
 )
 def test_wishes_plans_suppositions_and_what_is_not_the_users_state_no_value(text: str) -> None:
@@ -173,7 +207,11 @@ def test_forgetting_the_turn_of_the_current_value_brings_back_the_one_before() -
 @given(
     st.lists(
         st.sampled_from(
-            [*"my is to 5%$,.", "my ", " is ", " to ", "75%", " from ", "I've increased ", " by "]
+            [
+                *"my is to 5%$,.",
+                *("my ", " is ", " to ", "75%", " from ", "I've increased ", " by ", "the "),
+                *(", which has risen to ", " new ", " of ", " how ", ", 40%"),
+            ]
         ),
         max_size=60,
     ).map("".join)

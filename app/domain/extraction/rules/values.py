@@ -81,6 +81,30 @@ _I_SET = re.compile(
     rf"(?:from\s+{_named('old')}\s+)?to\s+{_HEDGE}{_named('value')}",
     re.IGNORECASE,
 )
+# "my X, which has increased to V", "the X, which is currently at V": a relative clause asserts
+# its value whatever the main clause wants ("I'm trying to cut my rent, which is $900").
+_WHICH_VERB = (
+    rf"(?:(?:has|have)\s+)?{_ADVERB}?(?:(?P<is>is|are)(?:\s+{_ADVERB}?averaging)?|averages|"
+    rf"averaged|measured|measures|reached|hit|sits\s+at|stands\s+at|"
+    rf"(?P<change>{_CHANGE})(?:\s+from\s+{_named('old')})?\s+to)"
+)
+_WHICH_VALUE = re.compile(
+    rf"\b(?P<owner>my|the)\s+(?P<subject>{_OWN_SUBJECT}),\s+which\s+{_WHICH_VERB}\s+"
+    rf"{_HEDGE}{_SETTING}{_named('value')}",
+    re.IGNORECASE,
+)
+_NOW = re.compile(r"\b(?:now|currently)\b", re.IGNORECASE)
+# "the current rate of 5%" may be anyone's; "the new rate of 5%" is one the user changed.
+_STATE_WORDS = frozenset({"current", "latest"})
+# "my new baseline weight of 187 pounds", "the new rate limit of 120 requests per minute": a
+# changed value named with what it is about.
+_NEW = r"(?:new|current|updated|revised|latest|adjusted|increased|reduced|lowered|raised)"
+_OF_SUBJECT = _SUBJECT.replace(_NOT_SUBJECT, _NOT_SUBJECT[:-1] + "|my|of|the|a|an|as)")
+_NEW_VALUE = re.compile(
+    rf"\b(?P<owner>my|the)\s+(?P<new>{_NEW})\s+(?P<subject>{_OF_SUBJECT})\s+of\s+{_HEDGE}"
+    rf"{_named('value')}",
+    re.IGNORECASE,
+)
 # A clause that wishes, plans or supposes states no value that holds now.
 _UNREAL = frozenset(
     {
@@ -93,7 +117,10 @@ _UNREAL = frozenset(
         *("hopefully", "maybe", "perhaps", "probably", "what", "how", "is", "are"),
     }
 )
-_CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\b(?:and|but|so|because|since|as)\b", re.I)
+# "I wonder how my score rose to 95%": what follows "how" is a clause of its own.
+_CLAUSE_END = re.compile(
+    r"[,;:()\u2013\u2014]|\s-\s|\b(?:and|but|so|because|since|as|how)\b", re.IGNORECASE
+)
 # How far before a match its clause is read for those words.
 CLAUSE_CHARS = 80
 _SUBJECT_UNREAL = frozenset(
@@ -101,6 +128,8 @@ _SUBJECT_UNREAL = frozenset(
 )
 _RANGE_AFTER = re.compile(r"\s{0,2}(?:[-\u2013\u2014]|to\s)\s{0,2}[$€£¥]?\d", re.IGNORECASE)
 _DEADLINE_AFTER = re.compile(r"\s{0,3}(?:by|before|until|within)\s", re.IGNORECASE)
+# "50% stocks, 40% bonds and 10% cash": one part of a list is not the value.
+_LIST_AFTER = re.compile(r"\s{0,2}[,;]\s{0,2}(?:and\s+)?[$€£¥]?\d", re.IGNORECASE)
 # The noun phrase and preposition before a "my ..." subject: "the test coverage of ".
 _PREPOSITION_BEFORE = re.compile(r"\b(?:of|for|on|in|at|with|from|to|about|by)\s+$", re.I)
 _HEAD_BEFORE = re.compile(
@@ -135,6 +164,7 @@ _UNIT_STOP = frozenset(
         *("starting", "beginning", "effective", "including", "using", "after", "following"),
         *("between", "among", "across", "around", "about", "instead", "compared", "versus"),
         *("vs", "except", "without", "within", "into", "onto", "like", "unlike", "plus"),
+        *("might", "must", "may", "shall", "seems", "feels", "looks", "sounds", "goes"),
     }
 )
 # "20 minutes each morning": times of day may follow "each"/"every"/"a"; other -ing words end it.
@@ -165,29 +195,55 @@ def stated_values(text: str) -> list[tuple[str, str | None, str]]:
     if len(text) > MAX_VALUE_SENTENCE_CHARS or not any(c.isdigit() for c in text):
         return []
     found: list[tuple[str, str | None, str]] = []
-    for pattern in (_MY_VALUE, _I_SET):
+    for pattern in (_MY_VALUE, _I_SET, _WHICH_VALUE, _NEW_VALUE):
         for match in pattern.finditer(text):
-            subject = " ".join(match["subject"].split())
-            if pattern is _I_SET and match["owner"].lower() == "the" and not _MY.search(subject):
-                continue  # "the deadline" alone: whose it is is not said
-            if pattern is _MY_VALUE:
-                # "the test coverage of my API module is 65%" is about the coverage.
-                head = _head_of(text[max(0, match.start() - HEAD_CHARS) : match.start()])
-                if head == "":
-                    continue
-                subject = f"{head} {subject}" if head else subject
+            subject = _subject(pattern, match, text)
+            if subject is None:
+                continue
             trimmed = _trimmed(match["value"])
             if trimmed is None:
                 continue
             value, used = trimmed
             # What the value's words left over, then the rest of the text: "95% by June".
             rest = " ".join(match["value"].split()[used:]) + " " + text[match.end() :]
-            if not _asserted(text, match.start(), rest, subject):
+            # A relative clause asserts its value whatever its main clause says.
+            clause = pattern is not _WHICH_VALUE
+            if not _asserted(text, match.start(), rest, subject, clause=clause):
                 continue
-            old_trimmed = _trimmed(match["old"]) if match["old"] else None
+            said_before = match.groupdict().get("old")
+            old_trimmed = _trimmed(said_before) if said_before else None
             old = _with_unit(old_trimmed[0], value) if old_trimmed else None
             found.append((subject, old, value))
     return found
+
+
+def _subject(pattern: re.Pattern[str], match: re.Match[str], text: str) -> str | None:
+    """What a match is about, or None when whose it is, or what, is not said."""
+    subject = " ".join(match["subject"].split())
+    owner = match["owner"].lower() if "owner" in pattern.groupindex else "my"
+    if owner == "the":
+        if pattern is _I_SET and not _MY.search(subject):
+            return None  # "the deadline" alone: whose it is is not said
+        # "the X, which has risen to V", "the new X of V": a value that changes is one the
+        # user follows; "the tower, which is 330 m tall" is not theirs.
+        if pattern is _WHICH_VALUE and not (match["change"] or _NOW.search(match[0])):
+            return None
+        if pattern is _NEW_VALUE and match["new"].lower() in _STATE_WORDS:
+            return None
+        return subject
+    if pattern is _I_SET:
+        return subject
+    # "the test coverage of my API module is 65%" is about the coverage.
+    head = _head_of(text[max(0, match.start() - HEAD_CHARS) : match.start()])
+    if pattern is _MY_VALUE:
+        if head == "":
+            return None
+        return f"{head} {subject}" if head else subject
+    # "the layout of my room, which is 15x12 feet", "a diary for my role, which is 12 pages
+    # long": which of the two the clause is about is not said.
+    if pattern is _WHICH_VALUE:
+        return None if head is not None else subject
+    return None if head else subject
 
 
 def _head_of(before: str) -> str | None:
@@ -210,22 +266,25 @@ def value_key(about: str) -> str:
     return " ".join(words)
 
 
-def _asserted(text: str, start: int, rest: str, subject: str) -> bool:
-    """Whether the clause states the value as holding now (no wish, plan, supposition or target)."""
-    before = text[max(0, start - CLAUSE_CHARS) : start]
-    ends = list(_CLAUSE_END.finditer(before))
-    clause = before[ends[-1].end() :] if ends else before
-    words = {w.lower() for w in re.findall(r"[\w']+", clause)}
-    if words & _UNREAL:
-        return False
+def _asserted(text: str, start: int, rest: str, subject: str, *, clause: bool = True) -> bool:
+    """Whether the clause states the value as holding now (no wish, plan, supposition or target).
+
+    ``clause``: whether the words before the match, within its clause, are read for a wish.
+    """
+    if clause:
+        before = text[max(0, start - CLAUSE_CHARS) : start]
+        ends = list(_CLAUSE_END.finditer(before))
+        said_before = before[ends[-1].end() :] if ends else before
+        if {w.lower() for w in re.findall(r"[\w']+", said_before)} & _UNREAL:
+            return False
     subject_words = {w.lower() for w in subject.split()}
     if subject_words & _SUBJECT_UNREAL or subject.split()[-1].lower() in _NOT_ABOUT:
         return False
     if len(subject_words - _QUALIFIERS) <= 1 and subject_words & _VAGUE:
         return False  # "my budget": which budget, or score, is not said
-    # "75% by June 30": a deadline after a value makes it a target; "8 AM–4 PM" is a range,
-    # of which one end alone would be wrong.
-    return not (_DEADLINE_AFTER.match(rest) or _RANGE_AFTER.match(rest))
+    # "75% by June 30": a deadline after a value makes it a target; "8 AM–4 PM" is a range and
+    # "50% stocks, 40% bonds" a list, of which one part alone would be wrong.
+    return not (_DEADLINE_AFTER.match(rest) or _RANGE_AFTER.match(rest) or _LIST_AFTER.match(rest))
 
 
 def _trimmed(said: str) -> tuple[str, int] | None:
@@ -248,6 +307,8 @@ def _trimmed(said: str) -> tuple[str, int] | None:
     n = 1
     used = len(said.split()) - len(words)  # "$ 450" was two words
     while n < len(words) and units < MAX_UNIT_WORDS:
+        if words[n - 1].endswith((",", ".", ";")):
+            break  # "$900, goes up": a comma ends the value
         word = words[n].lower().rstrip(",.")
         if word in _PER and n + 1 < len(words) and words[n + 1].lower() not in _UNIT_STOP:
             kept += [word, words[n + 1].rstrip(",.")]
