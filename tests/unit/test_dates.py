@@ -169,6 +169,11 @@ def test_month_names_follow_tense() -> None:
     assert one(text, december)[1] == "November 2024"
 
 
+def test_a_past_change_from_one_day_to_another_goes_to_the_later_one() -> None:
+    found = resolve_relative("I moved the launch from 1 May to 20 June", MONDAY)
+    assert [r.iso for r in found] == ["2023-05-01", "2023-06-20"]
+
+
 def test_a_range_reads_its_year() -> None:
     found = resolve_relative("The hotel is booked for June 14-16, 2024, can't wait", MONDAY)
     assert [(r.iso, r.relative) for r in found] == [("2024-06-14", False)]
@@ -204,6 +209,16 @@ def test_years_and_explicit_dates() -> None:
         ("We met on the 3rd of May", "3 May 2023"),
         ("It happened on May 8, 2021", "8 May 2021"),
         ("Dinner is on 8th May", "8 May 2023"),
+        # The verb beside a date gives its tense, not a progressive that opens the sentence.
+        ("I'm trying to recall the workshop I attended on 10 March", "10 March 2023"),
+        ("I'm sad since St. Mary's choir disbanded on 2 March", "2 March 2023"),
+        # A "will" anywhere in the clause is a future, though a past participle stands nearer.
+        ("The upcoming party in the renovated hall is on 20 June", "20 June 2023"),
+        # The day a past change, range or booking goes to is not a year back.
+        ("I've decided to delay the launch to 20 June", "20 June 2023"),
+        ("I moved the launch to 20 June", "20 June 2023"),
+        ("I've scheduled an interview for 20 June", "20 June 2023"),
+        ("We planned trips from 20 June", "20 June 2023"),
     ],
 )
 def test_day_and_month(text: str, human: str) -> None:

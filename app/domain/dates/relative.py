@@ -110,15 +110,22 @@ _NOT_PLURAL = r"(?![\w-]|\s+(?:mornings|afternoons|evenings|nights)\b)"
 
 # --- tense ----------------------------------------------------------------------------------
 
-_FUTURE_RE = re.compile(
+_WILL = (
     r"\b(?:will|shall|gonna|wanna|going\s+to|plan(?:s|ning)?\s+(?:to|on)|want(?:s)?\s+to|"
     r"hop(?:e|es|ing)\s+to|thinking\s+(?:about|of)|can't\s+wait|looking\s+forward|about\s+to|"
-    r"intend|next|tomorrow|upcoming|soon)\b|'ll\b|(?:\b(?:am|is|are)\s+|'(?:m|re|s)\s+)"
+    r"intend|next|tomorrow|upcoming|soon)\b|'ll\b"
+)
+# "I'm flying on May 3" is a future, "I'm trying to recall the day I met her" is not: a
+# progressive is a future only when no past verb is nearer the date.
+_PROGRESSIVE = (
+    r"(?:\b(?:am|is|are)\s+|'(?:m|re|s)\s+)"
     r"(?!(?:amazing|interesting|exciting|boring|relaxing|inspiring|fascinating|annoying|"
     r"surprising|stunning|refreshing|tiring|exhausting|touching|overwhelming|thing|nothing|"
-    r"something|anything|everything|evening|morning|king|spring)\b)\w+ing\b",
-    re.IGNORECASE,
+    r"something|anything|everything|evening|morning|king|spring)\b)\w+ing\b"
 )
+_FUTURE_RE = re.compile(f"{_WILL}|{_PROGRESSIVE}", re.IGNORECASE)
+_WILL_RE = re.compile(_WILL, re.IGNORECASE)
+_PROGRESSIVE_RE = re.compile(_PROGRESSIVE, re.IGNORECASE)
 # Past tenses, and the words that mark a past clause without one.
 _PAST_WORDS = PAST_TENSE_VERBS | {"ago", "yesterday", "last", "been"}
 # Words ending in -ed that are no past tense, and -ed adjectives that follow "am" or "is".
@@ -132,6 +139,13 @@ _NOT_PAST = NOT_PAST_ED | {
     "naked",
     "wicked",
     "weed",
+    # What was planned or booked happens later: "we've planned trips from July 1-7".
+    "planned",
+    "scheduled",
+    "booked",
+    "arranged",
+    "reserved",
+    "registered",
 }
 # After a determiner an -ed word is an adjective too: "my scheduled check", "the booked flight".
 _ADJECTIVE_AFTER_BE = re.compile(
@@ -156,14 +170,25 @@ def detect_tense(text: str) -> Tense | None:
 
 # Text whose lower case is longer than itself is read around each expression, this far each side.
 TENSE_CONTEXT = 1000
-_CLAUSE_BREAK = re.compile(r"[,;:!?]|\b(?:and|but|so)\b")
+# A full stop ends a clause after a lower-case word ("St. Anthony's" and "Dr. Lee" go on).
+_CLAUSE_BREAK = re.compile(r"[,;:!?]|(?<=[a-z]{3})\.\s|\b(?:and|but|so)\b")
 Span = tuple[int, int]
 
 
-def _any_within(spans: list[Span], starts: list[int], low: int, high: int) -> bool:
-    """Whether one of ``spans`` (sorted, apart) lies within [low, high)."""
-    at = bisect.bisect_left(starts, low)
-    return at < len(spans) and spans[at][1] <= high
+def _distance(
+    spans: list[Span], starts: list[int], low: int, start: int, end: int, high: int
+) -> int | None:
+    """How far the nearest of ``spans`` (sorted, apart) within [low, start) or [end, high) is
+    from [start, end); None when none is."""
+    best: int | None = None
+    before = bisect.bisect_left(starts, start) - 1  # the last span starting before ``start``
+    if before >= 0 and spans[before][0] >= low and spans[before][1] <= start:
+        best = start - spans[before][1]
+    after = bisect.bisect_left(starts, end)
+    if after < len(spans) and spans[after][1] <= high:
+        gap = spans[after][0] - end
+        best = gap if best is None else min(best, gap)
+    return best
 
 
 class _Tenses:
@@ -180,7 +205,8 @@ class _Tenses:
         self.exact = len(lowered) == len(text)
         if not self.exact:
             return
-        self.future = [m.span() for m in _FUTURE_RE.finditer(lowered)]
+        self.will = [m.span() for m in _WILL_RE.finditer(lowered)]
+        self.progressive = [m.span() for m in _PROGRESSIVE_RE.finditer(lowered)]
         adjectives = [m.span() for m in _ADJECTIVE_AFTER_BE.finditer(lowered)]
         adjective_starts = [s for s, _ in adjectives]
         self.past = [
@@ -189,7 +215,8 @@ class _Tenses:
             if _is_past(m.group()) and not self._inside(adjectives, adjective_starts, m.start())
         ]
         self.breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text)]
-        self.future_starts = [s for s, _ in self.future]
+        self.will_starts = [s for s, _ in self.will]
+        self.progressive_starts = [s for s, _ in self.progressive]
         self.past_starts = [s for s, _ in self.past]
 
     @staticmethod
@@ -198,12 +225,21 @@ class _Tenses:
         return i >= 0 and spans[i][0] <= at < spans[i][1]
 
     def _tense(self, low: int, start: int, end: int, high: int) -> Tense | None:
-        parts = ((low, start), (end, high))
-        if any(_any_within(self.future, self.future_starts, a, b) for a, b in parts):
+        """Future for a "will" in [low, high) outside [start, end); else the tense of the
+        nearer of a progressive and a past verb, future on a tie.
+
+        "I'm trying to recall the workshop I attended on May 20": the verb the date belongs to
+        is the one beside it, not the progressive that opens the sentence.
+        """
+        if _distance(self.will, self.will_starts, low, start, end, high) is not None:
             return "future"
-        if any(_any_within(self.past, self.past_starts, a, b) for a, b in parts):
-            return "past"
-        return None
+        future = _distance(self.progressive, self.progressive_starts, low, start, end, high)
+        past = _distance(self.past, self.past_starts, low, start, end, high)
+        if future is None and past is None:
+            return None
+        if past is None or (future is not None and future <= past):
+            return "future"
+        return "past"
 
     def around(self, start: int, end: int) -> Tense | None:
         """The tense of ``text[start:end]``'s clause without it, else of the text without it."""
@@ -465,9 +501,27 @@ def _weekday(m: re.Match[str], today: date, tense: Tense | None) -> _Value | Non
     return _Value(day, "day", part=part)
 
 
-def _since_is_past(m: re.Match[str], tense: Tense | None) -> Tense | None:
-    """ "since 1 May" starts in the past whatever tense its clause has."""
-    return "past" if (m.group("prep") or "").lower() == "since" else tense
+# "moved it to 1 May", "from 20 January to 28 February", "booked for 3 June": the day a change,
+# a range or a booking goes to.
+_TO_BEFORE = re.compile(r"\b(?:to|for)\s{1,3}$", re.IGNORECASE)
+
+
+def _date_tense(m: re.Match[str], tense: Tense | None) -> Tense | None:
+    """The tense a date without a year is read in, from its clause's and its preposition.
+
+    "since 1 May" starts in the past whatever tense its clause has. The day a past change goes
+    to ("I delayed the launch to 1 September") is where it now stands, not a day of the year
+    before ("I booked a table for June 3" neither): a past tense says nothing of it, and the
+    nearest year is taken.
+    """
+    prep = (m.group("prep") or "").lower()
+    if prep == "since":
+        return "past"
+    if tense == "past" and (
+        prep in ("to", "for") or _TO_BEFORE.search(m.string, max(0, m.start() - 6), m.start())
+    ):
+        return None
+    return tense
 
 
 def _day_month(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
@@ -480,7 +534,7 @@ def _day_month(m: re.Match[str], today: date, tense: Tense | None) -> _Value | N
             return _Value(date(int(year), month, dom), "day", relative=False)
         except ValueError:
             return None
-    day = _nearest_day(today, month, dom, _since_is_past(m, tense))
+    day = _nearest_day(today, month, dom, _date_tense(m, tense))
     return None if day is None else _Value(day, "day")
 
 
@@ -516,7 +570,7 @@ def _month(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
     elif rel == "this":
         day = date(today.year, month, 1)
     else:
-        day = _nearest_month(today, month, _since_is_past(m, tense))
+        day = _nearest_month(today, month, _date_tense(m, tense))
     modifier = _MODIFIERS.get(rel)
     human = format_month(day)
     if modifier:
@@ -578,6 +632,7 @@ def _holiday(m: re.Match[str], today: date, tense: Tense | None) -> _Value | Non
     rel = " ".join((m.group("rel") or "").lower().split())
     if not (rel or m.group("prep") or " " in name):
         return None  # "I love Christmas" names no day; "Good Friday" always does
+    tense = _date_tense(m, tense)
     if name in _FIXED_HOLIDAYS:
         month, dom = _FIXED_HOLIDAYS[name]
         days = [date(y, month, dom) for y in (today.year - 1, today.year, today.year + 1)]
