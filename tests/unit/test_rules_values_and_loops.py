@@ -125,6 +125,11 @@ def test_plan_with_a_relative_date() -> None:
             "I'm going to the pride parade next Saturday, wanna come?",
             "Jon is going to the pride parade (said 8 May 2023; next Saturday = 20 May 2023)",
         ),
+        # A date of another clause is not the task's.
+        (
+            "The choir starts in July, but first I need to finish my course by Friday.",
+            "Jon needs to finish Jon's course (said 8 May 2023; by Friday = 12 May 2023)",
+        ),
     ],
 )
 def test_open_loops(text: str, item: str) -> None:
@@ -157,6 +162,10 @@ def test_open_loops(text: str, item: str) -> None:
         "I wanna go swimming but at the same time I dont.",
         "I only drink it when I really need to focus.",
         "I'm going to in Miami",
+        # A feeling that grows and an expectation are no tasks.
+        "I have a deadline of May 20 to decide on the bike, and I'm getting a bit anxious about "
+        "making the right choice.",
+        "I should have the money for the deposit ready by June.",
     ],
 )
 def test_not_open_loops(text: str) -> None:

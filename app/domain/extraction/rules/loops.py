@@ -123,7 +123,11 @@ _NOT_TASKS = re.compile(
     r"tell\s+you|bet|guess|agree|go\s+now|get\s+going|let\s+you\s+know|keep\s+you\s+posted|"
     r"keep\s+(?:that|it|this)\s+in\s+mind|think\s+about\s+it|try|see|check\s+it\s+out|"
     r"do\s+(?:that|it|this|the\s+same)|miss\s+you|talk\s+(?:to\s+you|soon|later)|take\s+care|"
-    r"remember\s+(?:that|this)|look\s+into\s+it|(?:stop|pass|sleep|go|leave|run)$)\b",
+    r"remember\s+(?:that|this)|look\s+into\s+it|(?:stop|pass|sleep|go|leave|run)$|"
+    # A feeling that grows is no task: "I'm getting a bit anxious about it".
+    r"get(?:ting)?\s+(?:(?:a\s+(?:bit|little)|kinda|kind\s+of|really|so|pretty|more|very|too)\s+)?"
+    r"(?:anxious|nervous|worried|stressed|excited|tired|bored|scared|frustrated|overwhelmed|"
+    r"confused|impatient|annoyed|sick|better|worse))\b",
     re.IGNORECASE,
 )
 _GENERIC = word_set("try check keep think look make get going sure thing stuff things")
@@ -141,13 +145,17 @@ _NOT_IN_TASK = word_set(
 )
 # Inside a task, these start another clause or offer a choice rather than name one thing.
 _MID_CLAUSE = re.compile(r"\s(?:as\s+well|too|or)\s", re.IGNORECASE)
-# A task is something done: "be awake", "be famous" are states, "do in the future" is nothing.
-_NOT_TASK_VERBS = word_set("be do")
+# A task is something done: "be awake", "be famous" are states, "do in the future" is nothing,
+# "I should have the funds ready" is an expectation.
+_NOT_TASK_VERBS = word_set("be do have")
 # "..., but" or "... but" before the clause ends: a space right before "but" is enough to know.
 _BUT = re.compile(r"(?:,\s*|\s)but\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;!?]")
 # "when I really need to focus": a condition, not a plan.
 _CONDITION = re.compile(r"\b(?:when|whenever|if|unless|until|once)\b", re.IGNORECASE)
+# Where a clause of its own begins: a date before it is another clause's ("a recital in July,
+# but first I need to finish my course"); a comma alone does not ("Tomorrow, I'm going").
+_OWN_CLAUSE = re.compile(r"[;]|\b(?:but|and|so|because|although|though|or)\b", re.IGNORECASE)
 # Trailing words that only hedge the time: kept out of the task, not a reason to drop it. They
 # are looked for in the task's last characters only (an end-anchored pattern is tried from every
 # space of a long text).
@@ -353,7 +361,8 @@ def _loop_item(
     if rewritten is None:
         return None
     body = finish(f"{name} {phrase} {rewritten}", LOOP_MAX_CHARS).rstrip(".")
-    return body + _said(sentence, dates, removed)
+    own = [m.end() for m in _OWN_CLAUSE.finditer(text, 0, match.start())]
+    return body + _said(sentence, [r for r in dates if r.span[0] >= max(own, default=0)], removed)
 
 
 def _taken_back(text: str, start: int) -> bool:
