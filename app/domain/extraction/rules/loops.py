@@ -64,11 +64,13 @@ _LOOP_TABLE: tuple[tuple[str, str], ...] = (
     (rf"(?:{I_ALONE}|{WE_ALONE}){_ADV}\s+(?i:should)\b", "should"),
     (rf"(?:{I_ALONE}|{WE_ALONE}){_ADV}\s+(?i:plan|intend)\s+(?i:to)\b", "plans to"),
     (rf"(?:{I_AM}|{_WERE}){_ADV}\s+(?i:planning)\s+(?i:to)\b", "plans to"),
+    (rf"(?:{I_AM}|{_WERE}){_ADV}\s+(?i:planning\s+on)\s+(?={_GERUND})", "plans to {g}"),
+    # Weighing a thing is no plan to do it: "I'm considering buying a laptop" stays so.
     (
-        rf"(?:{I_AM}|{_WERE}){_ADV}\s+(?i:planning\s+on|thinking\s+(?:about|of)|considering)\s+"
-        rf"(?={_GERUND})",
-        "plans to {g}",
+        rf"(?:{I_AM}|{_WERE}){_ADV}\s+(?i:thinking\s+(?:about|of))\s+(?={_GERUND})",
+        "is thinking about",
     ),
+    (rf"(?:{I_AM}|{_WERE}){_ADV}\s+(?i:considering)\s+(?={_GERUND})", "is considering"),
     (rf"(?:{I_ALONE}|{WE_ALONE}){_ADV}\s+(?:(?i:want)\s+(?i:to)|(?i:wanna))\b", "wants to"),
     (rf"(?:{I_ALONE}|{WE_ALONE}){_ADV}\s+(?i:hope)\s+(?i:to)\b", "hopes to"),
     (rf"(?:{I_AM}|{_WERE}){_ADV}\s+(?i:hoping)\s+(?i:to)\b", "hopes to"),
