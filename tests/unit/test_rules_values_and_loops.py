@@ -108,6 +108,11 @@ def test_plan_with_a_relative_date() -> None:
         ("We should go hiking soon.", "Jon should go hiking (said 8 May 2023)"),
         ("I plan to start a blog.", "Jon plans to start a blog (said 8 May 2023)"),
         ("I'm planning on visiting Rome.", "Jon plans to visit Rome (said 8 May 2023)"),
+        # A filler at the end is no part of the task.
+        (
+            "I want to help others, um, what are some tips?",
+            "Jon wants to help others (said 8 May 2023)",
+        ),
         # Weighing a thing is no plan to do it.
         (
             "I'm considering buying a new laptop.",
@@ -167,6 +172,8 @@ def test_open_loops(text: str, item: str) -> None:
         "I wanna go swimming but at the same time I dont.",
         "I only drink it when I really need to focus.",
         "I'm going to in Miami",
+        # A task inside a request to the other is the request's.
+        "I've mastered soups, can you suggest some new skills I should learn to expand my menu",
         # A feeling that grows and an expectation are no tasks.
         "I have a deadline of May 20 to decide on the bike, and I'm getting a bit anxious about "
         "making the right choice.",

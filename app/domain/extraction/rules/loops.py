@@ -154,7 +154,12 @@ _NOT_TASK_VERBS = word_set("be do have")
 _BUT = re.compile(r"(?:,\s*|\s)but\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;!?]")
 # "when I really need to focus": a condition, not a plan.
-_CONDITION = re.compile(r"\b(?:when|whenever|if|unless|until|once)\b", re.IGNORECASE)
+_CONDITION = re.compile(
+    r"\b(?:when|whenever|if|unless|until|once)\b|"
+    # "can you suggest skills I should learn": a loop inside a request is the request's.
+    r"\b(?:can|could|would|will)\s+you\b",
+    re.IGNORECASE,
+)
 # Where a clause of its own begins: a date before it is another clause's ("a recital in July,
 # but first I need to finish my course"); a comma alone does not ("Tomorrow, I'm going").
 _OWN_CLAUSE = re.compile(r"[;]|\b(?:but|and|so|because|although|though|or)\b", re.IGNORECASE)
@@ -164,7 +169,7 @@ _OWN_CLAUSE = re.compile(r"[;]|\b(?:but|and|so|because|although|though|or)\b", r
 _TAIL_HEDGE_CHARS = 120
 _TAIL_HEDGES = re.compile(
     r"(?:\s+(?:too|as\s+well|soon|eventually|in\s+general|later|though|tho|sooner\s+rather\s+"
-    r"than\s+later|right\s+now|for\s+sure|asap))+$",
+    r"than\s+later|right\s+now|for\s+sure|asap|um+|uh+|especially))+$",
     re.IGNORECASE,
 )
 _HEDGES = re.compile(
