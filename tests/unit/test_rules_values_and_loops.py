@@ -113,6 +113,8 @@ def test_plan_with_a_relative_date() -> None:
             "I want to help others, um, what are some tips?",
             "Jon wants to help others (said 8 May 2023)",
         ),
+        # Getting better at a thing is a task; getting anxious is not.
+        ("I want to get better at chess.", "Jon wants to get better at chess (said 8 May 2023)"),
         # Weighing a thing is no plan to do it.
         (
             "I'm considering buying a new laptop.",

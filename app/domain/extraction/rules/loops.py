@@ -129,7 +129,7 @@ _NOT_TASKS = re.compile(
     # A feeling that grows is no task: "I'm getting a bit anxious about it".
     r"get(?:ting)?\s+(?:(?:a\s+(?:bit|little)|kinda|kind\s+of|really|so|pretty|more|very|too)\s+)?"
     r"(?:anxious|nervous|worried|stressed|excited|tired|bored|scared|frustrated|overwhelmed|"
-    r"confused|impatient|annoyed|sick|better|worse))\b",
+    r"confused|impatient|annoyed|sick))\b",
     re.IGNORECASE,
 )
 _GENERIC = word_set("try check keep think look make get going sure thing stuff things")

@@ -84,7 +84,7 @@ _I_SET = re.compile(
 # "my X, which has increased to V", "the X, which is currently at V": a relative clause asserts
 # its value whatever the main clause wants ("I'm trying to cut my rent, which is $900").
 _WHICH_VERB = (
-    rf"(?:(?:has|have)\s+)?{_ADVERB}?(?:(?P<is>is|are)(?:\s+{_ADVERB}?averaging)?|averages|"
+    rf"(?:(?:has|have)\s+)?{_ADVERB}?(?:(?:is|are)(?:\s+{_ADVERB}?averaging)?|averages|"
     rf"averaged|measured|measures|reached|hit|sits\s+at|stands\s+at|"
     rf"(?P<change>{_CHANGE})(?:\s+from\s+{_named('old')})?\s+to)"
 )
