@@ -141,13 +141,21 @@ def _is_code(line: str, stripped: str) -> bool:
 
 
 def _inline_prose(line: str) -> str:
-    """A line without its `inline code` spans, URLs and markdown emphasis and bullets."""
-    if "`" in line:
-        # Between backticks is code: every other piece of the line split at them.
-        line = " ".join(piece for n, piece in enumerate(line.split("`")) if n % 2 == 0)
-    if "://" in line or "www." in line:
-        line = _URL.sub(" ", line)
-    line = line.replace("**", "").replace("__", "")
-    if line.startswith(("- ", "* ", "+ ")):
-        line = line[2:]
-    return " ".join(line.split())
+    """A line without its `inline code` spans, URLs and markdown emphasis and bullets.
+
+    Where a code span was, the line breaks: "use the `userId` as the key" must not read "use the
+    as the key".
+    """
+    # Between backticks is code: every other piece of the line split at them.
+    pieces = line.split("`")[::2] if "`" in line else [line]
+    if pieces[0].startswith(("- ", "* ", "+ ")):
+        pieces[0] = pieces[0][2:]
+    kept = (" ".join(_plain(piece).split()) for piece in pieces)
+    return "\n".join(piece for piece in kept if piece)
+
+
+def _plain(text: str) -> str:
+    """Text without URLs and markdown emphasis."""
+    if "://" in text or "www." in text:
+        text = _URL.sub(" ", text)
+    return text.replace("**", "").replace("__", "")

@@ -31,7 +31,8 @@ def test_sentences_stay_and_code_logs_and_markup_go() -> None:
         "I moved to Lisbon last week. My coverage is now 78% (up from 65%).",
         "Deadline: the 5th of April",
         "Here is my code:",
-        "See and run first.",
+        "See and run",
+        "first.",
         "For the record, I prefer TypeScript over JavaScript.",
     ]
 

@@ -223,3 +223,12 @@ def test_any_text_gives_values_made_of_its_own_words(text: str) -> None:
         normal = " ".join(text.split())
         for said in (about, old, value):
             assert said is None or said.replace(" ", "") in normal.replace(" ", "")
+
+
+def test_no_belief_reads_across_a_dropped_code_span() -> None:
+    # "use the `userId` as the shard key" once read "plans to use the as the shard key".
+    for text in (
+        "I'm planning to use the `userId` as the shard key.",
+        "I'm planning to use `userId` as the shard key for my users collection.",
+    ):
+        assert said(text).open_loops == []
