@@ -198,8 +198,8 @@ def stated_values(text: str) -> list[tuple[str, str | None, str]]:
     for pattern in (_MY_VALUE, _I_SET, _WHICH_VALUE, _NEW_VALUE):
         for match in pattern.finditer(text):
             subject = _subject(pattern, match, text)
-            if subject is None:
-                continue
+            if subject is None or not value_key(subject):
+                continue  # "my of is 5": what it is about has no words of its own
             trimmed = _trimmed(match["value"])
             if trimmed is None:
                 continue
