@@ -17,6 +17,7 @@ What a token is:
 - text is NFKC-normalised and case-folded, so full-width forms, ligatures and case all meet;
 - a word is a run of Unicode letters, digits and combining marks (``café``, ``москва``, ``हिन्दी``);
   Latin-script words lose English stopwords and are stemmed, other scripts are kept as they are;
+- an ordinal is its number (``29th`` is ``29``);
 - a run of Han, Hiragana, Katakana or Hangul becomes overlapping character bigrams (one lone
   character stays a unigram), because these scripts do not separate words with spaces;
 - a value joined by ``. : / @ _ # ? = %`` or containing a digit (``ord-12345``, ``10.0.0.1``,
@@ -62,6 +63,9 @@ _VALUE_JOINERS = frozenset("._@:/#?=%~")
 _SPLIT_RE = re.compile(f"[{re.escape(_JOINERS)}]+")
 _LATIN_RE = re.compile(r"[a-z\u00df-\u024f']+")
 _DIGIT_RE = re.compile(r"\d")
+# "29th", "22nd", "1st": an ordinal is its number, so "her 29th birthday" finds "turning 29"
+# and "June 13th" finds "June 13".
+_ORDINAL_RE = re.compile(r"(\d+)(?:st|nd|rd|th)")
 
 _stem_lock = threading.Lock()
 _stemmer = snowballstemmer.stemmer("english")
@@ -150,6 +154,8 @@ def _emit_run(run: str, out: list[str]) -> None:
             word = stem(IRREGULAR_VERBS.get(run, run)).strip("'")
             if word:
                 out.append(word)
+    elif ordinal := _ORDINAL_RE.fullmatch(run):
+        out.append(ordinal.group(1))
     else:
         out.extend(w for w in run.split("'") if w and w not in STOPWORDS)
 

@@ -44,6 +44,14 @@ def test_an_irregular_past_meets_its_verb() -> None:
     assert tokenize("Won") == ["won"] and tokenize("Hung") == ["hung"]
 
 
+def test_an_ordinal_meets_its_number() -> None:
+    assert tokenize("her 29th birthday on June 13th") == tokenize("her 29 birthday on June 13")
+    assert tokenize("1st 2nd 3rd 4th") == ["1", "2", "3", "4"]
+    # Not an ordinal: the letters are more than a suffix, or a value holds the number.
+    assert tokenize("4three 5g") == ["4three", "5g"]
+    assert tokenize("v1.2nd")[0] == "v1.2nd"
+
+
 def test_stopwords_are_dropped() -> None:
     assert tokenize("What did the user say about it?") == ["user", "say"]
     assert tokenize("the of and") == []
