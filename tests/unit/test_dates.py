@@ -220,6 +220,10 @@ def test_years_and_explicit_dates() -> None:
         ("I moved the launch to 20 June", "20 June 2023"),
         ("I've scheduled an interview for 20 June", "20 June 2023"),
         ("We planned trips from 20 June", "20 June 2023"),
+        # "I've got" is a present; "I got" a past.
+        ("I've got a family tradition to attend on 20 June", "20 June 2023"),
+        ("She's got a recital on 20 June", "20 June 2023"),
+        ("I got the results on 20 June", "20 June 2022"),
     ],
 )
 def test_day_and_month(text: str, human: str) -> None:

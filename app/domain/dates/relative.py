@@ -148,9 +148,10 @@ _NOT_PAST = NOT_PAST_ED | {
     "registered",
 }
 # After a determiner an -ed word is an adjective too: "my scheduled check", "the booked flight".
-_ADJECTIVE_AFTER_BE = re.compile(
+# "I've got" is a present: "I've got a recital on June 13" is no past.
+_NO_PAST_PHRASE = re.compile(
     r"\b(?:am|is|are|'m|'re|'s|be|been|so|very|really|my|our|your|his|her|their|the|a|an)"
-    r"\s+\w+ed\b"
+    r"\s+\w+ed\b|(?:\b(?:have|has)|'ve|'s)\s+got\b"
 )
 _WORD = re.compile(r"[a-z']+")
 
@@ -164,7 +165,7 @@ def detect_tense(text: str) -> Tense | None:
     lowered = text.lower().replace("’", "'")
     if _FUTURE_RE.search(lowered):
         return "future"
-    stripped = _ADJECTIVE_AFTER_BE.sub(" ", lowered)
+    stripped = _NO_PAST_PHRASE.sub(" ", lowered)
     return "past" if any(_is_past(word) for word in _WORD.findall(stripped)) else None
 
 
@@ -207,12 +208,12 @@ class _Tenses:
             return
         self.will = [m.span() for m in _WILL_RE.finditer(lowered)]
         self.progressive = [m.span() for m in _PROGRESSIVE_RE.finditer(lowered)]
-        adjectives = [m.span() for m in _ADJECTIVE_AFTER_BE.finditer(lowered)]
-        adjective_starts = [s for s, _ in adjectives]
+        not_past = [m.span() for m in _NO_PAST_PHRASE.finditer(lowered)]
+        not_past_starts = [s for s, _ in not_past]
         self.past = [
             m.span()
             for m in _WORD.finditer(lowered)
-            if _is_past(m.group()) and not self._inside(adjectives, adjective_starts, m.start())
+            if _is_past(m.group()) and not self._inside(not_past, not_past_starts, m.start())
         ]
         self.breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text)]
         self.will_starts = [s for s, _ in self.will]
