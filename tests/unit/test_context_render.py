@@ -97,6 +97,19 @@ def test_core_facts_show_whatever_the_question_and_the_rest_only_when_it_matters
     assert any(b.key == "ana.sister" for b in asked.beliefs)
 
 
+def test_a_value_the_question_names_comes_before_the_core_facts() -> None:
+    value = {"key": "quiz score", "about": "quiz score", "value": "75%", "ts": "2023-05-05"}
+    head = {**HEAD, "values": [{**value, "history": [{"value": "60%", "ts": "2023-04-05"}]}]}
+    # Room for two or three lines: the value asked about is one of them.
+    for budget in (600, 800):
+        asked = build_context(index(head=head), "what was my quiz score?", budget)
+        assert asked.beliefs[0].section == "values", budget
+        assert "quiz score: 75%" in asked.text
+    # A question that does not name it leaves the core facts their room.
+    other = build_context(index(head=head), "what was my score?", 800)
+    assert [b.section for b in other.beliefs] == ["facts", "facts", "facts"]
+
+
 def test_a_named_organisation_is_shown_and_a_bare_name_of_no_kind_is_not() -> None:
     head = {
         **HEAD,

@@ -11,7 +11,6 @@ counted. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -135,27 +134,35 @@ class BeliefIndex:
     def choose(
         self, tokens: Sequence[str], room: int, weight: Mapping[str, float] | None = None
     ) -> tuple[list[BeliefLine], int]:
-        """The core facts, then the lines the question's words match best, within ``room``.
+        """The values the question names, the core facts, then the lines the question's words
+        match best, within ``room``.
 
         A line costs its text and a newline. Entities are shown only when the question names
-        them. Returns the chosen lines (core first, then by score) and how many were left out.
+        them. A value comes first when the question names what it is about ("my baseline
+        weight"): it is the answer, and a small budget's few lines should hold it before who the
+        user is. Returns the chosen lines (in that order, then by score) and how many were left
+        out.
         """
         wanted = set(tokens)
         weight = weight or {}
-        scored: list[tuple[float, int, BeliefLine]] = []
+        scored: list[tuple[int, float, int, BeliefLine]] = []
         for n, line in enumerate(self.lines):
             shared = wanted & line.tokens
             score = sum(weight.get(t, 1.0) for t in shared)
+            tier = 0
             if line.section == "facts" and line.order < CORE_FACTS:
-                score += math.inf  # the core comes first, newest first
-            elif line.section == "values" and len(shared) < VALUE_COVER * len(line.tokens):
-                continue
-            if score > 0:
-                scored.append((score, -n, line))
-        scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+                tier = 1  # the core comes next, newest first
+            elif line.section == "values":
+                if not shared or len(shared) < VALUE_COVER * len(line.tokens):
+                    continue
+                tier = 2
+            if score > 0 or tier:
+                # The core keeps its own order (newest first), whatever the words it shares.
+                scored.append((tier, 0.0 if tier == 1 else score, -n, line))
+        scored.sort(key=lambda s: s[:3], reverse=True)
         chosen: list[BeliefLine] = []
         left = room
-        for _, _, line in scored:
+        for _, _, _, line in scored:
             cost = len(line.text) + 3  # "- " and a newline
             if cost <= left:
                 chosen.append(line)
