@@ -189,6 +189,7 @@ async def open_worker_runtime(
         ),
         enqueue_later=later_enqueuer(redis, settings.queue_name),
         llm_client=client,
+        reads=runtime.primary_reads,
     )
     return runtime
 

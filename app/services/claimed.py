@@ -30,6 +30,9 @@ class WorkerResources:
     budget: TenantBudget | None = None
     enqueue_later: EnqueueLater | None = None
     llm_client: StructuredClient | None = None  # for compaction; None with the rule extractor
+    # Autocommit reads on the primary for what a job reads outside its writes: no BEGIN and
+    # ROLLBACK round trips. None: the job's own units of work.
+    reads: UowFactory | None = None
 
     async def cpu(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in the pool, off the event loop (here when there is no pool)."""
@@ -47,6 +50,11 @@ class ClaimedJob:
     job: IngestJob
     settings: Settings
     resources: WorkerResources
+
+    @property
+    def reads(self) -> UowFactory:
+        """Units of work for reads that need no transaction (autocommit where the worker has it)."""
+        return self.resources.reads or self.uows
 
     @property
     def user_key(self) -> str:

@@ -280,7 +280,7 @@ async def run(claimed: ClaimedJob) -> Outcome:
         return await running.fail(uows, tenant_id, job.id, f"invalid payload: {exc}")
     except TimeLimitExceeded as exc:
         return await running.fail(uows, tenant_id, job.id, f"the payload took too long: {exc}")
-    async with uows() as uow:
+    async with claimed.reads() as uow:
         repo = uow.tenant(tenant_id)
         segments = refiled(
             segments, await repo.sources_of_turns(job.user_key, untimed_ids(segments))

@@ -68,7 +68,7 @@ async def run(claimed: ClaimedJob) -> Outcome:
     if row is None:
         return Outcome(status="skipped")  # the user was deleted meanwhile
     works, unusable = works_of(sources, claimed.settings)
-    async with uows() as uow:
+    async with claimed.reads() as uow:
         filed = await uow.tenant(tenant_id).sources_of_turns(
             job.user_key, untimed_ids([w.segment for w in works])
         )

@@ -57,12 +57,14 @@ def hour_of(now: datetime) -> datetime:
 async def passport_then(
     claimed: ClaimedJob, read: Callable[[TenantRepository], Awaitable[T]]
 ) -> tuple[PassportRow | None, T]:
-    """The user's passport row, then what ``read`` reads, in one transaction and in that order.
+    """The user's passport row, then what ``read`` reads, in that order.
 
     A job reads its input after the log's epoch: a forget that lands in between shows as a new
     epoch when the job finishes (``finish``), and the job starts over on what the forget left.
+    Each read sees what was committed when it ran, in a transaction or not, so they run as
+    autocommit reads.
     """
-    async with claimed.uows() as uow:
+    async with claimed.reads() as uow:
         repo = uow.tenant(claimed.tenant_id)
         row = await repo.passport(claimed.user_key)
         return row, await read(repo)
