@@ -172,6 +172,26 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+# Words that frame a question about what was said ("What did I say my address was?", "the
+# city I mentioned", "Did she tell you when?"): they name the telling, not what was told, and
+# would match every turn that says "I'd say" or "as you mentioned".
+_FRAMING_TEXT = "say said says saying mention mentioned mentions mentioning tell told tells recall"
+
+
+@cache
+def _framing() -> frozenset[str]:
+    return frozenset(t for word in _FRAMING_TEXT.split() for t in tokenize(word))
+
+
+def query_tokens(text: str) -> list[str]:
+    """The search tokens of a question: ``tokenize`` without the words that frame it as a
+    question about what was said, unless they are all it asks."""
+    tokens = tokenize(text)
+    framing = _framing()
+    kept = [t for t in tokens if t not in framing]
+    return kept if kept else tokens
+
+
 def _chunk_tokens(chunk: str) -> tuple[str, ...]:
     """The tokens of one chunk: a word, or a value (whole, then its parts)."""
     out: list[str] = []

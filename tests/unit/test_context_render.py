@@ -97,6 +97,19 @@ def test_core_facts_show_whatever_the_question_and_the_rest_only_when_it_matters
     assert any(b.key == "ana.sister" for b in asked.beliefs)
 
 
+def test_a_question_about_what_was_said_ranks_by_what_it_asks() -> None:
+    chat = [
+        ("Ana", "as you mentioned, I'd say the ferry is faster"),
+        ("Ben", "I mentioned it, yes, you said so too"),
+        ("Ana", "my new address is 14 Rua das Flores"),
+        ("Ben", "nice, I'll tell Mia what you said"),
+    ]
+    ctx = build_context(index(chat), "What address did I mention?", 200)
+    hits = [item.text for item in ctx.evidence.items if item.role == "hit"]
+    assert hits == ["my new address is 14 Rua das Flores"]
+    assert "ferry" not in ctx.text
+
+
 def test_a_value_the_question_names_comes_before_the_core_facts() -> None:
     value = {"key": "quiz score", "about": "quiz score", "value": "75%", "ts": "2023-05-05"}
     head = {**HEAD, "values": [{**value, "history": [{"value": "60%", "ts": "2023-04-05"}]}]}

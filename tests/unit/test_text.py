@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.domain.text import tokenize
+from app.domain.text import query_tokens, tokenize
 
 
 def test_accented_latin_word_stays_whole_and_case_folds() -> None:
@@ -50,6 +50,13 @@ def test_an_ordinal_meets_its_number() -> None:
     # Not an ordinal: the letters are more than a suffix, or a value holds the number.
     assert tokenize("4three 5g") == ["4three", "5g"]
     assert tokenize("v1.2nd")[0] == "v1.2nd"
+
+
+def test_a_question_loses_the_words_that_frame_it_as_about_what_was_said() -> None:
+    assert query_tokens("What address did I mention for where I live?") == ["address", "live"]
+    assert query_tokens("What did Jon say he told Mia?") == ["jon", "mia"]
+    assert query_tokens("say") == ["say"]  # all it asks: kept
+    assert tokenize("as you mentioned, I'd say") == ["mention", "say"]  # the log keeps them
 
 
 def test_stopwords_are_dropped() -> None:

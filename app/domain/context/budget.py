@@ -21,7 +21,7 @@ from app.domain.context.ranking import MIN_LINE, allowed_records, rank, sort_tim
 from app.domain.context.records import RecordKind
 from app.domain.context.when import asks_when, dated_first
 from app.domain.dates import EVER, DateWindow
-from app.domain.text import tokenize
+from app.domain.text import query_tokens
 
 # Turns shown on each side of a hit: the message it answers and the answer it gets.
 NEIGHBOURS = 1
@@ -219,7 +219,7 @@ def assemble(
     A ``window`` keeps only records dated within it.
     """
     budget = max(budget_chars, 0)
-    tokens = tokenize(q) if q else []
+    tokens = query_tokens(q) if q else []
     allowed = allowed_records(index, window)
     found = rank(index, tokens, allowed, budget)
     scores = found.scores

@@ -21,7 +21,7 @@ from app.domain.context.budget import Evidence, assemble
 from app.domain.context.index import MemoryIndex
 from app.domain.context.sessions import SESSION_SHARE, SessionLine
 from app.domain.dates import EVER, DateWindow
-from app.domain.text import tokenize
+from app.domain.text import query_tokens
 
 BELIEF_SHARE = 0.2
 # Standing instructions come first, in at most this share of the budget (inside BELIEF_SHARE).
@@ -96,7 +96,7 @@ def build_context(
 ) -> Context:
     """Beliefs that matter for ``q``, then the memories that answer it, within the budget."""
     budget = max(budget_chars, 0)
-    tokens = tokenize(q) if q else []
+    tokens = query_tokens(q) if q else []
     weights = index.word_weights(tokens)
     instructions, head_block = _instructions_block(index, int(budget * INSTRUCTION_SHARE))
     head_used = len(head_block) + 2 if head_block else 0

@@ -9,7 +9,7 @@ from app.domain.context.index import MemoryIndex
 from app.domain.context.ranking import allowed_records, rank
 from app.domain.context.records import TurnRecord
 from app.domain.dates import EVER, DateWindow
-from app.domain.text import tokenize
+from app.domain.text import query_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,7 @@ def search(
 ) -> list[Hit]:
     """The ``limit`` best-matching passages of the log for ``q``, best first, one per record."""
     ev = index.evidence
-    tokens = tokenize(q)
+    tokens = query_tokens(q)
     if not tokens:
         return []
     found = rank(ev, tokens, allowed_records(ev, window), limit * 48)
