@@ -201,6 +201,10 @@ def test_not_open_loops(text: str) -> None:
             "my interview is on Thursday",
             "Jon has Jon's interview (said 8 May 2023; on Thursday = 11 May 2023)",
         ),
+        (  # a full date is kept too: it is what makes the thing a plan
+            "My current deadline is February 28, 2024, but I'm not sure",
+            "Jon has Jon's current deadline (said 8 May 2023; February 28, 2024)",
+        ),
         (
             "I've got a dentist appointment tomorrow morning",
             "Jon has a dentist appointment (said 8 May 2023; tomorrow morning = 9 May 2023)",
