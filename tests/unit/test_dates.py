@@ -224,6 +224,20 @@ def test_years_and_explicit_dates() -> None:
         ("I've got a family tradition to attend on 20 June", "20 June 2023"),
         ("She's got a recital on 20 June", "20 June 2023"),
         ("I got the results on 20 June", "20 June 2022"),
+        # An -ed word after a word of degree or feeling is an adjective, not a past.
+        ("I'm kinda stressed about the recital on 20 June", "20 June 2023"),
+        ("Feeling worried about the exam on 20 June", "20 June 2023"),
+        # A progressive of feeling or trying is a present state, not a plan.
+        ("I'm feeling great about meeting Zara on 20 April", "20 April 2023"),
+        (
+            "I'm trying to rebuild trust after forgetting our anniversary on 20 April",
+            "20 April 2023",
+        ),
+        # Beyond the date's clause, a "will" is only one more marker: the nearer verb decides.
+        (
+            "I'm stressed about the review on 20 April, where I got a B, and next time I want an A",
+            "20 April 2023",
+        ),
     ],
 )
 def test_day_and_month(text: str, human: str) -> None:

@@ -116,10 +116,12 @@ _WILL = (
     r"intend|next|tomorrow|upcoming|soon)\b|'ll\b"
 )
 # "I'm flying on May 3" is a future, "I'm trying to recall the day I met her" is not: a
-# progressive is a future only when no past verb is nearer the date.
+# progressive is a future only when no past verb is nearer the date. A verb of feeling or trying
+# in the progressive is a present state, never a plan: "I'm feeling overwhelmed after meeting
+# Zara on August 12".
 _PROGRESSIVE = (
     r"(?:\b(?:am|is|are)\s+|'(?:m|re|s)\s+)"
-    r"(?!(?:amazing|interesting|exciting|boring|relaxing|inspiring|fascinating|annoying|"
+    r"(?!(?:feeling|wondering|struggling|trying|worrying|dealing|enjoying|loving|amazing|interesting|exciting|boring|relaxing|inspiring|fascinating|annoying|"
     r"surprising|stunning|refreshing|tiring|exhausting|touching|overwhelming|thing|nothing|"
     r"something|anything|everything|evening|morning|king|spring)\b)\w+ing\b"
 )
@@ -147,11 +149,13 @@ _NOT_PAST = NOT_PAST_ED | {
     "reserved",
     "registered",
 }
-# After a determiner an -ed word is an adjective too: "my scheduled check", "the booked flight".
-# "I've got" is a present: "I've got a recital on June 13" is no past.
+# After a determiner an -ed word is an adjective too: "my scheduled check", "the booked flight";
+# so is one after a word of degree or of feeling: "I'm kinda stressed about the recital on July
+# 15", "feeling worried". "I've got" is a present: "I've got a recital on June 13" is no past.
 _NO_PAST_PHRASE = re.compile(
-    r"\b(?:am|is|are|'m|'re|'s|be|been|so|very|really|my|our|your|his|her|their|the|a|an)"
-    r"\s+\w+ed\b|(?:\b(?:have|has)|'ve|'s)\s+got\b"
+    r"\b(?:am|is|are|'m|'re|'s|be|been|so|very|really|my|our|your|his|her|their|the|a|an|"
+    r"kinda|sorta|pretty|quite|super|too|bit|little|totally|extremely|feel|feels|feeling|"
+    r"getting)\s+\w+ed\b|(?:\b(?:have|has)|'ve|'s)\s+got\b"
 )
 _WORD = re.compile(r"[a-z']+")
 
@@ -225,16 +229,23 @@ class _Tenses:
         i = bisect.bisect_right(starts, at) - 1
         return i >= 0 and spans[i][0] <= at < spans[i][1]
 
-    def _tense(self, low: int, start: int, end: int, high: int) -> Tense | None:
-        """Future for a "will" in [low, high) outside [start, end); else the tense of the
-        nearer of a progressive and a past verb, future on a tie.
+    def _tense(
+        self, low: int, start: int, end: int, high: int, *, will_first: bool = True
+    ) -> Tense | None:
+        """Future for a "will" in [low, high) outside [start, end) (with ``will_first``); else
+        the tense of the nearer of a future marker and a past verb, future on a tie.
 
         "I'm trying to recall the workshop I attended on May 20": the verb the date belongs to
-        is the one beside it, not the progressive that opens the sentence.
+        is the one beside it, not the progressive that opens the sentence. Read over the whole
+        text, a "will" is one more marker: "the review on June 28, where I got a 4.2" is past
+        though the message ends "to do better next time".
         """
-        if _distance(self.will, self.will_starts, low, start, end, high) is not None:
+        will = _distance(self.will, self.will_starts, low, start, end, high)
+        if will is not None and will_first:
             return "future"
         future = _distance(self.progressive, self.progressive_starts, low, start, end, high)
+        if will is not None:
+            future = will if future is None else min(will, future)
         past = _distance(self.past, self.past_starts, low, start, end, high)
         if future is None and past is None:
             return None
@@ -250,7 +261,9 @@ class _Tenses:
         left = self.breaks[at - 1] if at else 0
         after = bisect.bisect_left(self.breaks, end)
         right = self.breaks[after] if after < len(self.breaks) else len(self.text)
-        return self._tense(left, start, end, right) or self._tense(0, start, end, len(self.text))
+        return self._tense(left, start, end, right) or self._tense(
+            0, start, end, len(self.text), will_first=False
+        )
 
 
 def _clause_tense_near(text: str, start: int, end: int) -> Tense | None:
