@@ -337,8 +337,8 @@ def _loop_item(
         return None  # "I wanna go swimming but at the same time I don't": a wish taken back
     # What is booked ("a dentist appointment") or where one goes ("the pride parade") is a noun.
     noun = phrase in ("has", _HAS_OWN, "is going to")
-    own = phrase == _HAS_OWN
-    if own:
+    has_own = phrase == _HAS_OWN
+    if has_own:
         # "My interview is on Thursday" -> "Jon has Jon's interview".
         start, end = match.span("thing")
         phrase = f"has {possessive(display_name(sentence.speaker))}"
@@ -347,7 +347,7 @@ def _loop_item(
         end_match = _LOOP_END.search(text, start)
         end = end_match.start() if end_match else len(text)
     task, removed = _without_dates(text, start, end, dates)
-    if own:
+    if has_own:
         # "My deadline is February 28, 2024": the day after "is" is what makes it a plan.
         removed += [r for r in dates if r.span[0] == match.end() and r not in removed]
     complement = _task(task.strip(" ,"), noun=noun)
