@@ -238,6 +238,17 @@ def test_years_and_explicit_dates() -> None:
             "I'm stressed about the review on 20 April, where I got a B, and next time I want an A",
             "20 April 2023",
         ),
+        # Beyond the clause, the verb before the date comes first; a comma inside a number is
+        # no clause break.
+        (
+            "I just bought a $40 Defender case and a $60 wireless charger on 20 April, and I'm "
+            "wondering if these accessories will be compatible",
+            "20 April 2023",
+        ),
+        (
+            "I accepted a $1,000 bonus on 20 April, and I'm thinking of saving some of it",
+            "20 April 2023",
+        ),
     ],
 )
 def test_day_and_month(text: str, human: str) -> None:

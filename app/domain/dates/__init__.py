@@ -28,12 +28,11 @@ from app.domain.dates.periods import (
 from app.domain.dates.relative import (
     Granularity,
     Resolved,
-    Tense,
-    detect_tense,
     holiday_name,
     resolve_relative,
 )
 from app.domain.dates.said import SaidDate, turn_dates
+from app.domain.dates.tense import Tense, detect_tense
 
 __all__ = [
     "EVER",
