@@ -212,6 +212,28 @@ def test_a_long_neighbour_is_shown_only_as_far_as_the_budget_allows() -> None:
     assert len(evidence.text) <= 120
 
 
+def test_a_persons_match_comes_without_the_assistants_answers_around_it() -> None:
+    lines = [
+        ("assistant", "Glad to help. Good luck with the move, and enjoy the new place!"),
+        ("user", "my mom lives 3 miles from me, so I visit her on Sundays"),
+        ("assistant", "That is a lovely routine. Regular visits help older parents a lot."),
+        ("user", "how should I plan the orders service"),
+        ("assistant", "Plan the orders service around one table per aggregate."),
+        (
+            "user",
+            "the mall is too far to walk to with the kids and the dog on a cold and rainy "
+            "winter evening after work",
+        ),
+    ]
+    evidence = assemble(EvidenceIndex(chat(lines)), "how far does my mom live", 300)
+    # The other match of the person's comes before the answers around the first, which say
+    # nothing of it.
+    assert evidence.turn_ids == ("t1", "t5")
+    # An assistant's match still comes with the person's words it answers.
+    answered = assemble(EvidenceIndex(chat(lines)), "one table per aggregate", 2000)
+    assert {"t3", "t4"} <= set(answered.turn_ids)
+
+
 def test_extend_ranks_as_a_build_from_scratch() -> None:
     records = chat(CHAT * 3, session_every=7)
     whole = EvidenceIndex(records)

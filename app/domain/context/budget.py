@@ -288,6 +288,7 @@ def _by_relevance(
     seen: dict[int, int] = {}  # a turn said again word for word is shown once
     twins = 0
     hit_turns: set[int] = set()
+    machine = index.machine_passages()
     ranked, repeats = _first_sayings(index, ranked)
     turns = index.passage_turns()[ranked].tolist()
     # (-priority, order, passage, turn, is a hit); order keeps rank order among equals.
@@ -321,6 +322,8 @@ def _by_relevance(
                     break
                 weight *= NEIGHBOUR_WEIGHT
                 passage = _neighbour_passage(index, other, scores, side)
+                if machine is not None and machine[passage] and not machine[doc]:
+                    break  # a person's words need no assistant's answer around them
                 order += 1
                 heapq.heappush(queue, (-weight, order, passage, other, False))
     shown = sum(1 for t in selection.chosen if index.best_score(t, scores) > 0)
