@@ -249,6 +249,9 @@ def test_years_and_explicit_dates() -> None:
             "I accepted a $1,000 bonus on 20 April, and I'm thinking of saving some of it",
             "20 April 2023",
         ),
+        # Text whose lower case is longer ("İ") is read around the date the same way.
+        ("In İstanbul I will see her on 20 April", "20 April 2024"),
+        ("In İstanbul I saw her on 20 April, and I will go back", "20 April 2023"),
     ],
 )
 def test_day_and_month(text: str, human: str) -> None:

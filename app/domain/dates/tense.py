@@ -104,8 +104,8 @@ def _distance(
 class Tenses:
     """Where a text's tense markers and clause breaks are, found once for all its expressions.
 
-    The tense of an expression is that of its clause without it, else of the whole text without
-    it (``detect_tense`` of each): each is a lookup among the markers, not a read of the text.
+    The tense of an expression is that of its clause without it, else of the text before it,
+    else of the text after it: each is a lookup among the markers, not a read of the text.
     """
 
     def __init__(self, text: str) -> None:
@@ -178,10 +178,11 @@ class Tenses:
 
 
 def _clause_tense_near(text: str, start: int, end: int) -> Tense | None:
-    """``Tenses.around`` read from the text itself, ``TENSE_CONTEXT`` characters either side."""
+    """``Tenses.around`` read from the text itself, ``TENSE_CONTEXT`` characters either side,
+    each part by ``detect_tense`` (a future marker first, not the nearest)."""
     low, high = max(0, start - TENSE_CONTEXT), min(len(text), end + TENSE_CONTEXT)
     bounds = [m.end() for m in _CLAUSE_BREAK.finditer(text, low, high)]
     left = max((b for b in bounds if b <= start), default=low)
     right = min((b for b in bounds if b >= end), default=high)
     clause = text[left:start] + " " + text[end:right]
-    return detect_tense(clause) or detect_tense(text[low:start] + " " + text[end:high])
+    return detect_tense(clause) or detect_tense(text[low:start]) or detect_tense(text[end:high])
