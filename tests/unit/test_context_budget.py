@@ -205,6 +205,26 @@ def test_a_long_turn_is_ranked_and_shown_by_the_passage_that_matches() -> None:
     assert "t0" in evidence.turn_ids
 
 
+def test_a_message_to_an_assistant_is_cut_finer_than_one_between_people() -> None:
+    prompt = " ".join(
+        [
+            "I moved the launch of the shop to the first of June after the supplier slipped.",
+            "My budget for ads is now five hundred dollars a month, up from three hundred.",
+            "Here is the error I get when I run the import script on the staging server.",
+            "Can you tell me how to fix it before the demo with Priya on Friday afternoon?",
+            "Also, should I keep the old orders table or migrate it to the new schema first?",
+            "Thanks for all the help so far.",
+        ]
+    )
+    assert 400 < len(prompt) <= PASSAGE_MAX
+    to_assistant = EvidenceIndex(chat([("user", prompt), ("assistant", "Sure.")]))
+    between_people = EvidenceIndex(chat([("Ana", prompt), ("Ben", "Sure.")]))
+    assert to_assistant.n_passages > 2  # the prompt in pieces, and the answer
+    assert between_people.n_passages == 2  # each message whole
+    shown = assemble(to_assistant, "what is my ads budget", 400)
+    assert "five hundred dollars" in shown.text and "migrate it" not in shown.text
+
+
 def test_a_long_neighbour_is_shown_only_as_far_as_the_budget_allows() -> None:
     lines = [("assistant", LONG_ANSWER), ("user", "what about the shipping_zone index")]
     evidence = assemble(EvidenceIndex(chat(lines)), "shipping_zone index", 120)

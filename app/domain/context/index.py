@@ -29,6 +29,8 @@ from app.domain.context.columns import StrColumn, StrRuns
 from app.domain.context.passages import (
     MACHINE_PASSAGE_MAX,
     MACHINE_PASSAGE_TARGET,
+    PROMPT_PASSAGE_MAX,
+    PROMPT_PASSAGE_TARGET,
     annotated,
     passages,
 )
@@ -270,7 +272,8 @@ class EvidenceIndex:
             self._speaker_tokens.append(frozenset(speaker_tokens))
             self._speaker_names.append(record.speaker)
             self._speaker_machine.append(False)
-        machine = is_turn and role_of(record.speaker, record.role) in MACHINE_ROLES
+        role = role_of(record.speaker, record.role) if is_turn else None
+        machine = role in MACHINE_ROLES
         if machine and not self._speaker_machine[code]:
             self._speaker_machine[code] = True
             self._machines += 1
@@ -281,11 +284,12 @@ class EvidenceIndex:
             self._session_names.append(record.session)
         self._session_codes.append(named)
         session = named if is_turn else -1
-        spans = (
-            passages(record.text, MACHINE_PASSAGE_TARGET, MACHINE_PASSAGE_MAX)
-            if machine
-            else passages(record.text)
-        )
+        if machine:
+            spans = passages(record.text, MACHINE_PASSAGE_TARGET, MACHINE_PASSAGE_MAX)
+        elif role == "user":
+            spans = passages(record.text, PROMPT_PASSAGE_TARGET, PROMPT_PASSAGE_MAX)
+        else:
+            spans = passages(record.text)
         if len(spans) > 1:
             self._cut.extend(range(len(self._starts), len(self._starts) + len(spans)))
         for start, end in spans:

@@ -16,6 +16,11 @@ PASSAGE_MAX = 600
 # characters of which a question needs a few lines, and a small budget holds more of them.
 MACHINE_PASSAGE_TARGET = 250
 MACHINE_PASSAGE_MAX = 350
+# A person's message to an assistant (role ``user``) is cut finer than one to another person: it
+# is a prompt that packs a request, pasted text and several facts together, of which a question
+# needs one. A message between people is one turn of talk, and reads best whole.
+PROMPT_PASSAGE_TARGET = 300
+PROMPT_PASSAGE_MAX = 400
 
 
 _PARAGRAPH_RE = re.compile(r"\n[ \t]*\n")
