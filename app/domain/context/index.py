@@ -284,12 +284,7 @@ class EvidenceIndex:
             self._session_names.append(record.session)
         self._session_codes.append(named)
         session = named if is_turn else -1
-        if machine:
-            spans = passages(record.text, MACHINE_PASSAGE_TARGET, MACHINE_PASSAGE_MAX)
-        elif role == "user":
-            spans = passages(record.text, PROMPT_PASSAGE_TARGET, PROMPT_PASSAGE_MAX)
-        else:
-            spans = passages(record.text)
+        spans = _passages_of(record.text, role)
         if len(spans) > 1:
             self._cut.extend(range(len(self._starts), len(self._starts) + len(spans)))
         for start, end in spans:
@@ -564,6 +559,16 @@ _ARRAYS = {
     "_lengths": "l",
     "_cut": "l",
 }
+
+
+def _passages_of(text: str, role: str | None) -> list[tuple[int, int]]:
+    """A record's passages: an assistant's cut finest, a message to one finer than one between
+    people."""
+    if role in MACHINE_ROLES:
+        return passages(text, MACHINE_PASSAGE_TARGET, MACHINE_PASSAGE_MAX)
+    if role == "user":
+        return passages(text, PROMPT_PASSAGE_TARGET, PROMPT_PASSAGE_MAX)
+    return passages(text)
 
 
 def _typed(code: str, column: npt.NDArray[Any]) -> array[Any]:
