@@ -13,15 +13,18 @@ from typing import Any, NamedTuple
 from sqlalchemy import (
     ColumnElement,
     Integer,
+    String,
+    any_,
     delete,
     func,
     inspect,
+    literal,
     or_,
     select,
     tuple_,
     update,
 )
-from sqlalchemy.dialects.postgresql import array, insert
+from sqlalchemy.dialects.postgresql import ARRAY, array, insert
 from sqlalchemy.exc import IntegrityError
 
 from app.db.history import HistoryRepository
@@ -242,7 +245,7 @@ class TenantRepository(HistoryRepository, SegmentRepository):
             return []
         result = await self.session.execute(
             self._rows(user_key)
-            .where(MemoryRow.hash.in_(sorted(hashes)), self._alive_at(None))
+            .where(_one_of(MemoryRow.hash, hashes), self._alive_at(None))
             .order_by(MemoryRow.id)
         )
         return [_stored(r) for r in result.all()]
@@ -256,7 +259,7 @@ class TenantRepository(HistoryRepository, SegmentRepository):
         result = await self.session.execute(
             self._rows(user_key)
             .where(
-                MemoryRow.source.in_(sorted(sources)),
+                _one_of(MemoryRow.source, sources),
                 MemoryRow.kind.in_(sorted(kinds)),
                 self._alive_at(None),
             )
@@ -272,7 +275,7 @@ class TenantRepository(HistoryRepository, SegmentRepository):
             self._rows(user_key, MemoryRow.source)
             .where(
                 MemoryRow.kind == "turn",
-                MemoryRow.source.in_(sorted(sources)),
+                _one_of(MemoryRow.source, sources),
                 self._alive_at(None),
             )
             .distinct()
@@ -679,3 +682,10 @@ def _claimed(now: datetime) -> dict[str, Any]:
         "updated_at": now,
         "not_before": None,
     }
+
+
+def _one_of(column: Any, values: Collection[str]) -> ColumnElement[bool]:
+    """``column = ANY(values)``: one array parameter, so the statement reads the same for any
+    number of values and is prepared once per connection (an ``IN`` list is a new statement for
+    each length)."""
+    return column == any_(literal(sorted(values), ARRAY(String)))
