@@ -34,6 +34,10 @@ class WorkerResources:
     # ROLLBACK round trips. None: the job's own units of work.
     reads: UowFactory | None = None
 
+    def reads_or(self, uows: UowFactory) -> UowFactory:
+        """Units of work for reads that need no transaction: autocommit ones, else ``uows``."""
+        return self.reads or uows
+
     async def cpu(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in the pool, off the event loop (here when there is no pool)."""
         if self.pool is None:
@@ -54,7 +58,7 @@ class ClaimedJob:
     @property
     def reads(self) -> UowFactory:
         """Units of work for reads that need no transaction (autocommit where the worker has it)."""
-        return self.resources.reads or self.uows
+        return self.resources.reads_or(self.uows)
 
     @property
     def user_key(self) -> str:

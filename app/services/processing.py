@@ -41,7 +41,7 @@ async def run_next(
     job it could run is still queued.
     """
     for _ in range(PICKS):
-        async with (resources.reads or uows)() as uow:
+        async with resources.reads_or(uows)() as uow:
             tenant_id = await uow.system.next_fair_tenant(settings.queue_name, datetime.now(UTC))
         if tenant_id is None:
             break

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.context.passages import PASSAGE_MAX, annotated
-from app.domain.context.ranking import MIN_LINE, allowed_records, rank, sort_time
+from app.domain.context.ranking import MIN_LINE, Ranked, allowed_records, rank, sort_time
 from app.domain.context.records import RecordKind
 from app.domain.context.when import asks_when, dated_first
 from app.domain.dates import EVER, DateWindow
@@ -224,15 +224,10 @@ def assemble(
     found = rank(index, tokens, allowed, budget)
     scores = found.scores
     if found.order:
-        ranked = dated_first(index, found.order, scores) if q and asks_when(q) else found.order
-        selection, omitted = _by_relevance(
-            index,
-            ranked,
-            scores,
-            budget,
-            allowed,
-            found.matching,
-        )
+        ranked = found.order
+        if q and asks_when(q):
+            ranked = dated_first(index, ranked, scores, found.machine)
+        selection, omitted = _by_relevance(index, ranked, found, budget, allowed)
         order: Order = "relevance"
     else:
         selection, omitted = _by_recency(index, budget, allowed)
@@ -271,24 +266,25 @@ def assemble(
 def _by_relevance(
     index: EvidenceIndex,
     ranked: list[int],
-    scores: Scores,
+    found: Ranked,
     budget: int,
     allowed: npt.NDArray[np.bool_] | None,
-    matching: int,
 ) -> tuple[_Selection, int]:
-    """Hits and their neighbours by priority while they fit; and the matching records left out.
+    """Hits (``ranked``, in the order of ``found``'s scores) and their neighbours by priority
+    while they fit; and the matching records left out.
 
     A hit's priority is its score; once it is shown, each neighbour waits with
     ``NEIGHBOUR_WEIGHT`` times that score (less again for each further step), so the context
     of a strong match comes before a weak match, and a weak match before the context of another.
+    An assistant's turn (``machine``) is no neighbour of a person's hit.
     """
+    scores, matching, machine = found.scores, found.matching, found.machine
     # Room for the note at its longest, so whatever is chosen, the note still fits.
     room = budget + 1 - (len(_note(matching, "relevance")) + 1)
     selection = _Selection(index, room, NEIGHBOUR_CHARS)
     seen: dict[int, int] = {}  # a turn said again word for word is shown once
     twins = 0
     hit_turns: set[int] = set()
-    machine = index.machine_passages()
     ranked, repeats = _first_sayings(index, ranked)
     turns = index.passage_turns()[ranked].tolist()
     # (-priority, order, passage, turn, is a hit); order keeps rank order among equals.

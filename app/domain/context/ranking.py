@@ -37,12 +37,14 @@ class Ranked:
     """A query's ranking: each passage's score, the candidates best first, how many records match.
 
     ``order`` holds at least every passage a budget could show, best first; ``matching`` counts
-    the records whose words the query holds (and those its run share reaches near the top).
+    the records whose words the query holds (and those its run share reaches near the top);
+    ``machine`` says per passage whether an assistant said it (None when none did).
     """
 
     scores: Scores
     order: list[int]
     matching: int
+    machine: npt.NDArray[np.bool_] | None = None
 
 
 def rank(
@@ -65,7 +67,7 @@ def rank(
         scores = np.where(allowed[index.passage_turns()], scores, 0.0)
     hits = np.flatnonzero(scores > 0)
     if not hits.size:
-        return Ranked(scores, [], 0)
+        return Ranked(scores, [], 0, machine)
     named = index.speakers_named(tokens)
     if named:
         lifted = hits[index.speaker_mask(named)[hits]]
@@ -79,7 +81,7 @@ def rank(
     _add_run_share(index, scores, back, ahead, allowed)
     candidates = _distinct(np.concatenate((top, extra)))
     candidates = candidates[scores[candidates] > 0]
-    return Ranked(scores, best_first(candidates, scores, budget), matching)
+    return Ranked(scores, best_first(candidates, scores, budget), matching, machine)
 
 
 def _best(hits: npt.NDArray[np.intp], scores: Scores, k: int) -> npt.NDArray[np.intp]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import numpy.typing as npt
 
 from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.dates import WRITTEN_DAY
@@ -35,10 +36,15 @@ def asks_when(q: str) -> bool:
     return _ASKS_WHEN.search(q) is not None
 
 
-def dated_first(index: EvidenceIndex, order: list[int], scores: Scores) -> list[int]:
-    """``order`` again after lifting its dated passages (in place in ``scores``)."""
+def dated_first(
+    index: EvidenceIndex,
+    order: list[int],
+    scores: Scores,
+    machine: npt.NDArray[np.bool_] | None,
+) -> list[int]:
+    """``order`` again after lifting its dated passages (in place in ``scores``); ``machine``
+    says which passages an assistant said."""
     turns = index.passage_turns()
-    machine = index.machine_passages()
     lifted = False
     for doc in order[:CANDIDATES]:
         person = machine is None or not machine[doc]
