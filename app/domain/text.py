@@ -183,9 +183,56 @@ def _framing() -> frozenset[str]:
     return frozenset(t for word in _FRAMING_TEXT.split() for t in tokenize(word))
 
 
+# Words that ask for the first time something was said or done ("When did I first mention the
+# trip?", "for the first time", "at the start of our conversation"): they order the answer in
+# time and are not words of it. "first" counts only before a verb: "my first article", "the
+# first term" name a thing.
+_FIRST_TIME_RE = re.compile(
+    r"\bfor\s+the\s+(?:very\s+)?first\s+time\b|"
+    r"\bat\s+the\s+(?:very\s+)?(?:start|beginning|outset)"
+    r"(?:\s+of\s+(?:our|the|this)\s+(?:conversation|chat|talk))?\b|"
+    r"\bin\s+the\s+beginning\b|\binitially\b|\bfirst\s+(?=([a-z]{2,20})\b)",
+    re.IGNORECASE,
+)
+_FIRST_VERB_TEXT = """
+    ask bring buy call come commit contact decide describe discuss do encounter feel find get go
+    hear join learn make meet mention move notice open play post read reach realize realise say
+    see send set share show sign start talk tell text think try use visit watch write
+    said saw seen did got went came made took thought felt
+"""
+_FIRST_VERBS = frozenset(_FIRST_VERB_TEXT.split()) | frozenset(IRREGULAR_VERBS)
+
+
+def _first_time_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` asks for the first time something was said or done."""
+    spans = []
+    for match in _FIRST_TIME_RE.finditer(text):
+        after = match.group(1)
+        if after is not None:
+            word = after.lower()
+            if not (word in _FIRST_VERBS or (word.endswith("ed") and len(word) > 4)):
+                continue
+        spans.append(match.span())
+    return spans
+
+
+def asks_first(text: str) -> bool:
+    """Whether a question asks for the first time something was said or done."""
+    return bool(_first_time_spans(text))
+
+
 def query_tokens(text: str) -> list[str]:
     """The search tokens of a question: ``tokenize`` without the words that frame it as a
-    question about what was said, unless they are all it asks."""
+    question about what was said or about the first time, unless they are all it asks."""
+    spans = _first_time_spans(text)
+    if spans:
+        parts, at = [], 0
+        for start, end in spans:
+            parts.append(text[at:start])
+            at = end
+        stripped = " ".join([*parts, text[at:]])
+        if tokenize(stripped):
+            text = stripped
     tokens = tokenize(text)
     framing = _framing()
     kept = [t for t in tokens if t not in framing]

@@ -15,13 +15,14 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from app.domain.context.first import earliest_first
 from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.context.passages import PASSAGE_MAX, annotated
 from app.domain.context.ranking import MIN_LINE, Ranked, allowed_records, rank, sort_time
 from app.domain.context.records import RecordKind
 from app.domain.context.when import asks_when, dated_first
 from app.domain.dates import EVER, DateWindow
-from app.domain.text import query_tokens
+from app.domain.text import asks_first, query_tokens
 
 # Turns shown on each side of a hit: the message it answers and the answer it gets.
 NEIGHBOURS = 1
@@ -227,6 +228,8 @@ def assemble(
         ranked = found.order
         if q and asks_when(q):
             ranked = dated_first(index, ranked, scores, found.machine)
+        if q and asks_first(q):
+            ranked = earliest_first(index, ranked, scores, found.machine)
         selection, omitted = _by_relevance(index, ranked, found, budget, allowed)
         order: Order = "relevance"
     else:
