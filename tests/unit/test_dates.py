@@ -264,6 +264,12 @@ def test_day_and_month(text: str, human: str) -> None:
         "This may be hard",
         "On Sundays I run",
         "I love Saturday mornings",
+        "I have practice every Tuesday and Thursday at 6:30 PM",
+        "We meet each Friday evening",
+        "Every other Monday I call my mom",
+        "Every Monday, Wednesday, and Friday I swim",
+        "Yoga every Monday/Wednesday",
+        "I do it every week on Sunday",
         "The past year was hard",
         "I'll be there in 2 minutes",
         "We had 2022 visitors",
@@ -272,6 +278,12 @@ def test_day_and_month(text: str, human: str) -> None:
 )
 def test_no_false_dates(text: str) -> None:
     assert resolve_relative(text, MONDAY) == []
+
+
+def test_a_day_beside_a_habit_still_resolves() -> None:
+    assert [
+        r.expression for r in resolve_relative("I ran on Tuesday and swim every Friday", MONDAY)
+    ] == ["on Tuesday"]
 
 
 def test_anchor_is_read_in_utc() -> None:

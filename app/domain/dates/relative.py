@@ -329,7 +329,21 @@ def _relative_unit(m: re.Match[str], today: date, tense: Tense | None) -> _Value
     return _Value(date(today.year + step, 1, 1), "year")
 
 
+# "every Tuesday", "each Friday evening", "every Tuesday and Thursday", "every week on Monday":
+# a habit names no single day. Read in the few characters before a weekday.
+_WD = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+_HABIT_BEFORE = re.compile(
+    rf"\b(?:every|each)\s{{1,3}}(?:other\s{{1,3}})?(?:{_WD}(?:\s{{0,3}},(?:\s{{1,3}}and)?\s{{0,3}}|"
+    rf"\s{{1,3}}(?:and|or|&)\s{{1,3}}|\s{{0,3}}/\s{{0,3}})){{0,3}}$|"
+    r"\b(?:every|each)\s{1,3}(?:other\s{1,3})?week\s{1,3}$",
+    re.IGNORECASE,
+)
+HABIT_CHARS = 40
+
+
 def _weekday(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
+    if _HABIT_BEFORE.search(m.string, max(m.start() - HABIT_CHARS, 0), m.start()):
+        return None
     rel = " ".join((m.group("rel") or "").lower().split())
     target = WEEKDAYS.index(m.group("wd").lower())
     part = (m.group("part") or "").lower() or None
