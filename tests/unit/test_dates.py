@@ -220,6 +220,15 @@ def test_years_and_explicit_dates() -> None:
         ("I moved the launch to 20 June", "20 June 2023"),
         ("I've scheduled an interview for 20 June", "20 June 2023"),
         ("We planned trips from 20 June", "20 June 2023"),
+        # The day of what was offered, agreed or decided lies ahead of the verb.
+        ("Sarah offered to babysit the kids on 20 June", "20 June 2023"),
+        ("We agreed to split time between families on 20 October", "20 October 2023"),
+        ("I decided to limit contact starting 1 May, is that wise?", "1 May 2023"),
+        ("We decided to host the barbecue on 20 June at our home", "20 June 2023"),
+        ("My friend asked me to help him move on 20 June", "20 June 2023"),
+        # A past verb with a place after "to" is still a past: "went to the".
+        ("I went to the fair on 20 June", "20 June 2022"),
+        ("I managed to finish the report on 20 June", "20 June 2022"),
         # "I've got" is a present; "I got" a past.
         ("I've got a family tradition to attend on 20 June", "20 June 2023"),
         ("She's got a recital on 20 June", "20 June 2023"),

@@ -362,6 +362,16 @@ def _weekday(m: re.Match[str], today: date, tense: Tense | None) -> _Value | Non
 # "moved it to 1 May", "from 20 January to 28 February", "booked for 3 June": the day a change,
 # a range or a booking goes to.
 _TO_BEFORE = re.compile(r"\b(?:to|for)\s{1,3}$", re.IGNORECASE)
+# "Sarah offered to babysit on June 29", "we agreed to meet on 3 May": the day belongs to what was
+# offered, agreed or planned, which may lie ahead of the past verb: the verb says nothing of it.
+_FORWARD_BEFORE = re.compile(
+    r"\b(?:offered|promised|agreed|planned|decided|arranged|volunteered|committed|intended|"
+    r"hoped|chose|expected|prepared|invited\s[a-z]{1,20}|asked\s[a-z]{1,20}|signed\sup)\s{1,3}"
+    r"to\s{1,3}(?!the\b|a\b|an\b|my\b|our\b|his\b|her\b|their\b|your\b)[a-z]{2,20}\b"
+    r"[^,;:!?.]{0,60}$",
+    re.IGNORECASE,
+)
+FORWARD_CHARS = 120
 
 
 def _date_tense(m: re.Match[str], tense: Tense | None) -> Tense | None:
@@ -370,13 +380,16 @@ def _date_tense(m: re.Match[str], tense: Tense | None) -> Tense | None:
     "since 1 May" starts in the past whatever tense its clause has. The day a past change goes
     to ("I delayed the launch to 1 September") is where it now stands, not a day of the year
     before ("I booked a table for June 3" neither): a past tense says nothing of it, and the
-    nearest year is taken.
+    nearest year is taken. So is the day of what a past verb offered, agreed or decided to do
+    ("Sarah offered to babysit on June 29"): it may lie ahead of the verb or behind the message.
     """
     prep = (m.group("prep") or "").lower()
     if prep == "since":
         return "past"
     if tense == "past" and (
-        prep in ("to", "for") or _TO_BEFORE.search(m.string, max(0, m.start() - 6), m.start())
+        prep in ("to", "for")
+        or _TO_BEFORE.search(m.string, max(0, m.start() - 6), m.start())
+        or _FORWARD_BEFORE.search(m.string, max(0, m.start() - FORWARD_CHARS), m.start())
     ):
         return None
     return tense
