@@ -364,3 +364,16 @@ def test_a_code_block_is_a_passage_of_its_own_cut_only_between_its_lines() -> No
     for piece in pieces[1:-1]:  # code only, whole lines only
         assert all(line.startswith(("total_", "```")) for line in piece.split("\n"))
         assert "rerun" not in piece and "merging" not in piece
+
+
+def test_a_heading_is_never_a_passage_alone_nor_the_end_of_one() -> None:
+    intro = "Good question, and a common one when a team grows. " * 5
+    steps = "Set the budget per sprint and review it every Friday with the team lead. " * 4
+    tail = "### Review\n\nDone.\n\n## Next\n\n### Tools\n\nA list."
+    text = f"{intro}\n\n### Sprint Budget\n\n{steps}\n\n{tail}"
+    pieces = [text[a:b].strip() for a, b in passages(text, 250, 350)]
+    for piece in pieces:
+        lines = [line for line in piece.split("\n") if line.strip()]
+        assert not lines[-1].startswith("#"), piece  # what a heading heads travels with it
+    assert any(p.startswith("### Sprint Budget\n\nSet the budget") for p in pieces)
+    assert pieces[-1].endswith("A list.") and "### Tools" in pieces[-1]

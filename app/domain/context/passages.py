@@ -106,17 +106,36 @@ def passages(
             for s_start, s_end in _pieces(text, p_start, p_end, cut_at):
                 units += [(a, b, code) for a, b in _words(text, s_start, s_end, target, most)]
     # Pack neighbouring units up to the target, so short sentences (or lines) travel together.
+    # A heading opens a passage and takes what follows it whatever its length: alone, or at the
+    # end of the passage before, it says nothing and would be shown as a line of its own.
     out: list[tuple[int, int]] = []
     kinds: list[bool] = []
+    open_heading = False
     for start, end, code in units:
         if not text[start:end].strip():
             continue
-        if out and end - out[-1][0] <= target and kinds[-1] == code:
+        heading = not code and _is_heading(text, start, end)
+        if (
+            out
+            and kinds[-1] == code
+            and (open_heading or (not heading and end - out[-1][0] <= target))
+        ):
             out[-1] = (out[-1][0], end)
+            open_heading = heading and open_heading
         else:
             out.append((start, end))
             kinds.append(code)
+            open_heading = heading
     return out or [(0, len(text))]
+
+
+_HEADING_CHARS = 120
+
+
+def _is_heading(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is one line of a markdown heading ("### Steps")."""
+    piece = text[start:end].strip()
+    return piece.startswith("#") and len(piece) <= _HEADING_CHARS and "\n" not in piece
 
 
 def annotated(text: str, dates: Sequence[SaidDate]) -> str:

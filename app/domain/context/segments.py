@@ -26,8 +26,8 @@ from app.domain.context.records import EpisodeInfo, TurnRecord
 # The first bytes of a stored segment: the format's name and version. A segment of another
 # version is not read (the index is built from the log instead). 2 and 3: irregular verbs read as
 # their verb ("met" as "meet"); 4: an ordinal as its number ("29th" as "29"); 5: a person's
-# message to an assistant cut into finer passages.
-MAGIC = b"TSI\x05"
+# message to an assistant cut into finer passages; 6: a heading kept with what follows it.
+MAGIC = b"TSI\x06"
 _LENGTH = struct.Struct("<I")
 
 Column = npt.NDArray[Any]
