@@ -18,6 +18,8 @@ from tests.unit.test_context_budget import FILLER, chat
         "How long did the race take?",
         "Did I hear about it before or after the seminar?",
         "What date is the dentist appointment?",
+        "What deadline did I set for the first release?",
+        "By when do I need to file the forms?",
     ],
 )
 def test_questions_about_time(q: str) -> None:
@@ -25,7 +27,13 @@ def test_questions_about_time(q: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "q", ["What did Ana make at the pottery class?", "Who is Biscuit?", "Is the weekend free?"]
+    "q",
+    [
+        "What did Ana make at the pottery class?",
+        "Who is Biscuit?",
+        "Is the weekend free?",
+        "How do I cope with deadline pressure?",
+    ],
 )
 def test_questions_not_about_time(q: str) -> None:
     assert not asks_when(q)

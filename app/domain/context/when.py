@@ -22,7 +22,7 @@ DATED_LIFT = 0.15
 CANDIDATES = 100
 # Words of a question whose answer is a time, a span of time, or an order in time.
 _ASKS_WHEN = re.compile(
-    r"\b(?:when|what\s+(?:date|day|time|month|year)|which\s+(?:date|day|month|year)|"
+    r"\b(?:when|(?:what|which)\s+(?:date|day|time|month|year|deadline|due\s+date)|by\s+when|"
     r"how\s+(?:many|much)\s+(?:days?|weeks?|months?|years?|hours?|time)|how\s+long|"
     r"before\s+or\s+after|after\s+or\s+before|date)\b",
     re.IGNORECASE,
