@@ -95,6 +95,15 @@ def merged(*extractions: tuple[Extraction, str, int]) -> Passport:
             "$950 a month",
         ),
         ("I pay my rent, which is $950, on the first.", "rent", None, "$950"),
+        # A word of feeling before "about my ..." heads nothing; "it" resumes the subject.
+        ("I'm worried about my rent, which is $950 a month.", "rent", None, "$950 a month"),
+        (
+            "I'm kinda worried about my travel budget, it's been adjusted to $350 monthly now.",
+            "travel budget",
+            None,
+            "$350 monthly",
+        ),
+        ("My commute time, it has dropped to 25 minutes.", "commute time", None, "25 minutes"),
         (
             "I wonder how my reading speed rose to 300 words per minute.",
             "reading speed",
@@ -144,6 +153,9 @@ def test_a_value_the_user_states_about_their_own_thing_is_read_with_what_it_is_a
         "My portfolio is 60% stocks, 30% bonds and 10% cash.",
         "The size of my garden, which is 40 square meters, surprised me.",
         "I wrote a summary for my thesis, which is 12 pages long.",
+        "I bought a stand for my desk, which is 120 cm wide.",
+        "My dog loves the park, it has 3 ponds.",
+        "I'm worried about my review being moved to September 20.",
         "I read that the current exchange rate of 1.08 dollars is low.",
         "I'm trying to get my new savings rate of 20% by June.",
         "my  of  is 5",  # found by the fuzz test below: a subject of function words alone

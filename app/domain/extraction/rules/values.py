@@ -26,7 +26,7 @@ from app.domain.text import tokenize
 
 # Words that end a subject: verbs, pronouns and clause words cannot be part of what it names.
 _NOT_SUBJECT = (
-    r"(?:is|are|was|were|be|been|has|have|had|to|from|at|i|i'm|i've|you|it|it's|that|which|who|"
+    r"(?:is|are|was|were|be|been|being|has|have|had|to|from|at|i|i'm|i've|you|it|it's|that|which|who|"
     r"but|so|because|since|now|just|recently|finally|already|currently|also|still|reached|hit|"
     r"hits|sits|stands|increased|improved|risen|rose|grown|grew|gone|went|dropped|fallen|fell|"
     r"decreased|climbed|jumped|changed|moved|shifted|raised|reduced|lowered|cut|adjusted|"
@@ -88,8 +88,10 @@ _WHICH_VERB = (
     rf"averaged|measured|measures|reached|hit|sits\s+at|stands\s+at|"
     rf"(?P<change>{_CHANGE})(?:\s+from\s+{_named('old')})?\s+to)"
 )
+# "my photography budget, it's been adjusted to $350 monthly": a change said of the subject in
+# the clause right after it, with "it", is the subject's too.
 _WHICH_VALUE = re.compile(
-    rf"\b(?P<owner>my|the)\s+(?P<subject>{_OWN_SUBJECT}),\s+which\s+{_WHICH_VERB}\s+"
+    rf"\b(?P<owner>my|the)\s+(?P<subject>{_OWN_SUBJECT}),\s+(?:which|it(?='s\s+been\s|\s+has\s)(?:'s)?)\s+{_WHICH_VERB}\s+"
     rf"{_HEDGE}{_SETTING}{_named('value')}",
     re.IGNORECASE,
 )
@@ -135,6 +137,13 @@ _PREPOSITION_BEFORE = re.compile(r"\b(?:of|for|on|in|at|with|from|to|about|by)\s
 _HEAD_BEFORE = re.compile(
     rf"\b(?:the|my)\s+((?:(?!{_NOT_SUBJECT}\b){_WORD}\s+){{0,3}}(?!{_NOT_SUBJECT}\b){_WORD}"
     r"\s+(?:of|for|on|in))\s+$",
+    re.IGNORECASE,
+)
+# "worried about my budget", "working on my thesis": a verb or a word of feeling before the
+# preposition, so no noun the subject could belong to.
+_FEELING_BEFORE = re.compile(
+    r"\b(?:\w+ed|\w+ing|curious|anxious|nervous|happy|unsure|sure|glad|proud|aware|upset)\s+"
+    r"(?:about|on|with|by)\s+$",
     re.IGNORECASE,
 )
 # How far before "my" a subject's head is looked for.
@@ -252,7 +261,7 @@ def _head_of(before: str) -> str | None:
     None when no preposition comes before ``my``; empty when one does but its head is not a
     plain noun phrase (then the value is not read).
     """
-    if not _PREPOSITION_BEFORE.search(before):
+    if not _PREPOSITION_BEFORE.search(before) or _FEELING_BEFORE.search(before):
         return None
     head = _HEAD_BEFORE.search(before)
     return " ".join(head[1].split()) + " my" if head else ""
