@@ -26,8 +26,8 @@ from app.domain.text import tokenize
 
 # Words that end a subject: verbs, pronouns and clause words cannot be part of what it names.
 _NOT_SUBJECT = (
-    r"(?:is|are|was|were|be|been|being|has|have|had|to|from|at|i|i'm|i've|you|it|it's|that|which|who|"
-    r"but|so|because|since|now|just|recently|finally|already|currently|also|still|reached|hit|"
+    r"(?:is|are|was|were|be|been|being|has|have|had|to|from|at|i|i'm|i've|you|it|it's|that|"
+    r"which|who|but|so|because|since|now|just|recently|finally|already|currently|also|still|reached|hit|"
     r"hits|sits|stands|increased|improved|risen|rose|grown|grew|gone|went|dropped|fallen|fell|"
     r"decreased|climbed|jumped|changed|moved|shifted|raised|reduced|lowered|cut|adjusted|"
     r"updated|set|extended|pushed|bumped|boosted|upped|brought|and|or|if|when|while|than|"
@@ -91,7 +91,8 @@ _WHICH_VERB = (
 # "my photography budget, it's been adjusted to $350 monthly": a change said of the subject in
 # the clause right after it, with "it", is the subject's too.
 _WHICH_VALUE = re.compile(
-    rf"\b(?P<owner>my|the)\s+(?P<subject>{_OWN_SUBJECT}),\s+(?:which|it(?='s\s+been\s|\s+has\s)(?:'s)?)\s+{_WHICH_VERB}\s+"
+    rf"\b(?P<owner>my|the)\s+(?P<subject>{_OWN_SUBJECT}),\s+"
+    rf"(?:which|it(?='s\s+been\s|\s+has\s)(?:'s)?)\s+{_WHICH_VERB}\s+"
     rf"{_HEDGE}{_SETTING}{_named('value')}",
     re.IGNORECASE,
 )
