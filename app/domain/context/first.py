@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.context.index import EvidenceIndex, Scores
-from app.domain.context.ranking import sort_time
+from app.domain.context.ranking import by_score, sort_time
 
 # A candidate scoring below this share of the best match is too weak to be the thing asked for.
 FLOOR = 0.4
@@ -55,6 +55,4 @@ def earliest_first(
             early.append(doc)
     for place, doc in enumerate(early):
         scores[doc] = best * (1 + STEP * (len(early) - place))
-    docs = np.asarray(order, dtype=np.intp)
-    ordered: list[int] = docs[np.lexsort((-docs, -scores[docs]))].tolist()
-    return ordered
+    return by_score(order, scores)

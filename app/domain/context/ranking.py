@@ -123,9 +123,15 @@ def best_first(hits: npt.NDArray[np.intp], scores: Scores, budget: int) -> list[
     most = max(budget // MIN_LINE, 1) * 2
     if hits.size > most:
         hits = _best(hits, scores, most)
-    # Best first; among equals the newer, as a chat's latest word on a thing is likelier.
-    ordered: list[int] = hits[np.lexsort((-hits, -scores[hits]))].tolist()
-    return ordered
+    return by_score(hits, scores)
+
+
+def by_score(docs: npt.NDArray[np.intp] | list[int], scores: Scores) -> list[int]:
+    """The passages best first; among equals the newer, as a chat's latest word on a thing is
+    likelier."""
+    ordered = np.asarray(docs, dtype=np.intp)
+    best: list[int] = ordered[np.lexsort((-ordered, -scores[ordered]))].tolist()
+    return best
 
 
 def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp], scores: Scores) -> int:

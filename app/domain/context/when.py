@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.context.index import EvidenceIndex, Scores
+from app.domain.context.ranking import by_score
 from app.domain.dates import WRITTEN_DAY
 
 DATED_LIFT = 0.15
@@ -53,9 +54,7 @@ def dated_first(
             lifted = True
     if not lifted:
         return order
-    docs = np.asarray(order, dtype=np.intp)
-    ordered: list[int] = docs[np.lexsort((-docs, -scores[docs]))].tolist()
-    return ordered
+    return by_score(order, scores)
 
 
 def _says_a_date(index: EvidenceIndex, doc: int, turn: int, person: bool) -> bool:
