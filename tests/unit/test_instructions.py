@@ -135,6 +135,30 @@ def test_instructions_come_first_in_the_context_within_their_share() -> None:
     assert build_context(index, None, 100).instructions == ()
 
 
+def test_the_instructions_a_question_needs_come_first() -> None:
+    passport = merged(
+        (said("Always use 24-hour time when I ask about meeting schedules.", seg="a"), "a", 0),
+        (said("Always include a summary table when I ask about test coverage.", 1, "b"), "b", 1),
+        (said("Always add a latency graph when I ask about profiling.", 2, "c"), "c", 2),
+    )
+    index = MemoryIndex(passport)
+    # Room for one: the one whose condition the question names, though two are newer.
+    longest = max(len(i.text) for i in passport.instructions)
+    budget = int(len(f"Instructions:\n- {'x' * longest}") / INSTRUCTION_SHARE) + 5
+    asked = build_context(index, "When is our next team meeting scheduled?", budget)
+    assert asked.instructions == ("Always use 24-hour time when I ask about meeting schedules.",)
+    # A question that names none gets the newest.
+    other = build_context(index, "What is the weather like?", budget)
+    assert other.instructions == ("Always add a latency graph when I ask about profiling.",)
+    # One that holds for every question comes before any that holds only sometimes.
+    plain = merged(
+        (said("Always answer in French.", seg="a"), "a", 0),
+        (said("Always include a summary table when I ask about test coverage.", 1, "b"), "b", 1),
+    )
+    shown = build_context(MemoryIndex(plain), "What is my test coverage now?", 2000).instructions
+    assert shown[0] == "Always answer in French."
+
+
 @given(st.text(alphabet=st.sampled_from(list("alwys nevruse,ot.!?'dn")), max_size=400))
 @settings(max_examples=300, deadline=None)
 def test_any_sentence_gives_a_key_made_of_its_own_words_or_none(text: str) -> None:

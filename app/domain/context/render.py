@@ -1,7 +1,9 @@
 """Query-ranked, budgeted context for one user: what GET /context renders.
 
 A context is up to four blocks within one character budget. First the user's standing instructions,
-newest first, in at most ``INSTRUCTION_SHARE`` of it. Then the beliefs that matter: a small core of
+in at most ``INSTRUCTION_SHARE`` of it: those that hold for every question, then those whose
+condition ("when I ask about test coverage") the question's words match, the best match first,
+then the rest, newest first. Then the beliefs that matter: a small core of
 facts always, then the facts, preferences and open loops the question's words match (``beliefs``),
 in at most ``BELIEF_SHARE`` of the budget with the instructions. For a question about a whole
 stretch of conversation ("what did we talk about in May?"), the sessions of that stretch, one line
@@ -13,6 +15,8 @@ the question is held in a ``MemoryIndex``.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +25,7 @@ from app.domain.context.budget import Evidence, assemble
 from app.domain.context.index import MemoryIndex
 from app.domain.context.sessions import SESSION_SHARE, SessionLine
 from app.domain.dates import EVER, DateWindow
-from app.domain.text import query_tokens
+from app.domain.text import query_tokens, tokenize
 
 BELIEF_SHARE = 0.2
 # Standing instructions come first, in at most this share of the budget (inside BELIEF_SHARE).
@@ -64,11 +68,37 @@ class Context:
         }
 
 
-def _instructions_block(index: MemoryIndex, room: int) -> tuple[list[str], str]:
-    """The standing instructions, newest first, as many whole ones as fit in ``room``."""
+# "Always include a summary table when I ask about test coverage": what follows these words is
+# when an instruction applies.
+_CONDITION = re.compile(r"\b(?:when|whenever|if)\b", re.IGNORECASE)
+
+
+def _applying_first(
+    instructions: Sequence[str], tokens: Sequence[str], weight: Mapping[str, float]
+) -> list[str]:
+    """The instructions (newest first) in the order a question needs them: those that hold for
+    every question, then those whose condition the question's words match (the best first),
+    then the rest, newest first."""
+    wanted = set(tokens)
+
+    def rank(item: tuple[int, str]) -> tuple[int, float, int]:
+        n, text = item
+        condition = _CONDITION.search(text)
+        if condition is None:
+            return (2, 0.0, -n)
+        shared = wanted & set(tokenize(text[condition.end() :]))
+        return (1 if shared else 0, sum(weight.get(t, 1.0) for t in shared), -n)
+
+    return [text for _, text in sorted(enumerate(instructions), key=rank, reverse=True)]
+
+
+def _instructions_block(
+    index: MemoryIndex, tokens: Sequence[str], weight: Mapping[str, float], room: int
+) -> tuple[list[str], str]:
+    """The standing instructions a question needs first, as many whole ones as fit in ``room``."""
     shown: list[str] = []
     used = len(INSTRUCTIONS_HEADER)
-    for text in index.instructions:
+    for text in _applying_first(index.instructions, tokens, weight):
         line = f"- {text}"
         if used + 1 + len(line) > room:
             break
@@ -98,7 +128,9 @@ def build_context(
     budget = max(budget_chars, 0)
     tokens = query_tokens(q) if q else []
     weights = index.word_weights(tokens)
-    instructions, head_block = _instructions_block(index, int(budget * INSTRUCTION_SHARE))
+    instructions, head_block = _instructions_block(
+        index, tokens, weights, int(budget * INSTRUCTION_SHARE)
+    )
     head_used = len(head_block) + 2 if head_block else 0
     # The note of what was left out must fit beside the lines: room is kept for it.
     note_room = len("(+99999 more beliefs not shown)") + 1
