@@ -15,6 +15,7 @@ takes a new head (``with_head``).
 
 from __future__ import annotations
 
+import re
 import struct
 from array import array
 from collections.abc import Iterable, Sequence
@@ -584,8 +585,22 @@ def _ranked(record: TurnRecord) -> bool:
 
 
 def newest_instructions(head: Passport) -> tuple[str, ...]:
-    """The head's standing instructions, newest first (the context shows them in this order)."""
+    """The head's standing instructions, newest first."""
     return tuple(i.text for i in sorted(head.instructions, key=lambda i: i.ts or "", reverse=True))
+
+
+# "Always include a summary table when I ask about test coverage": what follows these words is
+# when an instruction applies.
+_CONDITION = re.compile(r"\b(?:when|whenever|if)\b", re.IGNORECASE)
+
+
+def instruction_conditions(texts: Sequence[str]) -> tuple[frozenset[str] | None, ...]:
+    """Per instruction, the words of the condition it holds under; None when it always holds."""
+    out: list[frozenset[str] | None] = []
+    for text in texts:
+        condition = _CONDITION.search(text)
+        out.append(None if condition is None else frozenset(tokenize(text[condition.end() :])))
+    return tuple(out)
 
 
 def segment_of(records: Sequence[TurnRecord]) -> Segment:
@@ -603,6 +618,7 @@ class MemoryIndex:
         self.head = head
         self.beliefs = BeliefIndex.of(head)
         self.instructions = newest_instructions(head)
+        self.conditions = instruction_conditions(self.instructions)
 
     @classmethod
     def of(cls, head: Passport, records: Iterable[TurnRecord]) -> MemoryIndex:
@@ -635,6 +651,7 @@ class MemoryIndex:
         self.head = head
         self.beliefs = BeliefIndex.of(head, known=self.beliefs.words())
         self.instructions = newest_instructions(head)
+        self.conditions = instruction_conditions(self.instructions)
 
     def extend(self, records: Iterable[TurnRecord]) -> int:
         """Add log records that came after the newest held; how many were ranked."""

@@ -15,7 +15,6 @@ the question is held in a ``MemoryIndex``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,7 @@ from app.domain.context.budget import Evidence, assemble
 from app.domain.context.index import MemoryIndex
 from app.domain.context.sessions import SESSION_SHARE, SessionLine
 from app.domain.dates import EVER, DateWindow
-from app.domain.text import query_tokens, tokenize
+from app.domain.text import query_tokens
 
 BELIEF_SHARE = 0.2
 # Standing instructions come first, in at most this share of the budget (inside BELIEF_SHARE).
@@ -68,28 +67,23 @@ class Context:
         }
 
 
-# "Always include a summary table when I ask about test coverage": what follows these words is
-# when an instruction applies.
-_CONDITION = re.compile(r"\b(?:when|whenever|if)\b", re.IGNORECASE)
-
-
 def _applying_first(
-    instructions: Sequence[str], tokens: Sequence[str], weight: Mapping[str, float]
+    index: MemoryIndex, tokens: Sequence[str], weight: Mapping[str, float]
 ) -> list[str]:
-    """The instructions (newest first) in the order a question needs them: those that hold for
-    every question, then those whose condition the question's words match (the best first),
-    then the rest, newest first."""
+    """The instructions in the order a question needs them: those that hold for every question,
+    then those whose condition the question's words match (the best first), then the rest,
+    newest first."""
     wanted = set(tokens)
 
-    def rank(item: tuple[int, str]) -> tuple[int, float, int]:
-        n, text = item
-        condition = _CONDITION.search(text)
+    def rank(n: int) -> tuple[int, float, int]:
+        condition = index.conditions[n]
         if condition is None:
             return (2, 0.0, -n)
-        shared = wanted & set(tokenize(text[condition.end() :]))
+        shared = wanted & condition
         return (1 if shared else 0, sum(weight.get(t, 1.0) for t in shared), -n)
 
-    return [text for _, text in sorted(enumerate(instructions), key=rank, reverse=True)]
+    order = sorted(range(len(index.instructions)), key=rank, reverse=True)
+    return [index.instructions[n] for n in order]
 
 
 def _instructions_block(
@@ -98,7 +92,7 @@ def _instructions_block(
     """The standing instructions a question needs first, as many whole ones as fit in ``room``."""
     shown: list[str] = []
     used = len(INSTRUCTIONS_HEADER)
-    for text in _applying_first(index.instructions, tokens, weight):
+    for text in _applying_first(index, tokens, weight):
         line = f"- {text}"
         if used + 1 + len(line) > room:
             break
