@@ -150,6 +150,13 @@ def test_the_instructions_a_question_needs_come_first() -> None:
     # A question that names none gets the newest.
     other = build_context(index, "What is the weather like?", budget)
     assert other.instructions == ("Always add a latency graph when I ask about profiling.",)
+    # "ask" is in nearly every condition and names none.
+    asking = merged(
+        (said("Always add tests when I ask about refactoring.", 0, "a"), "a", 0),
+        (said("Always use tabs when I write Python.", 1, "b"), "b", 1),
+    )
+    one = build_context(MemoryIndex(asking), "What should I ask my manager?", budget)
+    assert one.instructions == ("Always use tabs when I write Python.",)
     # One that holds for every question comes before any that holds only sometimes.
     plain = merged(
         (said("Always answer in French.", seg="a"), "a", 0),

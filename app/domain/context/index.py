@@ -595,12 +595,17 @@ _CONDITION = re.compile(r"\b(?:when|whenever|if)\b", re.IGNORECASE)
 
 
 def instruction_conditions(texts: Sequence[str]) -> tuple[frozenset[str] | None, ...]:
-    """Per instruction, the words of the condition it holds under; None when it always holds."""
+    """Per instruction, the words of the condition it holds under (without "ask", which nearly
+    every condition says); None when it always holds."""
     out: list[frozenset[str] | None] = []
     for text in texts:
         condition = _CONDITION.search(text)
-        out.append(None if condition is None else frozenset(tokenize(text[condition.end() :])))
+        words = None if condition is None else frozenset(tokenize(text[condition.end() :]))
+        out.append(None if words is None else words - _ASKING)
     return tuple(out)
+
+
+_ASKING = frozenset(tokenize("ask asks asked asking"))
 
 
 def segment_of(records: Sequence[TurnRecord]) -> Segment:
