@@ -102,6 +102,16 @@ def test_moving_from_a_to_b_sets_both() -> None:
         ("I work for the Red Cross.", {"employer": "the Red Cross"}),
         ("I work at a local bakery.", {"workplace": "a local bakery"}),
         ("I moved to Kwekwe for a job at Zimplats.", {"employer": "Zimplats"}),
+        # Who the speaker is, said with an age or opening a sentence.
+        (
+            "I'm a 41-year-old science writer, and I need advice.",
+            {"occupation": "science writer", "age": 41},
+        ),
+        (
+            "As an architectural technologist, I like clean lines.",
+            {"occupation": "architectural technologist"},
+        ),
+        ("As a paramedic from Leeds, I'm used to night shifts.", {"occupation": "paramedic"}),
     ],
 )
 def test_work(text: str, expected: dict[str, str]) -> None:
@@ -120,6 +130,14 @@ def test_study() -> None:
 def test_being_a_fan_is_no_occupation() -> None:
     assert "occupation" not in facts("I'm a big fan of jazz.")
     assert "occupation" not in facts("I'm a mom of two.")
+    for text in (
+        "As a result, I stayed home.",
+        "As a kid, I loved trains.",
+        "As a parent, I worry.",
+    ):
+        assert "occupation" not in facts(text)
+    # Only a sentence that opens with it says who the speaker is.
+    assert "occupation" not in facts("She spoke to me as a doctor, I think.")
 
 
 # --- age and birthday ---------------------------------------------------------------------------

@@ -109,6 +109,14 @@ def job_hits(
         yield Hit(who, "workplace", workplace.lower(), 0.7)
 
 
+def _job_and_age_hits(view: View, sentence: Sentence, m: re.Match[str]) -> Iterator[Hit]:
+    """"I'm a 66-year-old science writer", "As an architect, I ...": the occupation (by the
+    lexicon), and the age when it is said with it."""
+    yield from job_hits(view, sentence, m)
+    if m.group("age") is not None:
+        yield from _age_hits(view, sentence, m)
+
+
 def _study_hits(view: View, sentence: Sentence, m: re.Match[str]) -> Iterator[Hit]:
     field = clean_value(m.group("field") or "")
     if field and field.split()[0].lower() not in {"for", "to", "hard", "a", "the", "my", "so"}:
@@ -290,6 +298,8 @@ def third_person_hits(view: View, sentence: Sentence, m: re.Match[str], what: st
 
 
 _loc, _job, _third = binder(location_hits), binder(job_hits), binder(third_person_hits)
+# "a 66-year-old science writer": an age said before the occupation.
+_AGED = r"(?:(?P<age>\d{1,3})(?P<old>[- ](?i:years?)[- ](?i:old))\s+)?"
 
 LIFE_RULES: tuple[Triggered, ...] = compiled(
     [
@@ -353,7 +363,18 @@ LIFE_RULES: tuple[Triggered, ...] = compiled(
             rf"(?i:at|for)\s+(?:{ORG}|{WORKPLACE}{STOP})",
             _job(True),
         ),
-        (r"\bi'?m\b|\bi am\b", rf"{I_AM}{ADV}\s+(?i:an?)\s+{JOB}{JOB_TAIL}", _job(False)),
+        (
+            r"\bi'?m\b|\bi am\b",
+            rf"{I_AM}{ADV}\s+(?i:an?)\s+{_AGED}{JOB}{JOB_TAIL}",
+            _job_and_age_hits,
+        ),
+        # "As a paramedic from Davistown, I'm excited ...": a sentence that opens with who the
+        # speaker is.
+        (
+            r"\bas\b",
+            rf"^\s{{0,3}}(?i:as)\s+(?i:an?)\s+{_AGED}{JOB}{STOP}[^.!?]{{0,80}}?,\s*(?:{I_ALONE}|{IC}')",
+            _job_and_age_hits,
+        ),
         (
             r"job|position|role|gig|internship",
             rf"{SELF}{ADV}\s+(?i:started|began|got|landed|accepted|took|found|have|'ve\s+got)\s+"
