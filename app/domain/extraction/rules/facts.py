@@ -14,7 +14,7 @@ speaker called "user" is the subject. Machine speakers (assistant, bot, system) 
 | hometown | "I'm from X", "I grew up in X", "my hometown is X", X a town | Bulawayo |
 | home_country | the same with X a country; "I moved here from Sweden" | Sweden |
 | birthplace | "I was born in X" | Mutare |
-| occupation | "I work as a nurse", "I'm a teacher", "I got promoted to X" | nurse |
+| occupation | "I work as a nurse", "I'm a teacher", "I got promoted to X", "As a nurse, I ..." | nurse |
 | employer | "I work at X", "I'm a nurse at X", "I started a new job at X" | Zimplats |
 | employer | "I started at X", "first week at X", "my new team at X", "joined X as a Y" | Kestrel |
 | previous_employer | "I lost my job at X", "I got laid off from X" | DoorDash |
@@ -23,7 +23,7 @@ speaker called "user" is the subject. Machine speakers (assistant, bot, system) 
 | field_of_study | "I'm studying X", "majoring in X", "my X degree", "I'm in law school" | nursing |
 | field_of_study | "I have a degree in X", "my degree is in X" | linguistics |
 | degree | "I'm doing a masters in X", "I have a PhD in X", "I finished my masters" | masters in X |
-| age | "I'm 32", "I'm 32 years old", "I just turned 30" (an int) | 32 |
+| age | "I'm 32", "I'm 32 years old", "I just turned 30", "I'm a 32-year-old nurse" (an int) | 32 |
 | birthday | "my birthday is 5 June", "it's my birthday today" | 5 June |
 | birth_year | "I was born on 5 June 1990" (an int) | 1990 |
 | spouse | "my husband John", "my wife is called Ann", "I'm married to Ann" | John |
