@@ -14,7 +14,7 @@ speaker called "user" is the subject. Machine speakers (assistant, bot, system) 
 | hometown | "I'm from X", "I grew up in X", "my hometown is X", X a town | Bulawayo |
 | home_country | the same with X a country; "I moved here from Sweden" | Sweden |
 | birthplace | "I was born in X" | Mutare |
-| occupation | "I work as a nurse", "I'm a teacher", "I got promoted to X", "As a nurse, I ..." | nurse |
+| occupation | "I work as a nurse", "I'm a teacher", "promoted to X", "As a nurse, I ..." | nurse |
 | employer | "I work at X", "I'm a nurse at X", "I started a new job at X" | Zimplats |
 | employer | "I started at X", "first week at X", "my new team at X", "joined X as a Y" | Kestrel |
 | previous_employer | "I lost my job at X", "I got laid off from X" | DoorDash |
