@@ -110,8 +110,8 @@ def job_hits(
 
 
 def _job_and_age_hits(view: View, sentence: Sentence, m: re.Match[str]) -> Iterator[Hit]:
-    """"I'm a 66-year-old science writer", "As an architect, I ...": the occupation (by the
-    lexicon), and the age when it is said with it."""
+    """The occupation (by the lexicon) of "I'm a 66-year-old science writer" or "As an
+    architect, I ...", and the age when it is said with it."""
     yield from job_hits(view, sentence, m)
     if m.group("age") is not None:
         yield from _age_hits(view, sentence, m)
