@@ -224,16 +224,15 @@ def asks_first(text: str) -> bool:
 def query_tokens(text: str) -> list[str]:
     """The search tokens of a question: ``tokenize`` without the words that frame it as a
     question about what was said or about the first time, unless they are all it asks."""
+    tokens: list[str] = []
     spans = _first_time_spans(text)
     if spans:
         parts, at = [], 0
         for start, end in spans:
             parts.append(text[at:start])
             at = end
-        stripped = " ".join([*parts, text[at:]])
-        if tokenize(stripped):
-            text = stripped
-    tokens = tokenize(text)
+        tokens = tokenize(" ".join([*parts, text[at:]]))
+    tokens = tokens or tokenize(text)
     framing = _framing()
     kept = [t for t in tokens if t not in framing]
     return kept if kept else tokens

@@ -8,7 +8,7 @@ recent turns. Each item names its turn's own client id. Pure: no I/O, no clock, 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -214,13 +214,16 @@ def assemble(
     budget_chars: int,
     *,
     window: DateWindow = EVER,
+    tokens: Sequence[str] | None = None,
 ) -> Evidence:
     """The records that best answer ``q`` with their neighbours, in time order, within budget.
 
-    A ``window`` keeps only records dated within it.
+    A ``window`` keeps only records dated within it; ``tokens`` are ``q``'s search tokens when
+    the caller has them already.
     """
     budget = max(budget_chars, 0)
-    tokens = query_tokens(q) if q else []
+    if tokens is None:
+        tokens = query_tokens(q) if q else []
     allowed = allowed_records(index, window)
     found = rank(index, tokens, allowed, budget)
     scores = found.scores

@@ -594,6 +594,9 @@ def newest_instructions(head: Passport) -> tuple[str, ...]:
 _CONDITION = re.compile(r"\b(?:when|whenever|if)\b", re.IGNORECASE)
 
 
+_ASKING = frozenset(tokenize("ask asks asked asking"))
+
+
 def instruction_conditions(texts: Sequence[str]) -> tuple[frozenset[str] | None, ...]:
     """Per instruction, the words of the condition it holds under (without "ask", which nearly
     every condition says); None when it always holds."""
@@ -603,9 +606,6 @@ def instruction_conditions(texts: Sequence[str]) -> tuple[frozenset[str] | None,
         words = None if condition is None else frozenset(tokenize(text[condition.end() :]))
         out.append(None if words is None else words - _ASKING)
     return tuple(out)
-
-
-_ASKING = frozenset(tokenize("ask asks asked asking"))
 
 
 def segment_of(records: Sequence[TurnRecord]) -> Segment:

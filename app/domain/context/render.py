@@ -146,7 +146,13 @@ def build_context(
             memory_room -= len(overview.text) + 2
     # An overview question's words name no topic: its memories are the stretch's latest.
     asked = None if overview is not None else q
-    evidence = assemble(index.evidence, asked, max(memory_room, 0), window=window)
+    evidence = assemble(
+        index.evidence,
+        asked,
+        max(memory_room, 0),
+        window=window,
+        tokens=tokens if asked is not None else None,
+    )
     parts = [part for part in (head_block, block, overview.text if overview else "") if part]
     if evidence.items:
         parts.append(f"{MEMORIES_HEADER}\n{evidence.text}")

@@ -372,7 +372,8 @@ LIFE_RULES: tuple[Triggered, ...] = compiled(
         # speaker is.
         (
             r"\bas\b",
-            rf"^\s{{0,3}}(?i:as)\s+(?i:an?)\s+{_AGED}{JOB}{STOP}[^.!?]{{0,80}}?,\s*(?:{I_ALONE}|{IC}')",
+            rf"^\s{{0,3}}(?i:as)\s+(?i:an?)\s+{_AGED}{JOB}{STOP}"
+            rf"[^.!?]{{0,80}}?,\s*(?:{I_ALONE}|{IC}')",
             _job_and_age_hits,
         ),
         (

@@ -27,10 +27,10 @@ from app.domain.text import tokenize
 # Words that end a subject: verbs, pronouns and clause words cannot be part of what it names.
 _NOT_SUBJECT = (
     r"(?:is|are|was|were|be|been|being|has|have|had|to|from|at|i|i'm|i've|you|it|it's|that|"
-    r"which|who|but|so|because|since|now|just|recently|finally|already|currently|also|still|reached|hit|"
-    r"hits|sits|stands|increased|improved|risen|rose|grown|grew|gone|went|dropped|fallen|fell|"
-    r"decreased|climbed|jumped|changed|moved|shifted|raised|reduced|lowered|cut|adjusted|"
-    r"updated|set|extended|pushed|bumped|boosted|upped|brought|and|or|if|when|while|than|"
+    r"which|who|but|so|because|since|now|just|recently|finally|already|currently|also|still|"
+    r"reached|hit|hits|sits|stands|increased|improved|risen|rose|grown|grew|gone|went|dropped|"
+    r"fallen|fell|decreased|climbed|jumped|changed|moved|shifted|raised|reduced|lowered|cut|"
+    r"adjusted|updated|set|extended|pushed|bumped|boosted|upped|brought|and|or|if|when|while|than|"
     r"with|by|what|how|why|can|could|should|would|will|do|does|did)"
 )
 _WORD = r"[\w][\w'./+&-]{0,29}"
