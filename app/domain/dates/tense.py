@@ -163,18 +163,25 @@ class Tenses:
         of the text after it."""
         if not self.exact:
             return _clause_tense_near(self.text, start, end)
-        at = bisect.bisect_right(self.breaks, start)
-        left = self.breaks[at - 1] if at else 0
-        after = bisect.bisect_left(self.breaks, end)
-        right = self.breaks[after] if after < len(self.breaks) else len(self.text)
         # Beyond the clause, the text before the date first: a clause's verb comes before its
         # objects and days ("I just bought a case and a charger on July 5, and I'm wondering if
         # they will fit" is past), and what follows is more often a new thought.
         return (
-            self._tense(left, start, end, right)
+            self.of_clause(start, end)
             or self._tense(0, start, start, start, will_first=False)
             or self._tense(end, end, end, len(self.text), will_first=False)
         )
+
+    def of_clause(self, start: int, end: int) -> Tense | None:
+        """The tense of ``text[start:end]``'s own clause without it; None when it has no marker.
+
+        Only for an ``exact`` text (one whose markers were found once).
+        """
+        at = bisect.bisect_right(self.breaks, start)
+        left = self.breaks[at - 1] if at else 0
+        after = bisect.bisect_left(self.breaks, end)
+        right = self.breaks[after] if after < len(self.breaks) else len(self.text)
+        return self._tense(left, start, end, right)
 
 
 def _clause_tense_near(text: str, start: int, end: int) -> Tense | None:
