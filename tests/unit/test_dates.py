@@ -167,6 +167,13 @@ def test_month_names_follow_tense() -> None:
         "I'm thinking about sleep, I've been averaging 6 hours in November, but I'm aiming higher"
     )
     assert one(text, december)[1] == "November 2024"
+    # A month in a clause of its own takes the nearest reading within four months, whatever
+    # tense the rest of the message has: "offering to help in December" is no past December.
+    october = datetime(2024, 10, 5, tzinfo=UTC)
+    text = (
+        "Sarah has been supportive, offering to help with packing in December, how can I thank her"
+    )
+    assert one(text, october)[1] == "December 2024"
 
 
 def test_a_past_change_from_one_day_to_another_goes_to_the_later_one() -> None:

@@ -29,8 +29,9 @@ Decisions, where English is ambiguous:
   because a said time is often a little early (a batch of messages dated when it began) and
   because plans are told in the past tense ("I booked it for 14 June"): a day a week away is a
   likelier reading than one a year back. "since 1 May" is read as past whatever the clause says.
-  A day whose own clause has no tense takes the message's, but within four months of the anchor
-  the nearest reading wins over it: the rest of a message says little of a day in another clause.
+  A day or month whose own clause has no tense takes the message's, but within four months of
+  the anchor the nearest reading wins over it: the rest of a message says little of a date in
+  another clause.
 - "a few", "several" and "the other day" are approximate: about three units back (or ahead), and
   the human form says so ("a few days before 8 May 2023"); "a couple of" is two, approximate too.
 - Times are read in UTC, so "yesterday" is the UTC day before the anchor's UTC day.
@@ -411,19 +412,22 @@ def _day_month(m: re.Match[str], today: date, tense: Tense | None) -> _Value | N
     return None if day is None else _Value(day, "day")
 
 
-# A day and month whose own clause has no tense is read in the tense of the message around it,
-# but not carried further than this from the day it was said when a nearer reading lies within
-# it: "I'm thinking about how to rebuild trust after forgetting our anniversary on February 28",
-# said in March, is the February just gone, though "thinking about" speaks of what is to come.
+# A day or a month without a year whose own clause has no tense is read in the tense of the
+# message around it, but not carried further than this from the day it was said when a nearer
+# reading lies within it: "I'm thinking about how to rebuild trust after forgetting our
+# anniversary on February 28", said in March, is the February just gone, though "thinking about"
+# speaks of what is to come.
 BORROWED_REACH = timedelta(days=120)
 
 
-def _within_reach(m: re.Match[str], today: date, value: _Value, tenses: Tenses) -> _Value:
-    """``value``, or the nearest reading of the day when ``value`` took a tense from outside the
-    day's clause and the nearest lies within ``BORROWED_REACH`` of ``today``."""
+def _within_reach(
+    m: re.Match[str], today: date, value: _Value, tenses: Tenses, handler: Handler
+) -> _Value:
+    """``value``, or ``handler``'s reading without a tense when ``value`` took its tense from
+    outside the date's clause and that reading lies within ``BORROWED_REACH`` of ``today``."""
     if not value.relative or not tenses.exact or tenses.of_clause(*m.span()) is not None:
         return value
-    nearest = _day_month(m, today, None)
+    nearest = handler(m, today, None)
     if nearest is None or abs(nearest.day - today) > BORROWED_REACH:
         return value
     return nearest
@@ -658,8 +662,8 @@ def _resolve(text: str, anchor: datetime, tense: Tense | None) -> tuple[Resolved
             when = tense or (tenses.around(*match.span()) if tenses is not None else None)
             try:
                 value = handler(match, today, when)
-                if value is not None and handler is _day_month and tenses is not None:
-                    value = _within_reach(match, today, value, tenses)
+                if value is not None and handler in (_day_month, _month) and tenses is not None:
+                    value = _within_reach(match, today, value, tenses, handler)
             except (ValueError, OverflowError):
                 continue  # the day falls past the calendar's ends (before year 1, after 9999)
             if value is not None:
