@@ -203,6 +203,20 @@ def test_the_context_shows_the_newest_value_with_when_and_what_it_was_before() -
     assert "$1,300" in build_context(index, "my monthly budget?", 2000).text
 
 
+def test_a_question_naming_a_values_unit_and_part_of_its_subject_shows_it() -> None:
+    passport = merged(
+        (said("My photography budget is $350 monthly.", seg="seg_a"), "seg_a", 0),
+        (said("My dance practice is now 5 times a week.", day=1, seg="seg_b"), "seg_b", 1),
+    )
+    index = MemoryIndex(passport)
+    asked = build_context(index, "How much do I allocate monthly for photography gear?", 2000)
+    assert "photography budget: $350 monthly" in asked.text
+    # Its subject's words alone still name it; its unit's words alone never do.
+    assert "5 times a week" in build_context(index, "How is my dance practice going?", 2000).text
+    swim = build_context(index, "How many times a week do I swim?", 2000)
+    assert "dance practice" not in swim.text
+
+
 def test_forgetting_the_turn_of_the_current_value_brings_back_the_one_before() -> None:
     passport = merged(
         (said("My API test coverage is 65%.", seg="seg_a"), "seg_a", 0),

@@ -11,8 +11,10 @@ counted. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from app.domain.context.belief_sentences import (
@@ -29,8 +31,11 @@ Section = Literal["facts", "prefs", "values", "open_loops", "entities"]
 # Facts shown whatever the question: the newest ones, who the user is.
 CORE_FACTS = 3
 # A value is shown when the question holds at least this share of the words of what it is
-# about: "my quiz score" for "what was my quiz score?", not for any question that says "score".
+# about: "my quiz score" for "what was my quiz score?", not for any question that says "score";
+# or of those words and its unit's together, one of what it is about among them: "$350 monthly"
+# of "my photography budget" for "how much do I allocate monthly for photography?".
 VALUE_COVER = 0.6
+_UNIT_WORD = re.compile(r"[^\W\d_]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +51,7 @@ class BeliefLine:
     turn_ids: tuple[str, ...]
     tokens: frozenset[str]
     order: int  # newest first within its section: 0 is the newest
+    about: frozenset[str] = frozenset()  # a value's: the words of what it is about
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form: key and value as stored, the sentence beside them, and provenance."""
@@ -112,9 +118,13 @@ class BeliefIndex:
                 text = render(section, b, changes.get(b.key, ()), subject=subject)
                 lines.append(_line(section, text, b, order, known))
         for order, v in enumerate(_newest_first(head.values)):
-            # A value matches a question by what it is about, not by its numbers and dates.
+            # A value matches a question by what it is about and its unit's words, not by its
+            # numbers and dates.
             text = value_text(v, subject=subject)
-            lines.append(_line("values", text, v, order, known, matched=v.about or v.key))
+            about = v.about or v.key
+            unit = " ".join(_UNIT_WORD.findall(v.value))
+            line = _line("values", text, v, order, known, matched=f"{about} {unit}")
+            lines.append(replace(line, about=frozenset(tokenize(about))))
         for order, loop in enumerate(_newest_first(head.open_loops)):
             lines.append(_line("open_loops", loop_text(loop), loop, order, known))
         for order, e in enumerate(head.entities):
@@ -153,7 +163,7 @@ class BeliefIndex:
             if line.section == "facts" and line.order < CORE_FACTS:
                 tier = 1  # the core comes next, newest first
             elif line.section == "values":
-                if not shared or len(shared) < VALUE_COVER * len(line.tokens):
+                if not _names_value(shared, line):
                     continue
                 tier = 2
             if score > 0 or tier:
@@ -170,6 +180,16 @@ class BeliefIndex:
         relevant = sum(1 for line in self.lines if line.section != "entities")
         shown = sum(1 for line in chosen if line.section != "entities")
         return chosen, relevant - shown
+
+
+def _names_value(shared: AbstractSet[str], line: BeliefLine) -> bool:
+    """Whether the question's words ``shared`` with a value's line name what it is about."""
+    about = shared & line.about
+    if not about:
+        return False
+    return len(about) >= VALUE_COVER * len(line.about) or len(shared) >= VALUE_COVER * len(
+        line.tokens
+    )
 
 
 def _line(
