@@ -18,6 +18,7 @@ import numpy.typing as npt
 from app.domain.context.first import earliest_first
 from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.context.passages import PASSAGE_MAX, annotated
+from app.domain.context.phrases import phrases_first, question_phrases
 from app.domain.context.ranking import MIN_LINE, Ranked, allowed_records, rank, sort_time
 from app.domain.context.records import RecordKind
 from app.domain.context.when import asks_when, dated_first
@@ -229,6 +230,9 @@ def assemble(
     scores = found.scores
     if found.order:
         ranked = found.order
+        phrases = question_phrases(q) if q else frozenset()
+        if phrases:
+            ranked = phrases_first(index, ranked, scores, phrases)
         if q and asks_when(q):
             ranked = dated_first(index, ranked, scores, found.machine)
         if q and asks_first(q):
