@@ -373,9 +373,8 @@ def time_in_process(doc: dict[str, Any], quick: bool) -> InProcess:
         scale,
     )
 
-    # One corpus for all three: each memory's text + keywords + participants, tokenised as
-    # ContextIndex does (which may also thin out repeated names: hence its own BM25Index here).
-    docs = [tokenize(" ".join((m.text, *m.keywords, *m.participants))) for m in index.memories]
+    # One corpus for all three: each record of the log the context ranks, tokenised whole.
+    docs = [tokenize(text) for text in index.evidence.texts]
     queries = [tokenize(q) for q in QUESTIONS]
     ours = BM25Index(docs)
     theirs = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
@@ -399,7 +398,7 @@ def time_in_process(doc: dict[str, Any], quick: bool) -> InProcess:
     totals = [sum(r.values()) for r in cold_runs]
     return InProcess(
         episodes=n,
-        memories=len(index.memories),
+        memories=len(index.evidence),
         doc_kb=len(raw) / 1024,
         index_mb=index.approx_bytes() / 1e6,
         warm_p50_ms=percentile(warm_ms, 50),
