@@ -14,14 +14,12 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.context.index import EvidenceIndex, Scores
-from app.domain.context.ranking import by_score, sort_time
+from app.domain.context.ranking import LIFT_CANDIDATES, by_score, sort_time
 
 # A candidate scoring below this share of the best match is too weak to be the thing asked for.
 FLOOR = 0.4
 # How many of the earliest strong matches are moved to the front.
 EARLIEST = 2
-# How many of the best candidates are looked at: more than a budget of a few thousand shows.
-CANDIDATES = 100
 # Each moved match scores this much above the best (the earliest most), so it keeps its place.
 STEP = 0.01
 
@@ -34,7 +32,7 @@ def earliest_first(
 ) -> list[int]:
     """``order`` again with its earliest strong person's matches first (their scores lifted in
     place in ``scores``); ``machine`` says which passages an assistant said."""
-    top = order[:CANDIDATES]
+    top = order[:LIFT_CANDIDATES]
     if not top:
         return order
     best = max(float(scores[doc]) for doc in top)

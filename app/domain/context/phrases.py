@@ -13,12 +13,10 @@ from __future__ import annotations
 import re
 
 from app.domain.context.index import EvidenceIndex, Scores
-from app.domain.context.ranking import by_score
+from app.domain.context.ranking import lifted
 from app.domain.text import STOPWORDS
 
 PHRASE_LIFT = 0.1
-# How many of the best candidates are looked at: more than a budget of a few thousand shows.
-CANDIDATES = 100
 # Below this length a word is too common a piece of a phrase ("do it", "go on"); above the other
 # it is no word.
 _SHORTEST = 3
@@ -52,17 +50,13 @@ def phrases_first(
     """``order`` again after lifting the passages that say the question's ``phrases`` (in
     place in ``scores``)."""
     turns = index.passage_turns()
-    lifted = False
-    for doc in order[:CANDIDATES]:
+
+    def share(doc: int) -> float:
         start, end = index.span(doc)
         text = index.texts[int(turns[doc])][start:end].lower()
-        said = sum(1 for phrase in phrases if _says(text, phrase))
-        if said:
-            scores[doc] *= 1 + PHRASE_LIFT * said
-            lifted = True
-    if not lifted:
-        return order
-    return by_score(order, scores)
+        return PHRASE_LIFT * sum(1 for phrase in phrases if _says(text, phrase))
+
+    return lifted(order, scores, share)
 
 
 def _says(text: str, phrase: str) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,6 +132,23 @@ def by_score(docs: npt.NDArray[np.intp] | list[int], scores: Scores) -> list[int
     ordered = np.asarray(docs, dtype=np.intp)
     best: list[int] = ordered[np.lexsort((-ordered, -scores[ordered]))].tolist()
     return best
+
+
+# How many of the best candidates a question's lift looks at: more than a budget of a few
+# thousand characters shows.
+LIFT_CANDIDATES = 100
+
+
+def lifted(order: list[int], scores: Scores, share: Callable[[int], float]) -> list[int]:
+    """``order`` (best first) again after each of its first ``LIFT_CANDIDATES`` passages is
+    lifted by ``share(doc)`` of its score (in place in ``scores``); itself when none is."""
+    moved = False
+    for doc in order[:LIFT_CANDIDATES]:
+        lift = share(doc)
+        if lift:
+            scores[doc] *= 1 + lift
+            moved = True
+    return by_score(order, scores) if moved else order
 
 
 def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp], scores: Scores) -> int:

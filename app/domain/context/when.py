@@ -15,12 +15,10 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.context.index import EvidenceIndex, Scores
-from app.domain.context.ranking import by_score
+from app.domain.context.ranking import lifted
 from app.domain.dates import WRITTEN_DAY
 
 DATED_LIFT = 0.15
-# How many of the best candidates are looked at: more than a budget of a few thousand shows.
-CANDIDATES = 100
 # Words of a question whose answer is a time, a span of time, or an order in time.
 _ASKS_WHEN = re.compile(
     r"\b(?:when|(?:what|which)\s+(?:date|day|time|month|year|deadline|due\s+date)|by\s+when|"
@@ -46,15 +44,12 @@ def dated_first(
     """``order`` again after lifting its dated passages (in place in ``scores``); ``machine``
     says which passages an assistant said."""
     turns = index.passage_turns()
-    lifted = False
-    for doc in order[:CANDIDATES]:
+
+    def share(doc: int) -> float:
         person = machine is None or not machine[doc]
-        if _says_a_date(index, doc, int(turns[doc]), person):
-            scores[doc] *= 1 + DATED_LIFT
-            lifted = True
-    if not lifted:
-        return order
-    return by_score(order, scores)
+        return DATED_LIFT if _says_a_date(index, doc, int(turns[doc]), person) else 0.0
+
+    return lifted(order, scores, share)
 
 
 def _says_a_date(index: EvidenceIndex, doc: int, turn: int, person: bool) -> bool:

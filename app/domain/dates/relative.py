@@ -662,7 +662,9 @@ def _resolve(text: str, anchor: datetime, tense: Tense | None) -> tuple[Resolved
             when = tense or (tenses.around(*match.span()) if tenses is not None else None)
             try:
                 value = handler(match, today, when)
-                if value is not None and handler in (_day_month, _month) and tenses is not None:
+                # An untensed date is read nearest already; only a tense may carry it further.
+                near = handler in (_day_month, _month) and when is not None
+                if value is not None and near and tenses is not None:
                     value = _within_reach(match, today, value, tenses, handler)
             except (ValueError, OverflowError):
                 continue  # the day falls past the calendar's ends (before year 1, after 9999)
