@@ -15,6 +15,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from app.domain.context.amounts import amounts_first, asks_amount
 from app.domain.context.first import earliest_first
 from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.context.passages import PASSAGE_MAX, annotated
@@ -233,6 +234,8 @@ def assemble(
         phrases = question_phrases(q) if q else frozenset()
         if phrases:
             ranked = phrases_first(index, ranked, scores, phrases)
+        if q and asks_amount(q):
+            ranked = amounts_first(index, ranked, scores, found.machine)
         if q and asks_when(q):
             ranked = dated_first(index, ranked, scores, found.machine)
         if q and asks_first(q):
