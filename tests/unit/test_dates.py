@@ -151,6 +151,8 @@ def test_month_names_follow_tense() -> None:
     march = datetime(2023, 3, 8, tzinfo=UTC)
     assert one("We went to Rome in May", march)[1:3] == ("May 2022", "2022-05")
     assert one("We're going to Rome in May", march)[1:3] == ("May 2023", "2023-05")
+    # A hope is for what is to come: in March, "hopefully ... by February" is next February.
+    assert one("Hopefully I can finish it by February", march)[1] == "February 2024"
     # Without a tense, the nearer May.
     assert one("Rome in May, then", march)[1] == "May 2023"
     assert one("We visited last March", march)[1] == "March 2022"

@@ -17,7 +17,7 @@ Tense = Literal["past", "future"]
 _WILL = (
     r"\b(?:will|shall|gonna|wanna|going\s+to|plan(?:s|ning)?\s+(?:to|on)|want(?:s)?\s+to|"
     r"hop(?:e|es|ing)\s+to|thinking\s+(?:about|of)|can't\s+wait|looking\s+forward|about\s+to|"
-    r"intend|next|tomorrow|upcoming|soon)\b|'ll\b"
+    r"intend|next|tomorrow|upcoming|soon|hopefully)\b|'ll\b"
 )
 # "I'm flying on May 3" is a future, "I'm trying to recall the day I met her" is not: a
 # progressive is a future only when no past verb is nearer the date. A verb of feeling or trying
