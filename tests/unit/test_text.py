@@ -59,6 +59,12 @@ def test_a_question_loses_the_words_that_frame_it_as_about_what_was_said() -> No
     assert tokenize("as you mentioned, I'd say") == ["mention", "say"]  # the log keeps them
 
 
+def test_a_question_loses_go_which_says_where_or_when_not_what() -> None:
+    assert query_tokens("When do I usually go shopping, and where do I go?") == ["usual", "shop"]
+    assert query_tokens("Where did she go?") == ["go"]  # all it asks: kept
+    assert tokenize("grab-and-go lunches") == ["grab", "go", "lunch"]  # the log keeps it
+
+
 def test_stopwords_are_dropped() -> None:
     assert tokenize("What did the user say about it?") == ["user", "say"]
     assert tokenize("the of and") == []
