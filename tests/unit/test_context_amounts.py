@@ -34,6 +34,7 @@ def test_questions_about_an_amount(q: str) -> None:
         "What did Ana make at the pottery class?",
         "How do I cope with deadline pressure?",
         "Who is Biscuit?",
+        "How many different platforms do I post my photos to?",
         "What should I read next about rates of change in calculus?",
     ],
 )

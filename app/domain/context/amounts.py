@@ -23,6 +23,7 @@ AMOUNT_LIFT = 0.3
 _HOW = frozenset(
     {"many", "much", "often", "far", "old", "big", "large", "fast", "heavy", "tall", "high"}
 )
+_KINDS = frozenset({"different", "distinct", "separate", "kinds", "types", "sorts"})
 # "What is my annual salary?": a measure named within a few words after "what" or "which".
 _MEASURES = frozenset(
     {"number", "amount", "total", "percentage", "percent", "score", "scores", "rate", "result"}
@@ -39,6 +40,9 @@ def asks_amount(q: str) -> bool:
     words = _WORD.findall(q.lower())
     for at, word in enumerate(words):
         if word == "how" and at + 1 < len(words) and words[at + 1] in _HOW:
+            # "How many different platforms ...": kinds, which a chat names, not a number.
+            if at + 2 < len(words) and words[at + 2] in _KINDS:
+                continue
             return True
         if word in ("what", "which") and not _MEASURES.isdisjoint(
             words[at + 1 : at + 1 + MEASURE_REACH]
