@@ -177,8 +177,7 @@ def tokenize(text: str) -> list[str]:
 # would match every turn that says "I'd say" or "as you mentioned".
 _FRAMING_TEXT = "say said says saying mention mentioned mentions mentioning tell told tells recall"
 # "go" in a question says where or when, not what ("Where do I go shopping?", "When did she go
-# to the fair?"), and matches every "grab-and-go" and "how's it going". ("get" was tried too:
-# REALTALK's answers at 6,000 fell.)
+# to the fair?"), and matches every "grab-and-go" and "how's it going".
 _LIGHT_TEXT = "go goes going"
 
 

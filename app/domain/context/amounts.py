@@ -1,8 +1,8 @@
 """A question about an amount prefers the passages where a person states one.
 
 "How many photos did I take?", "How much do I have set aside?", "What was my latest blood
-pressure reading?": the answer is a number, and the passage that holds it says one ("$200",
-"135/82 mmHg", "70 photos"). For such a question a person's passage that states a number other
+pressure reading?": the answer is a number, and the passage that holds it says one ("$250",
+"128/80 mmHg", "40 photos"). For such a question a person's passage that states a number other
 than a date is lifted by ``AMOUNT_LIFT`` of its score: enough to order near-ties, never enough to
 put a weak match above a clearly better one. An assistant's passages are not lifted: its lists
 and examples are full of numbers that are nobody's.
