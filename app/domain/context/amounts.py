@@ -29,8 +29,11 @@ _MEASURES = frozenset(
     {"number", "amount", "total", "percentage", "percent", "score", "scores", "rate", "result"}
     | {"results", "reading", "readings", "salary", "price", "cost", "budget", "count", "weight"}
     | {"size", "speed", "level", "version", "limit", "balance", "figure", "value", "values"}
+    | {"usage", "accuracy", "rating", "rent", "fee", "fees", "costs", "prices", "amounts"}
+    | {"threshold", "levels", "rates", "ratio", "dosage", "dose", "distance", "height", "age"}
+    | {"income", "savings", "mileage", "duration", "temperature"}
 )
-MEASURE_REACH = 5
+MEASURE_REACH = 8
 _WORD = re.compile(r"[a-z]+")
 _DIGIT = re.compile(r"\d")
 
