@@ -17,12 +17,13 @@ from tests.unit.test_context_budget import FILLER, chat
     "q",
     [
         "How many photos did I take at the venue?",
-        "How much money do I have set aside for costumes?",
+        "How much have I saved for the new bike?",
         "How often do I go swimming?",
-        "What was the result of my most recent blood pressure reading?",
+        "What was my latest blood pressure reading?",
         "What is my annual salary?",
         "Which version of the library do we run?",
-        "What is my free throw shooting percentage at this point?",
+        "What is my serve accuracy percentage on clay courts these days?",
+        "What was my old bike's top recorded speed?",  # the measure eight words on
         "What is the monthly rent I'm paying for the flat?",
     ],
 )
