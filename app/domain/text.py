@@ -227,7 +227,8 @@ def asks_first(text: str) -> bool:
 
 def query_tokens(text: str) -> list[str]:
     """The search tokens of a question: ``tokenize`` without the words that frame it as a
-    question about what was said or about the first time, unless they are all it asks."""
+    question about what was said or about the first time, nor "go", unless they are all it
+    asks."""
     tokens: list[str] = []
     spans = _first_time_spans(text)
     if spans:

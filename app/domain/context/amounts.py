@@ -62,20 +62,18 @@ def amounts_first(
 ) -> list[int]:
     """``order`` again after lifting the person's passages that state an amount (in place in
     ``scores``); ``machine`` says which passages an assistant said."""
-    turns = index.passage_turns()
 
     def share(doc: int) -> float:
         if machine is not None and machine[doc]:
             return 0.0
-        return AMOUNT_LIFT if _states_amount(index, doc, int(turns[doc])) else 0.0
+        return AMOUNT_LIFT if _states_amount(index, doc) else 0.0
 
     return lifted(order, scores, share)
 
 
-def _states_amount(index: EvidenceIndex, doc: int, turn: int) -> bool:
+def _states_amount(index: EvidenceIndex, doc: int) -> bool:
     """Whether the passage holds a digit outside the dates its record resolved."""
-    start, end = index.span(doc)
-    text = index.texts[turn][start:end]
-    for said in index.dates(turn):
+    text = index.passage_text(doc)
+    for said in index.dates(index.turn_of(doc)):
         text = text.replace(said.said, " ")
     return _DIGIT.search(text) is not None

@@ -197,6 +197,11 @@ class EvidenceIndex:
         """The character span of passage ``doc`` in its record's text."""
         return self._starts[doc], self._ends[doc]
 
+    def passage_text(self, doc: int) -> str:
+        """What passage ``doc`` says: its span of its record's text."""
+        start, end = self._starts[doc], self._ends[doc]
+        return self.texts[self._turn_of[doc]][start:end]
+
     def words_in(self, doc: int) -> int:
         """The characters passage ``doc`` shows at least (its span without spaces around)."""
         return self._chars[doc]

@@ -49,11 +49,9 @@ def phrases_first(
 ) -> list[int]:
     """``order`` again after lifting the passages that say the question's ``phrases`` (in
     place in ``scores``)."""
-    turns = index.passage_turns()
 
     def share(doc: int) -> float:
-        start, end = index.span(doc)
-        text = index.texts[int(turns[doc])][start:end].lower()
+        text = index.passage_text(doc).lower()
         return PHRASE_LIFT * sum(1 for phrase in phrases if _says(text, phrase))
 
     return lifted(order, scores, share)

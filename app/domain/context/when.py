@@ -43,20 +43,18 @@ def dated_first(
 ) -> list[int]:
     """``order`` again after lifting its dated passages (in place in ``scores``); ``machine``
     says which passages an assistant said."""
-    turns = index.passage_turns()
 
     def share(doc: int) -> float:
         person = machine is None or not machine[doc]
-        return DATED_LIFT if _says_a_date(index, doc, int(turns[doc]), person) else 0.0
+        return DATED_LIFT if _says_a_date(index, doc, person) else 0.0
 
     return lifted(order, scores, share)
 
 
-def _says_a_date(index: EvidenceIndex, doc: int, turn: int, person: bool) -> bool:
+def _says_a_date(index: EvidenceIndex, doc: int, person: bool) -> bool:
     """Whether the passage holds one of its record's resolved dates, or (a person's passage,
     short enough to read) a date written out in full."""
-    start, end = index.span(doc)
-    text = index.texts[turn][start:end]
-    if any(said.said in text for said in index.dates(turn)):
+    text = index.passage_text(doc)
+    if any(said.said in text for said in index.dates(index.turn_of(doc))):
         return True
     return person and _WRITTEN_DATE.search(text.lower()) is not None
