@@ -22,6 +22,7 @@ from app.domain.context.passages import PASSAGE_MAX, annotated
 from app.domain.context.phrases import phrases_first, question_phrases
 from app.domain.context.ranking import MIN_LINE, Ranked, allowed_records, rank, sort_time
 from app.domain.context.records import RecordKind
+from app.domain.context.restated import ShownRuns
 from app.domain.context.when import asks_when, dated_first
 from app.domain.dates import EVER, DateWindow
 from app.domain.text import asks_first, query_tokens
@@ -140,6 +141,15 @@ class _Selection:
             body = f"{body} {ELLIPSIS}"
         return index.prefixes[turn] + body, body, cut
 
+    def may_fit(self, turn: int, docs: Iterable[int]) -> bool:
+        """False when a new line of ``docs`` of ``turn`` cannot fit whole; true if it may."""
+        if turn in self.chosen:
+            return True
+        # A line holds at least its prefix and its passages' words (annotations only add):
+        # what cannot fit is skipped before it is rendered.
+        words = self.index.words_in
+        return len(self.index.prefixes[turn]) + sum(words(d) for d in docs) <= self.room
+
     def add(self, turn: int, docs: Iterable[int], role: Role) -> bool:
         """Show ``docs`` of ``turn`` too if the budget allows; whether they are shown now."""
         before = self.chosen.get(turn, set())
@@ -148,13 +158,8 @@ class _Selection:
         clip = role == "neighbour" and (turn in self.clipped or turn not in self.chosen)
         if shown == before and clip == (turn in self.clipped):
             return turn in self.chosen
-        if not clip and turn not in self.chosen:
-            # A line holds at least its prefix and its passages' words (annotations only add):
-            # what cannot fit is skipped before it is rendered.
-            words = self.index.words_in
-            least = len(self.index.prefixes[turn]) + sum(words(d) for d in shown)
-            if least > self.room:
-                return False
+        if not clip and not self.may_fit(turn, shown):
+            return False
         rendered = self.line(turn, shown, clip)
         old = self.lines.get(turn)
         # A new line adds its newline.
@@ -240,7 +245,7 @@ def assemble(
             ranked = dated_first(index, ranked, scores, found.machine)
         if q and asks_first(q):
             ranked = earliest_first(index, ranked, scores, found.machine)
-        selection, omitted = _by_relevance(index, ranked, found, budget, allowed)
+        selection, omitted = _by_relevance(index, ranked, found, budget, allowed, tokens)
         order: Order = "relevance"
     else:
         selection, omitted = _by_recency(index, budget, allowed)
@@ -282,6 +287,7 @@ def _by_relevance(
     found: Ranked,
     budget: int,
     allowed: npt.NDArray[np.bool_] | None,
+    tokens: Sequence[str],
 ) -> tuple[_Selection, int]:
     """Hits (``ranked``, in the order of ``found``'s scores) and their neighbours by priority
     while they fit; and the matching records left out.
@@ -289,7 +295,9 @@ def _by_relevance(
     A hit's priority is its score; once it is shown, each neighbour waits with
     ``NEIGHBOUR_WEIGHT`` times that score (less again for each further step), so the context
     of a strong match comes before a weak match, and a weak match before the context of another.
-    An assistant's turn (``machine``) is no neighbour of a person's hit.
+    An assistant's turn (``machine``) is no neighbour of a person's hit. A hit that restates a
+    shown hit where the question's words (``tokens``) are is left out, as a turn said again word
+    for word is.
     """
     scores, matching, machine = found.scores, found.matching, found.machine
     # Room for the note at its longest, so whatever is chosen, the note still fits.
@@ -298,6 +306,7 @@ def _by_relevance(
     seen: dict[int, int] = {}  # a turn said again word for word is shown once
     twins = 0
     hit_turns: set[int] = set()
+    shown_runs = ShownRuns(tokens)  # what a hit restates of a shown one is not shown again
     ranked, repeats = _first_sayings(index, ranked)
     turns = index.passage_turns()[ranked].tolist()
     # (-priority, order, passage, turn, is a hit); order keeps rank order among equals.
@@ -312,9 +321,13 @@ def _by_relevance(
         priority, _, doc, turn, hit = heapq.heappop(queue)
         key = index.said_key(turn)
         twin = seen.get(key, turn)
-        if twin != turn and index.same_words(twin, turn):
+        said_before = twin != turn and index.same_words(twin, turn)
+        restated = (
+            hit and selection.may_fit(turn, (doc,)) and shown_runs.restates(index.passage_text(doc))
+        )
+        if said_before or restated:
             if hit and turn not in hit_turns:
-                twins += 1  # its twin is shown
+                twins += 1  # its twin, or what it restates, is shown
                 hit_turns.add(turn)
             continue
         if hit:
@@ -324,6 +337,7 @@ def _by_relevance(
         seen[key] = turn
         if not hit:
             continue
+        shown_runs.add(index.passage_text(doc))
         for side in (-1, 1):
             weight = -priority
             for other in _window(index, turn, side, NEIGHBOURS):
