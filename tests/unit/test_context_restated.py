@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -75,3 +77,12 @@ def test_long_adversarial_passages_are_read_through() -> None:
     runs = _runs(text)
     assert runs.restates(text)
     assert not runs.restates("lake cabin " + "x " * 40000)
+
+
+@given(st.text(max_size=300), st.text(max_size=300))
+@settings(max_examples=300, deadline=None)
+def test_any_text_is_read_and_what_asks_nothing_restates_nothing(shown: str, other: str) -> None:
+    runs = _runs(shown, other)
+    folded = unicodedata.normalize("NFKC", other).casefold()
+    if not any(word in folded for word in ("cabin", "lake")):
+        assert not runs.restates(other)
