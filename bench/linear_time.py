@@ -10,6 +10,10 @@ input grows; ``x`` is the last size's time per KB over the first's (1.0: linear;
 stage doubles it with every doubling of the input). A cell that takes longer than ``--limit``
 seconds stops its row: the larger sizes are not run.
 
+``--merges`` times merging 10 / 20 / 40 / 80 segments of 250 new preferences each into an
+empty passport (``merge_extraction``, as a job does), and prints each count's seconds and its
+ratio to the half count: about 2 is linear, 4 quadratic.
+
 ``--patterns`` audits the regular expressions instead: every compiled pattern at module level in
 ``app/domain`` (and in its rule tables) is searched over adversarial strings of 500 and 1,000
 characters, and those whose time grows more than 2.8 times are listed. A pattern listed there is
@@ -31,10 +35,12 @@ from datetime import UTC, datetime
 
 from app.domain.context.passages import passages
 from app.domain.dates import turn_dates
-from app.domain.extraction import ExtractionInput
+from app.domain.extraction import Extraction, ExtractionInput
 from app.domain.extraction.rules import extract_rules
 from app.domain.ingest import IngestLimits, IngestPayload, Turn, prepare
 from app.domain.ingest.segmentation import make_segment
+from app.domain.memory.merge import merge_extraction
+from app.domain.passport import Belief, Passport, Source
 from app.domain.prose import prose_of
 from app.domain.text import tokenize
 
@@ -64,6 +70,19 @@ INPUTS: dict[str, str] = {
     "backticks": "`a` b `",
     "markdown": "## Title\n- **Label**: text at https://example.com/a/b `code` ",
 }
+# Inputs that a repeated unit cannot make: each sentence names another thing.
+VARIED = {"varied preferences": lambda n: f"I like {_word(n)}. "}
+
+
+def _word(n: int) -> str:
+    """A made-up word of letters for ``n``: distinct numbers, distinct words."""
+    letters = "bcdfghjklmnprstvwz"
+    out = []
+    n += len(letters) ** 3  # at least four letters
+    while n:
+        n, digit = divmod(n, len(letters))
+        out.append(letters[digit] + "aeiou"[digit % 5])
+    return "".join(out)
 
 
 def _segment_of(text: str) -> ExtractionInput:
@@ -87,8 +106,14 @@ STAGES: dict[str, Callable[[str], object]] = {
 
 
 def made(unit: str, kb: int) -> str:
-    """``unit`` repeated to ``kb`` kilobytes of text."""
+    """``unit`` repeated to ``kb`` kilobytes of text (or a varied input that long)."""
     size = kb * 1000
+    if unit in VARIED:
+        parts, length, n = [], 0, 0
+        while length < size:
+            parts.append(VARIED[unit](n))
+            length, n = length + len(parts[-1]), n + 1
+        return "".join(parts)[:size]
     return (unit * (size // len(unit) + 1))[:size]
 
 
@@ -115,7 +140,7 @@ def run(
                 if stopped:
                     per_kb.append(None)
                     continue
-                seconds = timed(STAGES[stage], made(INPUTS[name], kb))
+                seconds = timed(STAGES[stage], made(INPUTS.get(name, name), kb))
                 per_kb.append(seconds * 1000 / kb)
                 stopped = seconds > limit
             rows.append((stage, name, per_kb))
@@ -206,15 +231,60 @@ def pattern_audit() -> list[tuple[float, float, str, str]]:
     return slow
 
 
+MERGE_SEGMENTS = (10, 20, 40, 80)
+BELIEFS_PER_SEGMENT = 250
+
+
+def merge_extractions(segments: int) -> list[tuple[Extraction, Source]]:
+    """``segments`` extractions of ``BELIEFS_PER_SEGMENT`` preferences no other one holds."""
+    out = []
+    for s in range(segments):
+        prefs = [
+            Belief(key=f"likes_{_word(s * BELIEFS_PER_SEGMENT + i)}", value=True)
+            for i in range(BELIEFS_PER_SEGMENT)
+        ]
+        source = Source(id=f"seg_{s}", kind="chat", ts="2024-05-08T00:00:00Z", hash=f"h{s}")
+        out.append((Extraction(prefs=prefs), source))
+    return out
+
+
+def merge_times(counts: Sequence[int]) -> list[tuple[int, float]]:
+    """(segments, seconds to merge them one after another into one empty passport)."""
+    rows = []
+    for count in counts:
+        extractions = merge_extractions(count)
+        passport = Passport.empty("u")
+        started = time.perf_counter()
+        for extraction, source in extractions:
+            merge_extraction(passport, extraction, source, now="2024-05-08T00:00:00Z")
+        rows.append((count, time.perf_counter() - started))
+    return rows
+
+
+def merge_report(rows: Sequence[tuple[int, float]]) -> str:
+    """Segments, seconds, and the ratio to the row before (2 when the time doubles with them)."""
+    lines = ["| segments | beliefs | s | x previous |", "| --- | --- | --- | --- |"]
+    previous = None
+    for count, seconds in rows:
+        ratio = f"{seconds / previous:.2f}" if previous else "-"
+        lines.append(f"| {count} | {count * BELIEFS_PER_SEGMENT} | {seconds:.2f} | {ratio} |")
+        previous = seconds
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the table and print it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=",".join(map(str, SIZES_KB)))
     parser.add_argument("--stages", default=",".join(STAGES))
-    parser.add_argument("--inputs", default=",".join(INPUTS))
+    parser.add_argument("--inputs", default=",".join([*INPUTS, *VARIED]))
     parser.add_argument("--limit", type=float, default=20.0, help="seconds a cell may take")
     parser.add_argument("--patterns", action="store_true", help="audit app/domain's patterns")
+    parser.add_argument("--merges", action="store_true", help="time merges as segments double")
     args = parser.parse_args(argv)
+    if args.merges:
+        print(merge_report(merge_times(MERGE_SEGMENTS)))
+        return 0
     if args.patterns:
         for growth_, seconds, name, unit in pattern_audit():
             print(f"{growth_:5.1f}x {seconds:8.4f} s  {name}  {unit}")

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from bench.linear_time import INPUTS, STAGES, made
+from bench.linear_time import INPUTS, STAGES, VARIED, made
 
 SMALL_KB = 8
 # Linear is 2.0; a quadratic stage gives 4.0. The slack absorbs a noisy machine: on a shared
@@ -35,11 +35,10 @@ STEADY_SECONDS = 0.02
 LARGEST_KB = 64
 
 
-def ratio(stage: str, unit: str, rounds: int = 5) -> float | None:
+def ratio(stage: str, unit: str, rounds: int = 5, kb: int = SMALL_KB) -> float | None:
     """The double input's best time over the small one's, measured in turns (None: too quick)."""
-    kb = SMALL_KB
     while True:
-        small_text, double_text = made(INPUTS[unit], kb), made(INPUTS[unit], 2 * kb)
+        small_text, double_text = made(INPUTS.get(unit, unit), kb), made(INPUTS.get(unit, unit), 2 * kb)
         small = double = float("inf")
         for n in range(rounds):  # in turns, so a busy moment of the machine slows both alike
             small = min(small, timed(stage, small_text, n))
@@ -60,3 +59,16 @@ def test_doubling_an_adversarial_input_at_most_doubles_the_time(stage: str, unit
             break
         found = min(found, ratio(stage, unit) or 0.0)
     assert found is None or found <= MOST_RATIO, (stage, unit, found)
+
+
+# Thousands of distinct beliefs in one turn: a rule that looks each new one up among those found
+# before, item by item, shows only at this size.
+VARIED_KB = 128
+
+
+@pytest.mark.parametrize("unit", list(VARIED))
+def test_a_turn_of_thousands_of_distinct_preferences_is_read_in_linear_time(unit: str) -> None:
+    found = ratio("rules", unit, rounds=2, kb=VARIED_KB)
+    if found is not None and found > MOST_RATIO:
+        found = ratio("rules", unit, rounds=2, kb=VARIED_KB)
+    assert found is None or found <= MOST_RATIO, f"rules on {unit!r}: x{found:.1f} per doubling"

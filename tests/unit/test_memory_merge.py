@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from app.domain.extraction.extractor import Extraction
-from app.domain.memory.merge import DEDUPE_DECISIONS_CAP, merge_beliefs, merge_extraction
+from app.domain.memory.merge import (
+    DEDUPE_DECISIONS_CAP,
+    HEAD_BELIEFS_CAP,
+    merge_beliefs,
+    merge_extraction,
+)
 from app.domain.passport import (
     Belief,
     Entity,
@@ -373,3 +378,47 @@ def test_dedupe_decision_log_is_capped() -> None:
     assert len(log) == DEDUPE_DECISIONS_CAP
     assert log[0] == {"i": 1}  # the oldest entry went
     assert log[-1]["action"] == "merge"
+
+
+def test_a_full_section_takes_no_new_key_but_still_updates_the_ones_it_holds() -> None:
+    p = Passport.empty("u1")
+    held = [fact(f"topic_{i}", f"v{i}", NOW) for i in range(HEAD_BELIEFS_CAP)]
+    merge_facts(p, 1, *held)
+    assert len(p.facts) == HEAD_BELIEFS_CAP
+    report = merge_facts(p, 2, fact("brand_new", "x", LATER), fact("topic_7", "changed", LATER))
+    assert "brand_new" not in facts(p)
+    assert facts(p)["topic_7"] == "changed"
+    assert report.summary()["facts_over_cap"] == 1
+    assert len(p.facts) == HEAD_BELIEFS_CAP
+
+
+def test_a_job_builds_its_key_lookup_once_however_many_segments_it_merges(monkeypatch) -> None:
+    from app.domain.memory import merge as merge_module
+
+    built: list[int] = []
+    real = merge_module.KnownKeys
+
+    class Counted(real):  # type: ignore[misc, valid-type]
+        def __init__(self, keys: Any = ()) -> None:
+            built.append(1)
+            super().__init__(keys)
+
+    monkeypatch.setattr(merge_module, "KnownKeys", Counted)
+    p = Passport.empty("u1")
+    for n in range(1, 41):
+        merge_facts(p, n, *(fact(f"k{n}_{i}", i, NOW) for i in range(5)))
+    assert len(p.facts) > 100
+    assert len(built) == 1  # rebuilt per segment, the merge grew with segments x beliefs
+
+
+def test_tier3_renames_in_place_and_a_later_merge_sees_the_new_keys() -> None:
+    from app.domain.memory.merge import apply_key_merges
+
+    class Fold:
+        keep, drop, reason = "home_city", "city", "same thing"
+
+    p = Passport.empty("u1")
+    merge_facts(p, 1, fact("city", "Harare", NOW))
+    apply_key_merges(p, [Fold()], now=NOW)
+    merge_facts(p, 2, fact("home_city", "Kwekwe", LATER))
+    assert facts(p) == {"home_city": "Kwekwe"}

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from app.domain.ingest.turns import Segment
 from app.domain.passport import (
@@ -28,6 +30,47 @@ class ExtractionInput:
     reference_ts: datetime | None = None  # used when the segment's turns carry no time
 
 
+_T = TypeVar("_T")
+
+
+class ItemIndex:
+    """Lookup tables over an extraction's lists, so a rule adding its thousandth belief costs
+    what its first did. A table is rebuilt when its list was replaced or grew behind its back."""
+
+    def __init__(self) -> None:
+        self._tables: dict[str, tuple[list[Any], int, dict[Hashable, Any]]] = {}
+
+    def table(
+        self, name: str, items: list[_T], keys_of: Callable[[_T], Iterable[Hashable]]
+    ) -> dict[Hashable, _T]:
+        """``name``'s table over ``items``: each key of an item to the first item with it."""
+        entry = self._tables.get(name)
+        if entry is not None and entry[0] is items and entry[1] == len(items):
+            return entry[2]
+        table: dict[Hashable, Any] = {}
+        for item in items:
+            for key in keys_of(item):
+                table.setdefault(key, item)
+        self._tables[name] = (items, len(items), table)
+        return table
+
+    def appended(self, name: str, items: list[_T], item: _T, keys: Iterable[Hashable]) -> None:
+        """``item`` was appended to ``items``; it is found by ``keys`` from now on."""
+        entry = self._tables.get(name)
+        if entry is None or entry[0] is not items or entry[1] != len(items) - 1:
+            return  # not built, or stale: the next use rebuilds it with the item
+        for key in keys:
+            entry[2].setdefault(key, item)
+        self._tables[name] = (items, len(items), entry[2])
+
+
+def value_key(value: Any) -> Hashable:
+    """What two values share when they are the same belief value: text by its casefold."""
+    if isinstance(value, str):
+        return ("text", value.casefold())
+    return ("json", json.dumps(value, sort_keys=True, default=str))
+
+
 @dataclass(slots=True)
 class Extraction:
     """What one extraction call produced for one segment."""
@@ -46,6 +89,8 @@ class Extraction:
     failures: list[dict[str, str]] = field(default_factory=list)
     input_tokens: int = 0
     output_tokens: int = 0
+    # Working lookups of the rules that fill it; neither data nor compared.
+    index: ItemIndex = field(default_factory=ItemIndex, repr=False, compare=False)
 
     def items_dict(self) -> dict[str, Any]:
         """The extracted items as JSON-ready data (no usage), for ``from_items_dict``."""

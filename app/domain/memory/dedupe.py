@@ -481,8 +481,8 @@ class KnownKeys:
         return [(self.keys[at], self._prepared[at]) for at in sorted(chosen)]
 
 
-def resolve_key(key: str, known: KnownKeys | Sequence[str]) -> KeyDecision:
-    """Resolve an incoming key against known keys: tier 1 exact, then tier 2 guarded fuzzy."""
+def resolve_key(key: str, known: KnownKeys | Sequence[str], *, fuzzy: bool = True) -> KeyDecision:
+    """Resolve an incoming key against known keys: tier 1 exact, then (``fuzzy``) tier 2."""
     index = known if isinstance(known, KnownKeys) else KnownKeys(known)
     own = key.strip() or key
     if key in index:
@@ -493,6 +493,8 @@ def resolve_key(key: str, known: KnownKeys | Sequence[str]) -> KeyDecision:
     same = index.normalized(norm)
     if same is not None:
         return KeyDecision(key, same, same, 1, "exact", 1.0, f"normalised: {norm}")
+    if not fuzzy:
+        return KeyDecision(key, own, None, 1, "new", 0.0, "no known key of this name")
     incoming = _prepare(norm)
     if not index.has_namespace(incoming.namespace):
         return KeyDecision(key, own, None, 1, "new", 0.0, "no known key in this namespace")

@@ -34,6 +34,11 @@ from app.domain.passport import (
 # meta.dedupe.decisions keeps only the newest this many entries: it is an audit trail for people
 # and the tier-3 pass, not a source of truth, and the passport is read on every context request.
 DEDUPE_DECISIONS_CAP = 1000
+# A head holds at most this many facts, as many preferences and as many entities: what is
+# believed now is small, and every write reads and writes the head. Past it a new key (or name)
+# is not added and is counted (``facts_over_cap`` ...); beliefs already held still update, and
+# the turn that said it stays in the log for the ranking to find (docs/security.md).
+HEAD_BELIEFS_CAP = 2000
 _Item = TypeVar("_Item", OpenLoop, Observation, Contradiction)
 _Key = TypeVar("_Key", bound=Hashable)
 
@@ -42,6 +47,9 @@ COUNT_NAMES = (
     "facts_updated",
     "prefs_added",
     "prefs_updated",
+    "facts_over_cap",
+    "prefs_over_cap",
+    "entities_over_cap",
     "contradictions_added",
     "keys_merged",
     "keys_refused",
@@ -99,7 +107,8 @@ def merge_extraction(
     report = MergeReport()
     if _already_merged(passport, source):
         return report
-    _lookup(passport).check_keys(passport)
+    lookup = _lookup(passport)
+    lookup.check_keys(passport)
     for section, incoming in (("facts", extraction.facts), ("prefs", extraction.prefs)):
         for belief in incoming:
             _merge_belief(passport, section, belief, source, now, report)
@@ -120,7 +129,6 @@ def merge_extraction(
     if extraction.episode is not None:
         _upsert_episode(passport, extraction.episode, source, report)
     passport.sources.append(_source_item(source))
-    lookup = _lookup(passport)
     if source.hash:
         lookup.source_hashes.add(source.hash)
     else:
@@ -192,6 +200,7 @@ class _SectionKeys:
     """A belief section's keys: where each is in the list, and the index that resolves keys."""
 
     def __init__(self, beliefs: list[Belief]) -> None:
+        self.beliefs = beliefs
         self.order = [b.key for b in beliefs]
         self.known = KnownKeys(self.order)
         self.at: dict[str, int] = {}
@@ -199,10 +208,13 @@ class _SectionKeys:
             self.at.setdefault(key, index)
 
     def matches(self, beliefs: list[Belief]) -> bool:
-        """Whether the section still holds these keys in this order."""
-        return len(beliefs) == len(self.order) and all(
-            b.key == key for b, key in zip(beliefs, self.order, strict=True)
-        )
+        """Whether the section is still the list these keys were read from, as long.
+
+        Only the merge appends to it and replaces a belief by one of the same key; whatever
+        reshapes a section otherwise builds a new list or drops the lookup (``forget_lookup``),
+        so the check costs the same however many beliefs the section holds.
+        """
+        return beliefs is self.beliefs and len(beliefs) == len(self.order)
 
     def added(self, key: str) -> None:
         """A belief of this key was appended to the section."""
@@ -221,6 +233,11 @@ def _shape(passport: Passport) -> tuple[tuple[int, int], ...]:
         passport.entities,
     )
     return tuple((id(items), len(items)) for items in sections)
+
+
+def forget_lookup(passport: Passport) -> None:
+    """Drop the merge's lookup tables: something reshaped the sections in place."""
+    passport.scratch().pop("merge_lookup", None)
 
 
 def _lookup(passport: Passport) -> _Lookup:
@@ -261,10 +278,15 @@ def _merge_belief(
 ) -> None:
     beliefs: list[Belief] = getattr(passport, section)
     keys = _lookup(passport).section_keys(section, beliefs)
-    decision = resolve_key(incoming.key, keys.known)
+    full = len(beliefs) >= HEAD_BELIEFS_CAP
+    # A full section takes no new key, so only a key it holds matters: no fuzzy search.
+    decision = resolve_key(incoming.key, keys.known, fuzzy=not full)
+    index = keys.at.get(decision.resolved)
+    if index is None and full:
+        report.bump(f"{section}_over_cap")
+        return
     _record_decision(passport, section, decision, source, now, report)
     data = _belief_data(incoming, decision.resolved, source)
-    index = keys.at.get(decision.resolved)
     if index is None:
         beliefs.append(Belief.model_validate(data))
         keys.added(decision.resolved)
@@ -503,6 +525,7 @@ def apply_key_merges(
             why = f"neither {merge.keep!r} nor {merge.drop!r} is a key any more"
             _record_tier3(passport, report, merge, now, ("skip", why, None))
         _forget_review(passport, merge.drop)
+    forget_lookup(passport)  # keys were renamed and removed in place
     for merge, why in rejected:
         _record_tier3(passport, report, merge, now, ("refuse", why, None))
         report.bump("keys_refused")
@@ -599,6 +622,9 @@ def _merge_entity(passport: Passport, incoming: Entity, report: MergeReport) -> 
         ),
         None,
     )
+    if found is None and len(passport.entities) >= HEAD_BELIEFS_CAP:
+        report.bump("entities_over_cap")
+        return
     if found is None:
         passport.entities.append(
             Entity.model_validate(

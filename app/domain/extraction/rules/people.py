@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 
 from app.domain.dates import iso_utc
-from app.domain.extraction.extractor import Extraction
+from app.domain.extraction.extractor import Extraction, value_key
 from app.domain.extraction.rules.view import GENERIC_SPEAKERS, MACHINE_SPEAKERS, Sentence, View
 from app.domain.keys import key_tokens, normalize_key, split_namespace
 from app.domain.passport import Belief, Entity, EntityType
@@ -91,18 +92,24 @@ def provenance(view: View, sentence: Sentence) -> dict[str, list[str]]:
 def add_belief(out: Extraction, section: str, belief: Belief) -> None:
     """Append a belief; the same key and value said twice is kept once, at the higher confidence."""
     beliefs: list[Belief] = getattr(out, section)
-    for existing in beliefs:
-        if existing.key == belief.key and _same(existing.value, belief.value):
-            if (belief.confidence or 0) > (existing.confidence or 0):
-                existing.confidence = belief.confidence
-            return
+    said = out.index.table(section, beliefs, _belief_keys)
+    existing = said.get((belief.key, value_key(belief.value)))
+    if existing is not None:
+        if (belief.confidence or 0) > (existing.confidence or 0):
+            existing.confidence = belief.confidence
+        return
     beliefs.append(belief)
+    out.index.appended(section, beliefs, belief, _belief_keys(belief))
 
 
-def _same(a: object, b: object) -> bool:
-    if isinstance(a, str) and isinstance(b, str):
-        return a.casefold() == b.casefold()
-    return a == b
+def holds_key(out: Extraction, section: str, key: str) -> bool:
+    """Whether the extraction has a belief of ``key`` in ``section`` already."""
+    beliefs: list[Belief] = getattr(out, section)
+    return key in out.index.table(section, beliefs, _belief_keys)
+
+
+def _belief_keys(belief: Belief) -> tuple[Hashable, ...]:
+    return ((belief.key, value_key(belief.value)), belief.key)
 
 
 def add_entity(out: Extraction, name: str, kind: EntityType, alias: str | None = None) -> None:
@@ -112,13 +119,20 @@ def add_entity(out: Extraction, name: str, kind: EntityType, alias: str | None =
     if kind in ("place", "organization"):
         # "the Red Cross" and "Red Cross" are one entity; entity_family drops "The" too.
         name = re.sub(r"^[Tt]he\s+(?=\S)", "", name)
-    lowered = name.lower()
-    for entity in out.entities:
-        names = {entity.name.lower(), *(a.lower() for a in entity.aliases)}
-        if lowered in names:
-            if entity.type == "other" and kind != "other":
-                entity.type = kind
-            if alias and alias.lower() not in names:
-                entity.aliases.append(alias)
-            return
-    out.entities.append(Entity(name=name, type=kind, aliases=[alias] if alias else []))
+    names = out.index.table("entities", out.entities, _entity_names)
+    entity = names.get(name.lower())
+    if entity is not None:
+        known = set(_entity_names(entity))
+        if entity.type == "other" and kind != "other":
+            entity.type = kind
+        if alias and alias.lower() not in known:
+            entity.aliases.append(alias)
+            names.setdefault(alias.lower(), entity)
+        return
+    added = Entity(name=name, type=kind, aliases=[alias] if alias else [])
+    out.entities.append(added)
+    out.index.appended("entities", out.entities, added, _entity_names(added))
+
+
+def _entity_names(entity: Entity) -> list[str]:
+    return [entity.name.lower(), *(a.lower() for a in entity.aliases)]

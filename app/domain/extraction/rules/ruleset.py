@@ -18,6 +18,7 @@ from app.domain.extraction.rules.people import (
     add_belief,
     add_entity,
     belief_key,
+    holds_key,
     is_person,
     provenance,
     sentence_ts,
@@ -134,7 +135,8 @@ def emit(
     if not hit.local:
         return
     key = belief_key(view, hit.person, hit.local)
-    if section == "prefs" and _hobby_twin(key) in {*view.known_keys, *(b.key for b in out.facts)}:
+    twin = _hobby_twin(key) if section == "prefs" else ""
+    if twin and (twin in view.known_keys or holds_key(out, "facts", twin)):
         return  # "likes pottery" beside "hobby: pottery" says the same thing twice
     if hit.local == "name":
         _name_alias(view, out, hit)
