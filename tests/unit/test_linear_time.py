@@ -38,7 +38,8 @@ LARGEST_KB = 64
 def ratio(stage: str, unit: str, rounds: int = 5, kb: int = SMALL_KB) -> float | None:
     """The double input's best time over the small one's, measured in turns (None: too quick)."""
     while True:
-        small_text, double_text = made(INPUTS.get(unit, unit), kb), made(INPUTS.get(unit, unit), 2 * kb)
+        text_unit = INPUTS.get(unit, unit)
+        small_text, double_text = made(text_unit, kb), made(text_unit, 2 * kb)
         small = double = float("inf")
         for n in range(rounds):  # in turns, so a busy moment of the machine slows both alike
             small = min(small, timed(stage, small_text, n))
