@@ -105,6 +105,14 @@ class Settings(BaseSettings):
         description="How often an idle worker looks for new jobs in Redis: the wait before a "
         "queued job starts; each look is one cheap Redis call.",
     )
+    job_slice_segments: int = Field(
+        default=32,
+        ge=1,
+        le=100_000,
+        description="Segments of one ingest a worker extracts and writes in one go; a larger "
+        "job is written slice by slice, each a version of its own, and goes back in the queue "
+        "between slices so other tenants' jobs run meanwhile.",
+    )
     job_max_attempts: int = Field(
         default=5, description="A job that crashed this many times is marked failed."
     )

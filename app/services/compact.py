@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from dataclasses import dataclass
 
 from app.db.uow import UowFactory
 from app.domain.memory.log import LogDraft
-from app.domain.memory.merge import MergeReport, apply_key_merges
+from app.domain.memory.merge import KeyMergeLike, MergeReport, apply_key_merges
 from app.domain.passport import Passport
 from app.llm.errors import FatalProviderError, ProviderError, SegmentOutputError
 from app.llm.reconcile import MAX_SAMPLES, KeySample, Reconciliation, reconcile
@@ -74,6 +75,18 @@ def _usage(calls: int, input_tokens: int, output_tokens: int) -> dict[str, int]:
     }
 
 
+@dataclass(frozen=True)
+class KeyMerges:
+    """Tier 3's verdicts applied to a passport: each merge folded in, each refusal recorded."""
+
+    merges: tuple[KeyMergeLike, ...]
+    rejected: tuple[tuple[KeyMergeLike, str], ...]
+
+    def __call__(self, passport: Passport, now: str, draft: LogDraft) -> MergeReport:
+        """Apply them to ``passport``; the log is not touched."""
+        return apply_key_merges(passport, self.merges, rejected=self.rejected, now=now)
+
+
 async def run(claimed: ClaimedJob) -> Outcome:
     """Ask the model for key merges (no transaction open), then apply them under the row lock."""
     uows, tenant_id, job = claimed.uows, claimed.tenant_id, claimed.job
@@ -110,9 +123,6 @@ async def run(claimed: ClaimedJob) -> Outcome:
     if resources.budget is not None:
         await resources.budget.charge_tokens(tenant_id, rec.input_tokens + rec.output_tokens)
 
-    def edit(current: Passport, now: str, draft: LogDraft) -> MergeReport:
-        return apply_key_merges(current, rec.merges, rejected=rec.rejected, now=now)
-
     merges = [{"keep": m.keep, "drop": m.drop, "reason": m.reason} for m in rec.merges]
     rejected = [
         {"keep": m.keep, "drop": m.drop, "reason": m.reason, "refused": why}
@@ -120,5 +130,7 @@ async def run(claimed: ClaimedJob) -> Outcome:
     ]
     result = {"keys": len(keys), "merges": merges, "rejected": rejected}
     return await running.finish(
-        claimed, running.Edit(edit), running.Ending(KIND, usage, result=result)
+        claimed,
+        running.Edit(KeyMerges(tuple(rec.merges), tuple(rec.rejected))),
+        running.Ending(KIND, usage, result=result),
     )

@@ -22,7 +22,7 @@ from app.domain.ids import canonical_bytes, sha256_hex
 from app.domain.ingest import IngestLimits, IngestPayload, InputError, Plan, Segment, prepare
 from app.domain.ingest.imports import MemoryImport
 from app.domain.ingest.segmentation import plan_segments, refiled, untimed_ids
-from app.domain.memory.log import segment_keys, turn_rows
+from app.domain.memory.log import LogRow, segment_keys, turn_rows
 from app.domain.passport import known_keys_of
 from app.domain.storable import json_problem, storable
 from app.services import passports, running
@@ -267,7 +267,13 @@ async def keep_turns(claimed: ClaimedJob, reason: str) -> Outcome:
 
 
 async def run(claimed: ClaimedJob) -> Outcome:
-    """Extract each new segment (no transaction open), then merge in one short transaction."""
+    """Extract the job's next slice of segments (no transaction open), then write it.
+
+    A job of more than ``job_slice_segments`` segments is done slice by slice: each slice's
+    turns and extractions are written as a version of their own, with the job's place, and the
+    job goes back in the queue for the next one, so other tenants' jobs run in between and a
+    crash loses nothing written and repeats nothing.
+    """
     uows, tenant_id, job = claimed.uows, claimed.tenant_id, claimed.job
     found = await _input_of(claimed, "the job's payload is no longer stored")
     if isinstance(found, Outcome):
@@ -280,19 +286,16 @@ async def run(claimed: ClaimedJob) -> Outcome:
         return await running.fail(uows, tenant_id, job.id, f"invalid payload: {exc}")
     except TimeLimitExceeded as exc:
         return await running.fail(uows, tenant_id, job.id, f"the payload took too long: {exc}")
+    start = int((job.result or {}).get("segments_done", 0))
+    end = min(len(segments), start + claimed.settings.job_slice_segments)
     async with claimed.reads() as uow:
         repo = uow.tenant(tenant_id)
         segments = refiled(
-            segments, await repo.sources_of_turns(job.user_key, untimed_ids(segments))
+            segments, await repo.sources_of_turns(job.user_key, untimed_ids(segments[start:]))
         )
-        by_keys = {segment_keys(s): s for s in segments}
+        by_keys = {segment_keys(s): s for s in segments[start:end]}
         merged = await repo.rows_by_hash(job.user_key, {k for keys in by_keys for k in keys})
-    try:
-        rows = await resources.cpu(turn_rows, segments, job.created_at)
-    except TimeLimitExceeded:
-        # The words are kept whatever happens: without the days their dates name, if need be.
-        rows = turn_rows(segments, job.created_at, resolve_dates=False)
-    turns = [turn for _, turn in rows]
+    turns = await _turns(claimed, segments[start:end])
     # Segments already merged by an earlier run are skipped: at-least-once made idempotent.
     seen = {r.hash for r in merged}
     subject = payload.get("subject")
@@ -301,11 +304,32 @@ async def run(claimed: ClaimedJob) -> Outcome:
         for keys, s in by_keys.items()
         if seen.isdisjoint(keys)
     ]
-    skipped = len(segments) - len(works)
     known = known_keys_of(passport.doc)
-    extracted = await running.extract(claimed, works, known, done_before=skipped)
+    extracted = await running.extract(claimed, works, known, done_before=end - len(works))
     settled = running.settle(extracted, cause="ingest", total=len(segments), keep_on_failure=True)
     if settled is None:
         return await running.stop(claimed, extracted)
+    ending = settled.ending
+    if start and extracted.fatal is None and ending.failed:
+        # Every segment of this slice failed, but earlier slices were applied.
+        error = running.failure_text(ending.failures, len(segments))
+        ending = dataclasses.replace(ending, failed=False, error=error)
+    if end < len(segments):
+        if extracted.fatal is not None:
+            # The job stops here (a provider error no retry fixes): every word is kept still.
+            turns += await _turns(claimed, segments[end:])
+        else:
+            ending = dataclasses.replace(ending, resume_at=end)
     edit = running.merge_all(settled.done, turns, epoch=passport.log_epoch)
-    return await running.finish(claimed, edit, settled.ending)
+    return await running.finish(claimed, edit, ending)
+
+
+async def _turns(claimed: ClaimedJob, segments: list[Segment]) -> list[LogRow]:
+    """The segments' turns as log rows, their dates resolved in the pool when time allows."""
+    received = claimed.job.created_at
+    try:
+        rows = await claimed.resources.cpu(turn_rows, segments, received)
+    except TimeLimitExceeded:
+        # The words are kept whatever happens: without the days their dates name, if need be.
+        rows = turn_rows(segments, received, resolve_dates=False)
+    return [turn for _, turn in rows]

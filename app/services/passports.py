@@ -433,6 +433,8 @@ class NewVersion:
     old_root: str = GENESIS  # the hash of ``old_version``
     actor: str = ""  # the prefix of the API key that asked for the change
     erased: Erased | None = None  # a forget: what it deleted and rewrote in the history
+    # The head's delta when the caller computed it already (off the event loop, before the lock).
+    head_delta: dict[str, Any] | None = None
 
     def turns_gained(self) -> int:
         """How many turns the log holds more after this version (fewer when negative)."""
@@ -463,7 +465,7 @@ async def record_version(
     new_head = with_sections(new.new_head, change)
     added = await repo.add_rows(user_key, change.added, version, new.job_id)
     removed = await repo.remove_rows(user_key, change.removed, version)
-    head_delta = delta.diff(old_head, new_head)
+    head_delta = new.head_delta if new.head_delta is not None else delta.diff(old_head, new_head)
     snapshot = new_head if snapshot_every > 0 and version % snapshot_every == 0 else None
     added_hashes = await _hashes([(row.kind, row.item) for row in change.added])
     link = Link.of(

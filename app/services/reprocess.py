@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from app.db.models import IngestJob
 from app.db.uow import UowFactory
@@ -85,6 +86,22 @@ async def run(claimed: ClaimedJob) -> Outcome:
     return await running.finish(claimed, rebuild(settled.done, row.log_epoch), settled.ending)
 
 
+@dataclass(frozen=True)
+class Redo:
+    """What the redone segments gave before is removed, then the fresh extractions merged."""
+
+    redone: frozenset[str]
+    merge: running.Apply
+
+    def __call__(self, passport: Passport, now: str, draft: LogDraft) -> MergeReport:
+        """Apply it to ``passport`` and ``draft``."""
+        removed = remove_sources(passport, set(self.redone))
+        report = self.merge(passport, now, draft)
+        report.bump("items_removed", removed)
+        report.changed |= removed > 0
+        return report
+
+
 def rebuild(done: Sequence[tuple[Work, Extraction]], epoch: int | None = None) -> running.Edit:
     """The fresh extractions merged in order, after what their segments gave before is removed.
 
@@ -92,12 +109,5 @@ def rebuild(done: Sequence[tuple[Work, Extraction]], epoch: int | None = None) -
     """
     merge = running.merge_all(done, epoch=epoch)
     redone = frozenset(work.segment.id for work, _ in done)
-
-    def apply(passport: Passport, now: str, draft: LogDraft) -> MergeReport:
-        removed = remove_sources(passport, set(redone))
-        report = merge.apply(passport, now, draft)
-        report.bump("items_removed", removed)
-        report.changed |= removed > 0
-        return report
-
+    apply = Redo(redone, merge.apply)
     return running.Edit(apply, merge.hashes, redone, epoch=epoch, segments=merge.segments)

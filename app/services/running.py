@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -23,9 +24,17 @@ from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
 from app.domain.dates import iso_utc
 from app.domain.extraction import Extraction
-from app.domain.memory import LogDraft, LogRow, MergeReport, merge_extraction
-from app.domain.memory.log import DERIVED_KINDS, HEAD_CAPS, merge_candidates, source_of
-from app.domain.passport import Passport
+from app.domain.memory import LogDraft, LogRow, MergeReport, delta, merge_extraction
+from app.domain.memory.log import (
+    DERIVED_KINDS,
+    HEAD_CAPS,
+    LogChange,
+    StoredRow,
+    merge_candidates,
+    source_of,
+    with_sections,
+)
+from app.domain.passport import Passport, Source
 from app.services import passports
 from app.services.claimed import ClaimedJob
 from app.services.extraction import Extracted, Work, add_usage, extract_all, new_usage
@@ -197,8 +206,10 @@ Apply = Callable[[Passport, str, LogDraft], MergeReport]
 class Edit:
     """How a job changes a passport, and which existing log rows it may meet.
 
-    ``hashes`` are the identities of rows the change may match (found through an index);
-    ``sources`` the sources whose observations, episodes and source rows it replaces.
+    ``apply`` runs in a pool process, so it is picklable: a module-level function, a partial of
+    one, or a dataclass instance with ``__call__``. ``hashes`` are the identities of rows the
+    change may match (found through an index); ``sources`` the sources whose observations,
+    episodes and source rows it replaces.
     """
 
     apply: Apply
@@ -220,24 +231,120 @@ class Ending:
     failed: bool = False
     error: str | None = None
     result: dict[str, Any] = field(default_factory=dict)
+    # A job done in slices: the segments done once this write lands, when more are to come.
+    resume_at: int | None = None
 
 
 def _result_of(prior: dict[str, Any] | None, ending: Ending, changed: bool, summary: Any) -> dict:
     body = dict(prior or {})
     body.pop("note", None)
     body.pop("deferred_until", None)
+    if "segments_done" in body:
+        # An earlier slice of this job wrote already: its counts and failures stay counted.
+        summary = _summed(body.get("summary"), summary)
+        changed = changed or bool(body.get("changed"))
+        failures = [*body.get("segments_failed", []), *ending.failures][:MAX_RULE_FAILURES]
+        applied = int(body.get("segments_applied", 0))
+        ending = dataclasses.replace(ending, failures=failures)
+        ending.result["segments_applied"] = applied + int(ending.result.get("segments_applied", 0))
     body.update(ending.result)
     body.update({"changed": changed, "summary": summary, "segments_failed": ending.failures})
+    if ending.resume_at is not None:
+        body["segments_done"] = ending.resume_at
+    else:
+        body.pop("segments_done", None)
     return body
 
 
-async def finish(claimed: ClaimedJob, edit: Edit, ending: Ending) -> Outcome:
-    """Apply ``edit`` under the passport's row lock, version it, and finish the job.
+def _summed(before: Any, now: Any) -> Any:
+    """Two count summaries added up; ``now`` alone when the earlier one is not counts."""
+    if not isinstance(before, dict) or not isinstance(now, dict):
+        return now
+    out = {k: v for k, v in before.items() if isinstance(v, int)}
+    for name, count in now.items():
+        out[name] = out.get(name, 0) + count
+    return out
 
-    One short transaction: the head, the new log rows, the version row, the job row and the
-    tenant's usage. Its cost is the change: the head and the rows the edit may meet, looked up
-    by identity, never the history. A job another worker finished first is skipped. An edit
-    that changes no row and leaves the head as it was (``updated_at`` aside) makes no version.
+
+@dataclass(frozen=True)
+class Merged:
+    """An edit applied to a head: the new head, what it changes in the log, and its report."""
+
+    head: dict[str, Any]
+    change: LogChange
+    kinds: dict[int, str]
+    summary: dict[str, int]
+    changed: bool
+    head_delta: dict[str, Any] | None
+
+
+def merged(doc: dict[str, Any], existing: list[StoredRow], apply: Apply, now: str) -> Merged:
+    """Apply an edit to the head ``doc`` and the rows it may meet (run in a pool process)."""
+    draft = LogDraft(existing)
+    passport = Passport.from_dict(doc)
+    draft.seed(passport)
+    report = apply(passport, now, draft)
+    change = draft.collect(passport, spill=HEAD_CAPS)
+    head = passport.to_dict()
+    changed = bool(change) or _content(head) != _content(doc)
+    head_delta = delta.diff(doc, with_sections(head, change)) if changed else None
+    return Merged(head, change, draft.kinds, report.summary(), changed, head_delta)
+
+
+# Merges made before the row lock that a concurrent write made stale; the next one holds it.
+MERGE_TRIES = 3
+
+
+async def finish(claimed: ClaimedJob, edit: Edit, ending: Ending) -> Outcome:
+    """Apply ``edit`` and version it, then finish the job (or queue its next slice).
+
+    The merge runs in the worker's pool, within its time limit, on the head and the rows the
+    edit may meet as read without a lock; the passport's row lock is then held only to check
+    that no other write came between and to write: the head, the new log rows, the version row,
+    the job row and the tenant's usage. A write that came between makes the merge run again,
+    and the last try merges under the lock. A job another worker finished first is skipped; an
+    edit that changes no row and leaves the head as it was (``updated_at`` aside) makes no
+    version.
+    """
+    job = claimed.job
+    for attempt in range(MERGE_TRIES):
+        held = attempt == MERGE_TRIES - 1
+        unlocked: tuple[int, Merged] | None = None
+        if not held:
+            async with claimed.reads() as uow:
+                repo = uow.tenant(claimed.tenant_id)
+                row = await repo.passport(job.user_key)
+                if row is None:
+                    return Outcome(status="skipped")  # the user is gone
+                existing = await _existing(repo, job.user_key, edit)
+            stamp = iso_utc(datetime.now(UTC)) or ""
+            unlocked = (row.version, await _merge(claimed, row.doc, existing, edit, stamp))
+        outcome = await _write(claimed, edit, ending, unlocked)
+        if outcome is not None:
+            return outcome
+    raise AssertionError("the last try holds the lock and always writes")
+
+
+async def _existing(repo: TenantRepository, user_key: str, edit: Edit) -> list[StoredRow]:
+    """The live rows the edit may meet, each once."""
+    existing = await repo.rows_by_hash(user_key, edit.hashes)
+    if edit.sources:
+        existing += await repo.rows_of_sources(user_key, edit.sources, DERIVED_KINDS)
+    return list({r.id: r for r in existing}.values())
+
+
+async def _merge(
+    claimed: ClaimedJob, doc: dict[str, Any], existing: list[StoredRow], edit: Edit, now: str
+) -> Merged:
+    return await claimed.resources.cpu(merged, doc, existing, edit.apply, now)
+
+
+async def _write(
+    claimed: ClaimedJob, edit: Edit, ending: Ending, unlocked: tuple[int, Merged] | None
+) -> Outcome | None:
+    """Write a merge under the row lock; None when a write came between (merge again).
+
+    ``unlocked`` is a merge made without the lock, with the version it read; None merges here.
     """
     job, tenant_id = claimed.job, claimed.tenant_id
     async with claimed.uows() as uow:
@@ -246,47 +353,64 @@ async def finish(claimed: ClaimedJob, edit: Edit, ending: Ending) -> Outcome:
         locked = await repo.job(job.id, lock=True)
         if row is None or locked is None or locked.status in ("done", "failed"):
             return Outcome(status="skipped")  # the user is gone, or another worker finished it
-        now = datetime.now(UTC)
         if edit.epoch is not None and row.log_epoch != edit.epoch:
             # Rewritten while the job ran (a forget): what it read may hold what went.
-            await _start_over(repo, claimed, edit, now)
+            await _start_over(repo, claimed, edit, datetime.now(UTC))
             await uow.commit()
             await _enqueue_soon(claimed)
             return Outcome(status="restarted")
-        existing = await repo.rows_by_hash(job.user_key, edit.hashes)
-        if edit.sources:
-            existing += await repo.rows_of_sources(job.user_key, edit.sources, DERIVED_KINDS)
-        draft = LogDraft({r.id: r for r in existing}.values())
-        passport = Passport.from_dict(row.doc)
-        draft.seed(passport)
-        report = edit.apply(passport, iso_utc(now) or "", draft)
-        change = draft.collect(passport, spill=HEAD_CAPS)
-        new_head = passport.to_dict()
+        if unlocked is None:
+            existing = await _existing(repo, job.user_key, edit)
+            stamp = iso_utc(datetime.now(UTC)) or ""
+            merge = await _merge(claimed, row.doc, existing, edit, stamp)
+        elif unlocked[0] != row.version:
+            return None
+        else:
+            merge = unlocked[1]
+        now = datetime.now(UTC)
         version = row.version
-        changed = bool(change) or _content(new_head) != _content(row.doc)
-        if changed:
+        if merge.changed:
             new = passports.NewVersion(
                 row.doc,
-                new_head,
+                merge.head,
                 row.version,
                 ending.cause,
                 now,
-                change,
-                draft.kinds,
+                merge.change,
+                merge.kinds,
                 job.id,
                 old_root=row.root,
                 actor=job.actor or "",
+                head_delta=merge.head_delta,
             )
             every = claimed.settings.version_snapshot_every
             version = (await passports.record_version(repo, job.user_key, new, every)).version
+        result = _result_of(locked.result, ending, merge.changed, merge.summary)
+        usage = add_usage(locked.usage or {}, ending.usage)
+        if ending.resume_at is not None:
+            # The next slice goes back in the queue: other tenants' jobs are taken in between.
+            await repo.update_job(
+                job.id,
+                status="queued",
+                attempts=max(0, locked.attempts - 1),
+                progress_done=ending.resume_at,
+                usage=usage,
+                result=result,
+                version_after=version,
+                updated_at=now,
+            )
+            await repo.add_usage(hour_of(now), ending.usage)
+            await uow.commit()
+            await _enqueue_soon(claimed)
+            return Outcome("sliced", version, merge.changed, ending.failures, ending.usage)
         status = "failed" if ending.failed else "done"
         await repo.update_job(
             job.id,
             status=status,
             error=ending.error,
             progress_done=locked.progress_total,
-            usage=add_usage(locked.usage or {}, ending.usage),
-            result=_result_of(locked.result, ending, changed, report.summary()),
+            usage=usage,
+            result=result,
             version_after=version,
             finished_at=now,
             updated_at=now,
@@ -294,8 +418,7 @@ async def finish(claimed: ClaimedJob, edit: Edit, ending: Ending) -> Outcome:
         await repo.add_usage(hour_of(now), {**ending.usage, "jobs": 1})
         await uow.system.signal_job_done(job.id, tenant_id, job.user_key)
         await uow.commit()
-    failures = ending.failures
-    return Outcome(status, version, changed, failed_segments=failures, usage=ending.usage)
+    return Outcome(status, version, merge.changed, ending.failures, ending.usage)
 
 
 STARTED_OVER = "started over: the passport was rewritten (a forget) while the job ran"
@@ -333,24 +456,25 @@ def failure_text(failures: list[dict[str, str]], total: int) -> str:
     return f"{len(failures)} of {total} segments failed (first: {first}); the rest was applied"
 
 
-def merge_all(
-    done: Sequence[tuple[Work, Extraction]], turns: Sequence[LogRow] = (), epoch: int | None = None
-) -> Edit:
+@dataclass(frozen=True)
+class MergeAll:
     """The turns said, then each extraction merged in segment order under its segment's source."""
-    sources = [source_of(work.segment, work.reference_ts) for work, _ in done]
 
-    subject = next((work.subject for work, _ in done if work.subject), None)
+    turns: tuple[LogRow, ...]
+    subject: str | None
+    merges: tuple[tuple[Source, Extraction], ...]
 
-    def apply(passport: Passport, now: str, draft: LogDraft) -> MergeReport:
+    def __call__(self, passport: Passport, now: str, draft: LogDraft) -> MergeReport:
+        """Apply it to ``passport`` and ``draft``."""
         report = MergeReport(changed=False, counts={}, decisions=[])
-        added = draft.add_turns(turns)
+        added = draft.add_turns(self.turns)
         if added:
             report.bump("turns_added", added)
             report.changed = True
-        if subject and not passport.meta.get("subject"):
+        if self.subject and not passport.meta.get("subject"):
             # Who the passport is about: beliefs without a person's name are this person's.
-            passport.meta["subject"] = subject
-        for source, (_, extraction) in zip(sources, done, strict=True):
+            passport.meta["subject"] = self.subject
+        for source, extraction in self.merges:
             step = merge_extraction(passport, extraction, source, now=now)
             report.changed |= step.changed
             for name, count in step.counts.items():
@@ -358,7 +482,16 @@ def merge_all(
             report.decisions.extend(step.decisions)
         return report
 
-    hashes = merge_candidates(sources, [e for _, e in done]) | {t.hash for t in turns}
+
+def merge_all(
+    done: Sequence[tuple[Work, Extraction]], turns: Sequence[LogRow] = (), epoch: int | None = None
+) -> Edit:
+    """The turns said, then each extraction merged in segment order under its segment's source."""
+    sources = [source_of(work.segment, work.reference_ts) for work, _ in done]
+    subject = next((work.subject for work, _ in done if work.subject), None)
+    extractions = [e for _, e in done]
+    apply = MergeAll(tuple(turns), subject, tuple(zip(sources, extractions, strict=True)))
+    hashes = merge_candidates(sources, extractions) | {t.hash for t in turns}
     segments = frozenset(source.id for source in sources)
     return Edit(apply, frozenset(hashes), epoch=epoch, segments=segments)
 

@@ -19,6 +19,8 @@ import psycopg
 import pytest
 import redis
 
+from app.domain.memory.merge import HEAD_BELIEFS_CAP
+from app.settings import Settings
 from tests.conftest import _libpq, make_tenant
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -172,7 +174,8 @@ async def _until_running(database_url: str, job_id: str) -> None:
 async def _finished_once(
     client: httpx.AsyncClient, headers: dict[str, str], job_id: str, total: int
 ) -> dict:
-    """The job ends done, each segment merged once, in one version: as if never interrupted."""
+    """The job ends done, each segment merged once, a version per slice: as if never
+    interrupted."""
     (job,) = await wait_jobs(client, headers, [job_id], 180)
     assert job["status"] == "done", job
     passport = (await client.get("/users/victim/passport", headers=headers)).json()
@@ -180,7 +183,9 @@ async def _finished_once(
     assert len({s["id"] for s in passport["sources"]}) == total  # each segment merged once
     assert len(passport["turns"]) == 9_000  # every word kept
     versions = (await client.get("/users/victim/versions", headers=headers)).json()["items"]
-    assert [v["version"] for v in versions] == [1, 0]
+    slices = -(-total // Settings.model_fields["job_slice_segments"].default)
+    assert [v["version"] for v in versions] == list(range(slices, -1, -1))
+    assert job["version_after"] == slices
     return job
 
 
@@ -285,3 +290,55 @@ async def test_the_api_and_a_worker_whose_redis_connections_are_cut_go_on(
         "/users/cut/ingest?wait=30", json={"turns": session_turns(2, 1)}, headers=tenant.headers
     )
     assert again.json()["status"] == "done", again.text
+
+
+def preference_turns(kb: int) -> list[dict]:
+    """About ``kb`` KB of a person saying what they like, a different thing each sentence."""
+    letters = "bcdfghjklmnprstvwz"
+
+    def word(n: int) -> str:
+        out = []
+        n += len(letters) ** 3
+        while n:
+            n, digit = divmod(n, len(letters))
+            out.append(letters[digit] + "aeiou"[digit % 5])
+        return "".join(out)
+
+    turns, n = [], 0
+    while len(turns) * 4_000 < kb * 1_000:
+        text = ""
+        while len(text) < 4_000:
+            text += f"I like {word(n)}. "
+            n += 1
+        turns.append({"speaker": "Ivo", "text": text})
+    return turns
+
+
+async def test_a_big_ingest_leaves_room_for_other_tenants_and_keeps_its_head_bounded(
+    rel_client, start_worker
+):
+    big, small = await make_tenant(rel_client, "big"), await make_tenant(rel_client, "small")
+    body = {"subject": "Ivo", "turns": preference_turns(500)}
+    resp = await rel_client.post("/users/ivo/ingest", json=body, headers=big.headers)
+    assert resp.status_code == 202, resp.text
+    big_job = resp.json()["job_id"]
+    start_worker()
+    resp = await rel_client.post(
+        "/users/ada/ingest", json={"text": "I moved to Gweru."}, headers=small.headers
+    )
+    small_job = resp.json()["job_id"]
+    (one_line,) = await wait_jobs(rel_client, small.headers, [small_job], 30)
+    assert one_line["status"] == "done"
+    # The other tenant's line was done between the big job's slices, not after all of them.
+    (still,) = [(await rel_client.get(f"/jobs/{big_job}", headers=big.headers)).json()]
+    assert still["status"] in ("queued", "running"), still
+    (done,) = await wait_jobs(rel_client, big.headers, [big_job], 240)
+    assert done["status"] == "done", done
+    assert done["result"]["summary"]["prefs_over_cap"] > 0
+    passport = (await rel_client.get("/users/ivo/passport", headers=big.headers)).json()
+    assert len(passport["prefs"]) == HEAD_BELIEFS_CAP
+    assert len(passport["turns"]) == len(body["turns"])  # every word kept
+    resp = await rel_client.post(
+        "/users/ivo/ingest?wait=30", json={"text": "I moved to Mutare."}, headers=big.headers
+    )
+    assert resp.json()["status"] == "done", resp.text

@@ -9,7 +9,7 @@ import pytest
 
 from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.extraction.rules import extract_rules
-from app.domain.extraction.rules.people import reuse_key
+from app.domain.extraction.rules.known import KnownKeyNames
 from app.domain.extraction.rules.prefs import topic_key
 from app.domain.ingest.turns import Segment, Turn
 from app.domain.memory.dedupe import resolve_key
@@ -347,9 +347,12 @@ def test_known_keys_are_reused() -> None:
 
 
 def test_reuse_key_and_topic_key() -> None:
-    assert reuse_key("favorite_color", ("favourite_colour",)) == "favourite_colour"
-    assert reuse_key("ann.location", ("location", "ann.city")) == "ann.city"
-    assert reuse_key("likes_camping", ("dislikes_camping",)) == "likes_camping"
+    assert KnownKeyNames(["favourite_colour"]).reuse("favorite_color") == "favourite_colour"
+    assert KnownKeyNames(["location", "ann.city"]).reuse("ann.location") == "ann.city"
+    assert KnownKeyNames(["dislikes_camping"]).reuse("likes_camping") == "likes_camping"
+    # The first known key that fits, whether by its words or as a synonym.
+    both = KnownKeyNames(["ann.residence", "ann.location"])
+    assert both.reuse("ann.location") == "ann.residence"
     assert topic_key("going camping with the kids") == "camping"
     assert topic_key("the Italian food") == "italian_food"
     assert topic_key("it") == "it"

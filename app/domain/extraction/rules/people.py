@@ -8,7 +8,6 @@ from collections.abc import Hashable
 from app.domain.dates import iso_utc
 from app.domain.extraction.extractor import Extraction, value_key
 from app.domain.extraction.rules.view import GENERIC_SPEAKERS, MACHINE_SPEAKERS, Sentence, View
-from app.domain.keys import key_tokens, normalize_key, split_namespace
 from app.domain.passport import Belief, Entity, EntityType
 
 # --- people and keys ------------------------------------------------------------------------
@@ -39,37 +38,10 @@ def _namespace(name: str) -> str:
     return re.sub(r"[^\w-]", "", first[0]) if first else ""
 
 
-def reuse_key(key: str, known: tuple[str, ...]) -> str:
-    """A known key naming the same thing as ``key`` (tier 0), else ``key`` itself."""
-    norm = normalize_key(key)
-    namespace, local = split_namespace(norm)
-    tokens = sorted(key_tokens(local))
-    synonyms = _SYNONYMS.get(local, ())
-    for candidate in known:
-        other_ns, other_local = split_namespace(normalize_key(candidate))
-        if other_ns != namespace:
-            continue
-        if sorted(key_tokens(other_local)) == tokens or other_local in synonyms:
-            return candidate
-    return key
-
-
-# Keys a client may already use for the same belief; reused instead of adding a twin.
-_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "location": ("city", "current_city", "current_location", "home_city", "lives_in", "residence"),
-    "occupation": ("job", "job_title", "profession"),
-    "employer": ("company", "works_at", "employer_name"),
-    "hometown": ("home_town", "town_of_origin"),
-    "home_country": ("country_of_origin", "nationality"),
-    "name": ("preferred_name",),
-    "spouse": ("husband", "wife"),
-}
-
-
 def belief_key(view: View, person: str, local: str) -> str:
     """``local`` for the subject, ``firstname.local`` for anyone else; known keys reused."""
     key = local if is_subject(view, person) else f"{_namespace(person)}.{local}"
-    return reuse_key(key, view.known_keys)
+    return view.known_keys.reuse(key)
 
 
 def sentence_ts(sentence: Sentence) -> str | None:

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from app.domain.dates import MONTHS, WEEKDAYS, Resolved, resolve_relative
 from app.domain.extraction.extractor import Extraction, ExtractionInput
+from app.domain.extraction.rules.known import KnownKeyNames
 from app.domain.ingest import segment_time
 from app.domain.ingest.turns import MACHINE_ROLES, Segment, role_of
 from app.domain.prose import prose_of
@@ -75,7 +76,7 @@ class View:
 
     segment: Segment
     subject: str | None
-    known_keys: tuple[str, ...]
+    known_keys: KnownKeyNames
     when: datetime | None
     participants: list[str]
     sentences: list[Sentence]
@@ -138,7 +139,7 @@ def build_view(request: ExtractionInput) -> View:
     view = View(
         segment=segment,
         subject=request.subject,
-        known_keys=request.known_keys,
+        known_keys=KnownKeyNames(request.known_keys),
         when=when,
         participants=participants,
         sentences=sentences,
