@@ -37,7 +37,7 @@ from app.domain.context.passages import passages
 from app.domain.dates import turn_dates
 from app.domain.extraction import Extraction, ExtractionInput
 from app.domain.extraction.rules import extract_rules
-from app.domain.ingest import IngestLimits, IngestPayload, Turn, prepare
+from app.domain.ingest import IngestLimits, IngestPayload, InputError, Turn, prepare
 from app.domain.ingest.segmentation import make_segment
 from app.domain.memory.merge import merge_extraction
 from app.domain.passport import Belief, Passport, Source
@@ -92,7 +92,10 @@ def _segment_of(text: str) -> ExtractionInput:
 
 
 def _prepare(text: str) -> None:
-    prepare(IngestPayload.model_validate({"text": text}), limits=LIMITS)
+    try:
+        prepare(IngestPayload.model_validate({"text": text}), limits=LIMITS)
+    except InputError:
+        pass  # blank text: refused, once read to the end
 
 
 STAGES: dict[str, Callable[[str], object]] = {

@@ -3,7 +3,7 @@
 FastAPI parses a JSON body with the request's ``json()``; every route of the API is made with
 ``BodyRoute``, whose requests parse a body of more than ``OFFLOAD_BYTES`` in a worker thread (the
 event loop goes on serving other requests meanwhile) and answer JSON nested past what a parser
-can follow with 422, as the storability check answers JSON nested past 64 levels.
+can follow, or past 64 levels (``MAX_DEPTH``, what a stored value may nest), with 422.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from typing import Any
 from fastapi import HTTPException, Request, Response
 from fastapi.routing import APIRoute
 
+from app.domain.storable import MAX_DEPTH, deeper_than
+
 # Bodies above this size are parsed in a thread.
 OFFLOAD_BYTES = 256 * 1024
-TOO_DEEP = "the JSON is nested deeper than the server follows (64 levels are kept)"
+TOO_DEEP = f"the JSON is nested deeper than {MAX_DEPTH} levels, the most a body may nest"
 
 
 class JsonBodyRequest(Request):
@@ -33,13 +35,23 @@ class JsonBodyRequest(Request):
             body = await self.body()
             try:
                 if len(body) > OFFLOAD_BYTES:
-                    self.parsed = await asyncio.to_thread(json.loads, body)
+                    self.parsed, deep = await asyncio.to_thread(_parsed, body)
                 else:
-                    self.parsed = json.loads(body)
+                    self.parsed, deep = _parsed(body)
             except RecursionError:
-                raise HTTPException(status_code=422, detail=TOO_DEEP) from None
+                deep = True
+            # Refused before validation: pydantic and the serialisers recurse, and a few
+            # hundred levels are past what they follow.
+            if deep:
+                raise HTTPException(status_code=422, detail=TOO_DEEP)
             self.has_parsed = True
         return self.parsed
+
+
+def _parsed(body: bytes) -> tuple[Any, bool]:
+    """The body's JSON, and whether it nests deeper than a body may."""
+    value = json.loads(body)
+    return value, deeper_than(value)
 
 
 class BodyRoute(APIRoute):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from app.domain.dates import iso_utc
+from app.domain.dates import iso_utc, parse_instant
 from app.domain.ids import turn_content_id
 
 # The fields the SozoGraph library (0.3) reads per section; it refuses any other field of an
@@ -40,10 +40,7 @@ UNKNOWN_TIME = "1970-01-01T00:00:00Z"
 def _time(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
-    try:
-        return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    return parse_instant(value)
 
 
 def _iso_or_none(value: Any) -> str | None:

@@ -8,6 +8,24 @@ MAX_DEPTH = 64
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
+def deeper_than(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests objects and lists more than ``limit`` levels (read iteratively,
+    so no depth a parser accepts can exhaust the stack)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def json_problem(value: Any, path: str = "$", depth: int = 0) -> str | None:
     """The first thing JSONB cannot hold (NUL, lone surrogate, deep nesting), or None."""
     if depth > MAX_DEPTH:

@@ -15,7 +15,7 @@ from urllib.parse import quote
 import orjson
 
 from app.domain.context.belief_sentences import belief_text, subject_of
-from app.domain.dates import MONTHS, WEEKDAYS
+from app.domain.dates import MONTHS, WEEKDAYS, in_utc
 from app.domain.memory.log import parse_ts
 from app.domain.passport import Belief, Contradiction
 
@@ -55,9 +55,9 @@ def readable(value: Any) -> str:
     if isinstance(value, str) and (month := _MONTH.fullmatch(value)):
         return f"{MONTHS[int(month[2]) - 1]} {month[1]}"
     when = value if isinstance(value, datetime) else parse_ts(value)
+    when = None if when is None else in_utc(when)
     if when is None:
         return str(value)
-    when = when.astimezone(UTC)
     clock = "" if when.time() == datetime.min.time() else f", {when:%H:%M} UTC"
     return _day_words(when.date()) + clock
 

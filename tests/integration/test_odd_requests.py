@@ -34,7 +34,7 @@ async def test_a_version_past_what_the_database_stores_is_not_found(client):  # 
     ).status_code == 422
 
 
-@pytest.mark.parametrize("levels", [100, 500, 5000])
+@pytest.mark.parametrize("levels", [100, 256, 300, 500, 990, 5000])
 async def test_json_nested_deep_is_refused_as_unprocessable(client, levels):  # type: ignore[no-untyped-def]
     t = await make_tenant(client, f"odd-deep-{levels}")
     doc = '{"version": "2.1", "meta": {"deep": ' + deep(levels) + "}}"
@@ -104,3 +104,38 @@ async def test_an_ingest_field_of_only_nul_characters_is_refused(client):  # typ
     reply = await sent(client, "/users/ana/ingest", body, t.headers)
     assert reply.status_code == 422, reply.text
     assert reply.headers["content-type"] == "application/problem+json"
+
+
+OUT_OF_RANGE = "0001-01-01T00:00:00+01:00"  # year 0 in UTC
+
+
+async def test_a_time_out_of_range_once_its_offset_applies_is_a_problem_or_ignored(client):  # type: ignore[no-untyped-def]
+    t = await make_tenant(client, "odd-times")
+    # A turn's unreadable time is ignored, as documented: the turn takes the session's time.
+    body = {
+        "session_ts": OUT_OF_RANGE,
+        "turns": [{"speaker": "Ana", "text": "hi", "ts": OUT_OF_RANGE}],
+    }
+    for path, status in (("/users/ana/plan", 200), ("/users/ana/ingest", 202)):
+        reply = await client.post(path, json=body, headers=t.headers)
+        assert reply.status_code == status, (path, reply.text)
+    # A passport's unreadable time is kept as written and read as no time.
+    doc = {
+        "version": "2.1",
+        "facts": [{"key": "city", "value": "Gweru", "ts": OUT_OF_RANGE}],
+        "turns": [{"id": "m1", "speaker": "Ana", "text": "I live in Gweru.", "ts": OUT_OF_RANGE}],
+    }
+    reply = await client.put("/users/ana/passport", json=doc, headers=t.headers)
+    assert reply.status_code in (200, 201), reply.text
+    reply = await client.post(
+        "/users/ana/facts",
+        json={"facts": [{"key": "city", "value": "Mutare", "ts": "2024-01-01T00:00:00Z"}]},
+        headers=t.headers,
+    )
+    assert reply.status_code < 300, reply.text
+    for path in ("/users/ana/passport", "/users/ana/context?q=where", "/users/ana/versions"):
+        reply = await client.get(path, headers=t.headers)
+        assert reply.status_code == 200, (path, reply.text)
+    for view in ("", "/beliefs", "/timeline", "/versions", "/versions/1", "/agent?q=where"):
+        reply = await client.get(f"/ui/f/users/ana{view}", headers=t.headers)
+        assert reply.status_code == 200, (view, reply.text)

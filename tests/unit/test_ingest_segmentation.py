@@ -189,6 +189,19 @@ def test_prepare_surfaces_input_errors() -> None:
         prepare(payload, limits=IngestLimits(max_turn_chars=10))
 
 
-def test_blank_turns_make_no_segment() -> None:
+def test_a_payload_of_blank_turns_is_refused_not_stored_as_nothing() -> None:
     payload = IngestPayload.model_validate({"turns": [{"speaker": "a", "text": "   "}]})
-    assert prepare(payload) == []
+    with pytest.raises(InputError, match="blank"):
+        prepare(payload)
+    image_only = {"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}
+    with pytest.raises(InputError, match="no text part"):
+        prepare(IngestPayload.model_validate({"turns": [image_only]}))
+
+
+def test_responses_api_text_parts_are_kept() -> None:
+    turns = [
+        {"role": "user", "content": [{"type": "input_text", "text": "My cat is called Pip."}]},
+        {"role": "assistant", "content": [{"type": "output_text", "text": "Pip is a fine name."}]},
+    ]
+    (segment,) = prepare(IngestPayload.model_validate({"turns": turns}))
+    assert [t.text for t in segment.turns] == ["My cat is called Pip.", "Pip is a fine name."]

@@ -81,18 +81,37 @@ def format_month(day: date) -> str:
 
 def anchor_day(anchor: datetime) -> date:
     """The UTC calendar day of an anchor time; a naive time is taken to be UTC already."""
-    if anchor.tzinfo is not None:
-        anchor = anchor.astimezone(UTC)
-    return anchor.date()
+    return (in_utc(anchor) or anchor.replace(tzinfo=None)).date()
+
+
+def in_utc(when: datetime) -> datetime | None:
+    """The same instant in UTC (naive means UTC already); None when its UTC day falls outside
+    years 1-9999 (``0001-01-01T00:00:00+01:00`` is a day of year 0 in UTC)."""
+    if when.tzinfo is None:
+        return when.replace(tzinfo=UTC)
+    try:
+        return when.astimezone(UTC)
+    except OverflowError:
+        return None
+
+
+def parse_instant(text: str) -> datetime | None:
+    """An ISO 8601 time (``Z`` allowed) as an aware UTC datetime; None when it is none, or it
+    is out of range once its offset is applied."""
+    try:
+        parsed = datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    return in_utc(parsed)
 
 
 def iso_utc(when: datetime | None) -> str | None:
-    """``YYYY-MM-DDTHH:MM:SSZ`` in UTC, the passport's timestamp form; naive means UTC."""
-    if when is None:
-        return None
-    if when.tzinfo is not None:
-        when = when.astimezone(UTC)
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    """``YYYY-MM-DDTHH:MM:SSZ`` in UTC, the passport's timestamp form; naive means UTC.
+
+    None when there is no time, or it is out of range in UTC.
+    """
+    utc = None if when is None else in_utc(when)
+    return None if utc is None else utc.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def month_number(name: str) -> int | None:
@@ -119,23 +138,11 @@ def _day_label(iso: str) -> str:
 
 def stamp_day(ts: str | None) -> str | None:
     """The UTC day of a stored ISO timestamp as ``7 May 2023``; None when there is none."""
-    if not ts:
-        return None
-    try:
-        when = datetime.fromisoformat(ts)
-    except ValueError:
-        return None
-    if when.tzinfo is not None:
-        when = when.astimezone(UTC)
-    return format_day(when.date())
+    when = parse_instant(ts) if ts else None
+    return None if when is None else format_day(when.date())
 
 
 def stamp_epoch(ts: str | None) -> float:
     """A stored ISO timestamp in epoch seconds (naive means UTC); NaN when there is none."""
-    if not ts:
-        return math.nan
-    try:
-        when = datetime.fromisoformat(ts)
-    except ValueError:
-        return math.nan
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
+    when = parse_instant(ts) if ts else None
+    return math.nan if when is None else when.timestamp()

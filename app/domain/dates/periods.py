@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from app.domain.dates.calendar import MONTH_NUMBERS
+from app.domain.dates.calendar import MONTH_NUMBERS, parse_instant
 
 # A month's name or its short form, as people write it (no group, no trailing dot).
 MONTH_WORD = (
@@ -69,15 +69,9 @@ def parse_when(value: object) -> When | None:
     iso = _ISO_DATE_RE.fullmatch(text)
     if iso:
         return _make_when(int(iso[1]), int(iso[2] or 0), int(iso[3] or 0))
-    try:
-        instant = datetime.fromisoformat(text)
-    except ValueError:
-        pass
-    else:
-        if instant.tzinfo is None:  # a naive time is taken to be UTC, as everywhere in Tessera
-            instant = instant.replace(tzinfo=UTC)
-        day = instant.astimezone(UTC)
-        return When(instant.timestamp(), day.strftime("%Y-%m-%d"), day.year, day.month)
+    # A naive time is taken to be UTC, as everywhere in Tessera; one out of range is no time.
+    if (day := parse_instant(text)) is not None:
+        return When(day.timestamp(), day.strftime("%Y-%m-%d"), day.year, day.month)
     if m := _DAY_MONTH_YEAR_RE.search(text):
         return _make_when(int(m[3]), _month_number(m[2]), int(m[1]))
     if m := _MONTH_DAY_YEAR_RE.search(text):

@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from app.domain.dates import month_number
+from app.domain.dates import in_utc, month_number
 from app.domain.ingest.turns import Turn, TurnKind, role_of
 
 MIN_YEAR = 1900
@@ -83,9 +83,16 @@ class ContentPart(BaseModel):
     text: str | None = None
 
 
+TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
+
+
 def parts_text(parts: list[ContentPart]) -> str:
-    """The words of a list of content parts: its text parts, joined by newlines."""
-    return "\n".join(p.text for p in parts if p.type == "text" and p.text)
+    """The words of a list of content parts: its text parts, joined by newlines.
+
+    Chat Completions calls a text part ``text``; the Responses API ``input_text`` (what a user
+    sent) and ``output_text`` (what the model answered).
+    """
+    return "\n".join(p.text for p in parts if p.type in TEXT_PARTS and p.text)
 
 
 class TurnIn(_In):
@@ -368,8 +375,7 @@ def _human(text: str) -> datetime | None:
 def parse_timestamp(value: str | int | float | datetime) -> datetime:
     """Parse a client timestamp into an aware UTC datetime, or raise InputError."""
     if isinstance(value, datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=UTC)
-        return _in_range(aware.astimezone(UTC), value)
+        return _in_range(_utc(value, value), value)
     if isinstance(value, bool):  # bool is an int subclass; true/false is never a time
         raise _bad_timestamp(value)
     if isinstance(value, int | float):
@@ -393,9 +399,15 @@ def parse_timestamp(value: str | int | float | datetime) -> datetime:
         if human is None:
             raise _bad_timestamp(value) from None
         return _in_range(human, value)
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return _in_range(parsed.astimezone(UTC), value)
+    return _in_range(_utc(parsed, value), value)
+
+
+def _utc(when: datetime, value: Any) -> datetime:
+    """``when`` (read from ``value``) in UTC; InputError when that falls outside years 1-9999."""
+    utc = in_utc(when)
+    if utc is None:
+        raise _bad_timestamp(value, " (out of range once its offset is applied)")
+    return utc
 
 
 # --- text cleaning ----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Any
 
 from app.domain.ids import content_hash, timed_id, untimed_id
 from app.domain.ingest.noise import prune_noise
-from app.domain.ingest.payload import IngestLimits, IngestPayload, normalize
+from app.domain.ingest.payload import IngestLimits, IngestPayload, InputError, normalize
 from app.domain.ingest.turns import Segment, Turn
 
 DEFAULT_MAX_TOKENS = 1500
@@ -169,9 +169,14 @@ def prepare(
     max_gap: timedelta = DEFAULT_MAX_GAP,
 ) -> list[Segment]:
     """Normalise, prune noise and segment a payload: the one path /plan and the worker share."""
+    turns = normalize(payload, limits)
+    if not turns:
+        raise InputError("every turn is blank (or holds no text part): nothing to ingest")
     pruned = []
-    for turn in normalize(payload, limits):
+    for turn in turns:
         text = prune_noise(turn.text)
         if text.strip():
             pruned.append(dataclasses.replace(turn, text=text))
+    if not pruned:
+        raise InputError("nothing is left once noise (encoded data, dumps) is pruned")
     return segment_turns(pruned, max_tokens=max_tokens, max_gap=max_gap)

@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from app.domain.dates import iso_utc, turn_dates
+from app.domain.dates import iso_utc, parse_instant, turn_dates
 from app.domain.extraction.extractor import Extraction
 from app.domain.ids import (
     canonical_bytes,
@@ -185,14 +185,11 @@ class StoredRow:
 
 
 def parse_ts(value: Any) -> datetime | None:
-    """An ISO 8601 time as an aware datetime (naive is UTC); None if it is not one."""
+    """An ISO 8601 time as an aware UTC datetime (naive is UTC); None if it is not one, or it
+    is out of range once its offset is applied."""
     if not isinstance(value, str) or not value:
         return None
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return parse_instant(value)
 
 
 # --- document <-> head + rows ----------------------------------------------------------------

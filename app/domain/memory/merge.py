@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
+from app.domain.dates import parse_instant
 from app.domain.extraction.extractor import Extraction
 from app.domain.ids import canonical_bytes
 from app.domain.memory.dedupe import KeyDecision, KnownKeys, resolve_key
@@ -341,12 +342,8 @@ def _same_value(a: Any, b: Any) -> bool:
 
 
 def _parse_ts(ts: str) -> datetime | None:
-    try:
-        parsed = datetime.fromisoformat(ts.strip())
-    except ValueError:
-        return None
     # A naive time is taken as UTC, so it can be compared with aware ones.
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return parse_instant(ts)
 
 
 def _compare_ts(a: str | None, b: str | None) -> int:
