@@ -24,6 +24,7 @@ of a sentence): the list says where to look, not what is wrong.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import pkgutil
 import re
@@ -92,10 +93,9 @@ def _segment_of(text: str) -> ExtractionInput:
 
 
 def _prepare(text: str) -> None:
-    try:
+    # Blank text is refused, once read to the end.
+    with contextlib.suppress(InputError):
         prepare(IngestPayload.model_validate({"text": text}), limits=LIMITS)
-    except InputError:
-        pass  # blank text: refused, once read to the end
 
 
 STAGES: dict[str, Callable[[str], object]] = {
