@@ -644,6 +644,12 @@ class TenantRepository(HistoryRepository, SegmentRepository):
             )
         )
 
+    async def lock_quota(self) -> None:
+        """Hold the tenant's quota lock until this transaction ends: its quota checks and counts
+        run one at a time (a transaction-scoped advisory lock, keyed by the tenant)."""
+        key = func.hashtextextended(f"tessera-quota:{self.tenant_id}", 0)
+        await self.session.execute(select(func.pg_advisory_xact_lock(key)))
+
     async def ingest_bytes_since(self, since: datetime) -> int:
         """Bytes of ingest bodies the tenant had accepted since ``since`` (an hour's start)."""
         result = await self.session.execute(

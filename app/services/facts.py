@@ -12,14 +12,15 @@ from pydantic import ValidationError
 
 from app.db.uow import UowFactory
 from app.domain.extraction import Extraction
-from app.domain.ids import content_hash, content_id
+from app.domain.ids import canonical_bytes, content_hash, content_id
 from app.domain.memory.log import HEAD_CAPS, LogChange, LogDraft, row_hash
 from app.domain.memory.merge import MergeReport, merge_beliefs
 from app.domain.passport import Belief, Passport, Source
 from app.domain.storable import json_problem, storable
-from app.services import passports
+from app.services import passports, quotas
 from app.services.errors import Unprocessable
 from app.services.origin import ANONYMOUS, Origin
+from app.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -37,11 +38,11 @@ async def write_facts(
     user_key: str,
     beliefs: Extraction,
     *,
-    snapshot_every: int,
+    settings: Settings,
     origin: Origin = ANONYMOUS,
 ) -> FactsResult:
     """Merge client facts/prefs (``beliefs``) under the row lock; those without ts are stamped
-    now."""
+    now. Their bytes count against the tenant's daily quota."""
     facts, prefs, actor = beliefs.facts, beliefs.prefs, origin.actor
     now = datetime.now(UTC)
     stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -66,8 +67,10 @@ async def write_facts(
             belief.ts = stamp
         if belief.source is None:
             belief.source = source.id
+    size = len(canonical_bytes(body))
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
+        await quotas.charge_bytes(repo, size, now, settings)
         await passports.create_if_missing(repo, user_key, now, actor=actor)
         row = await repo.passport(user_key, lock=True)
         assert row is not None  # created above or already there; we hold its lock now
@@ -89,7 +92,8 @@ async def write_facts(
                 old_root=row.root,
                 actor=actor,
             )
-            recorded = await passports.record_version(repo, user_key, new, snapshot_every)
+            every = settings.version_snapshot_every
+            recorded = await passports.record_version(repo, user_key, new, every)
             version = recorded.version
         await uow.commit()
     return FactsResult(version=version, changed=report.changed, summary=report.summary())

@@ -16,7 +16,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.db.models import IngestJob, PassportRow
-from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
 from app.domain.ids import canonical_bytes, sha256_hex
 from app.domain.ingest import IngestLimits, IngestPayload, InputError, Plan, Segment, prepare
@@ -25,13 +24,13 @@ from app.domain.ingest.segmentation import plan_segments, refiled, untimed_ids
 from app.domain.memory.log import LogRow, segment_keys, turn_rows
 from app.domain.passport import known_keys_of
 from app.domain.storable import json_problem, storable
-from app.services import passports, running
+from app.services import passports, quotas, running
 from app.services.claimed import ClaimedJob
-from app.services.errors import Conflict, LimitExceeded, Unprocessable
+from app.services.errors import Conflict, Unprocessable
 from app.services.extraction import Work, extractor_name, new_usage, uses_model
 from app.services.offload import TimeLimitExceeded
 from app.services.origin import ANONYMOUS, Origin
-from app.services.running import Ending, Outcome, hour_of
+from app.services.running import Ending, Outcome
 from app.services.views import JobView, job_view
 from app.settings import Settings
 
@@ -131,7 +130,8 @@ async def accept(
             if earlier is not None:
                 return _replay(earlier, user_key, request_hash, job_plan)
         now = datetime.now(UTC)
-        await _within_limits(repo, user_key, (size, job_plan.interactions), now, settings)
+        await quotas.charge_bytes(repo, size, now, settings)
+        await quotas.check_turns(repo, user_key, job_plan.interactions, settings)
         await passports.create_if_missing(repo, user_key, now, actor=actor)
         job = IngestJob(
             actor=actor or None,
@@ -158,7 +158,6 @@ async def accept(
             job, created = await repo.add_job_once(job)
             if not created:
                 return _replay(job, user_key, request_hash, job_plan)
-        await repo.add_usage(hour_of(now), {"ingest_bytes": size})
         uow.enqueue_after_commit(tenant_id, job.id)
         await uow.commit()
     return Accepted(job=job_view(job), plan=job_plan, replayed=False)
@@ -194,40 +193,6 @@ async def accept_import(
     except ValueError as exc:
         raise Unprocessable(f"cannot import: {exc}") from exc
     return await accept(uows, tenant_id, user_key, payload, settings, origin)
-
-
-async def _within_limits(
-    repo: TenantRepository,
-    user_key: str,
-    adding: tuple[int, int],
-    now: datetime,
-    settings: Settings,
-) -> None:
-    """Refuse an ingest of ``adding`` (bytes, turns) past the tenant's or the user's limit."""
-    size, turns = adding
-    daily = settings.tenant_ingest_bytes_per_day
-    if daily > 0:
-        hour = hour_of(now)
-        sent = await repo.ingest_bytes_since(hour - timedelta(hours=23))
-        if sent + size > daily:
-            # The oldest hour of the rolling day leaves it at the next hour's start.
-            wait = int((hour + timedelta(hours=1) - now).total_seconds()) + 1
-            raise LimitExceeded(
-                f"this tenant has sent {sent} bytes of ingest in the last 24 hours; "
-                f"{size} more would pass tenant_ingest_bytes_per_day ({daily})",
-                limit="tenant_ingest_bytes_per_day",
-                retry_after=wait,
-            )
-    most = settings.user_max_turns
-    if most > 0:
-        stored, pending = await repo.turn_counts(user_key)
-        if stored + pending + turns > most:
-            raise LimitExceeded(
-                f"user {user_key!r} holds {stored} turns and {pending} more are queued; "
-                f"{turns} more would pass user_max_turns ({most}): forget or compact some first",
-                limit="user_max_turns",
-                status=413,
-            )
 
 
 def _replay(earlier: IngestJob, user_key: str, request_hash: str, job_plan: Plan) -> Accepted:

@@ -34,7 +34,7 @@ from app.domain.memory.log import (
 from app.domain.passport import Passport, PassportError
 from app.domain.sozograph import sozograph_document, sozograph_row, turns_of_observations
 from app.domain.storable import json_problem, storable
-from app.services import receipts, stored_index
+from app.services import quotas, receipts, stored_index
 from app.services.cache import ContextCaches, forget_cached
 from app.services.errors import LimitExceeded, NotFound, PreconditionFailed, Unprocessable
 from app.services.origin import ANONYMOUS, Origin
@@ -569,7 +569,7 @@ async def put_passport(
     A document with more turns than ``user_max_turns`` is refused (413) before anything is read.
     """
     # Every item is read, checked and rebuilt: CPU work, off the event loop.
-    new_doc = await asyncio.to_thread(parse_document, doc)
+    new_doc, size = await asyncio.to_thread(_parsed_and_sized, doc)
     turns = sum(1 for t in new_doc.get("turns") or () if isinstance(t, dict))
     most = settings.user_max_turns
     if 0 < most < turns:
@@ -579,9 +579,16 @@ async def put_passport(
             status=413,
         )
     async with uows() as uow:
+        await quotas.charge_bytes(uow.tenant(tenant_id), size, datetime.now(UTC), settings)
         return await _put(
             uow, tenant_id, user_key, new_doc, settings.version_snapshot_every, origin
         )
+
+
+def _parsed_and_sized(doc: Any) -> tuple[dict[str, Any], int]:
+    """The document as stored, and its size in bytes: what it counts against the daily quota."""
+    new_doc = parse_document(doc)
+    return new_doc, len(canonical_bytes(new_doc))
 
 
 async def _put(

@@ -38,6 +38,7 @@ from app.domain.passport import Passport, Source
 from app.services import passports
 from app.services.claimed import ClaimedJob
 from app.services.extraction import Extracted, Work, add_usage, extract_all, new_usage
+from app.services.quotas import hour_of
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -56,11 +57,6 @@ class Outcome:
     changed: bool = False
     failed_segments: list[dict[str, str]] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)  # model calls, tokens and cache hits
-
-
-def hour_of(now: datetime) -> datetime:
-    """The start of the UTC hour ``now`` falls in: the key of the tenant's usage rows."""
-    return now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
 
 
 async def passport_then(

@@ -73,3 +73,68 @@ async def test_turns_past_the_users_limit_are_refused_with_413(limited):  # type
     assert refused.json()["limit"] == "user_max_turns"
     other = await limited.post("/users/bo/ingest", headers=tenant.headers, json={"turns": more})
     assert other.status_code == 202  # the limit is per user
+
+
+@pytest.fixture
+async def metered(settings) -> AsyncIterator[httpx.AsyncClient]:  # type: ignore[no-untyped-def]
+    """A client on an app whose tenants may send 10,000 bytes a day, 30 turns a user."""
+    from app.main import create_app
+
+    small = settings.model_copy(
+        update={
+            "tenant_requests_per_second": 0,
+            "tenant_ingest_bytes_per_day": 10_000,
+            "user_max_turns": 30,
+        }
+    )
+    application = create_app(small)
+    async with application.router.lifespan_context(application):
+        transport = httpx.ASGITransport(app=application)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t.test") as client:
+            yield client
+
+
+def _two_turns(n: int) -> dict:
+    filler = "and the weather held all afternoon " * 4
+    return {
+        "turns": [
+            {"speaker": "Lia", "text": f"Note {n}: I walked to the market {filler}"},
+            {"speaker": "Ben", "text": f"Note {n}: good to hear {filler}"},
+        ]
+    }
+
+
+async def test_concurrent_writes_never_pass_the_daily_bytes_or_the_users_turns(metered):  # type: ignore[no-untyped-def]
+    t = await make_tenant(metered, "metered")
+    answers = await asyncio.gather(
+        *(
+            metered.post("/users/lia/ingest", json=_two_turns(n), headers=t.headers)
+            for n in range(40)
+        )
+    )
+    codes = [a.status_code for a in answers]
+    accepted = [a for a in answers if a.status_code == 202]
+    assert set(codes) <= {202, 413, 429}, codes
+    # Each body is about 400 bytes as stored: 24 would fit the day's 10,000, but 30 turns a
+    # user is 15 of them. The limit holds exactly, not once per request checked at once.
+    assert len(accepted) == 15, codes
+    assert {a.json()["limit"] for a in answers if a.status_code != 202} == {"user_max_turns"}
+
+
+async def test_passport_puts_and_facts_writes_count_against_the_daily_bytes(metered):  # type: ignore[no-untyped-def]
+    t = await make_tenant(metered, "metered-put")
+    # About 6,500 bytes as stored: one fits the day's 10,000, two do not.
+    doc = {"version": "2.1", "facts": [{"key": f"k{i}", "value": "x" * 40} for i in range(100)]}
+    first = await metered.put("/users/ivo/passport", json=doc, headers=t.headers)
+    assert first.status_code in (200, 201), first.text
+    # The put's bytes were counted: a second one of the same size no longer fits the day.
+    again = await metered.put("/users/ivy/passport", json=doc, headers=t.headers)
+    assert again.status_code == 429, again.text
+    assert again.json()["limit"] == "tenant_ingest_bytes_per_day"
+    facts = {"facts": [{"key": f"f{i}", "value": "y" * 40} for i in range(80)]}
+    refused = await metered.post("/users/ivo/facts", json=facts, headers=t.headers)
+    assert refused.status_code == 429, refused.text
+    small = await metered.post(
+        "/users/ivo/facts", json={"facts": [{"key": "a", "value": 1}]}, headers=t.headers
+    )
+    assert small.status_code < 300, small.text

@@ -176,7 +176,7 @@ async def write_facts(
         tenant,
         key,
         Extraction(facts=body.facts, prefs=body.prefs),
-        snapshot_every=settings.version_snapshot_every,
+        settings=settings,
         origin=Origin(actor),
     )
     return reply_of(FactsOut, result, user_key=key)
