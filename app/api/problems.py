@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from app.db.engine import database_error_types, database_unreachable
+from app.db.engine import database_busy, database_error_types, database_unreachable
 from app.services.errors import (
     Behind,
     Conflict,
@@ -248,10 +248,15 @@ def install_handlers(app: FastAPI) -> None:
             request.url.path,
             type(exc).__name__,
         )
+        detail = (
+            "every database connection is busy; retry shortly"
+            if database_busy(exc)
+            else "the database cannot be reached; retry shortly"
+        )
         return problem_response(
             503,
             "Service unavailable",
-            "the database cannot be reached; retry shortly",
+            detail,
             instance=request.url.path,
             headers={"Retry-After": "1"},
         )

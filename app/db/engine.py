@@ -7,6 +7,7 @@ from pathlib import Path
 from alembic.config import Config
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -22,15 +23,22 @@ DatabaseError = DBAPIError
 
 def database_error_types() -> tuple[type[Exception], ...]:
     """The exception types that may mean an unreachable database (see database_unreachable)."""
-    return (DBAPIError, OSError)
+    return (DBAPIError, OSError, PoolTimeout)
 
 
 def database_unreachable(exc: BaseException) -> bool:
     """Whether an error means the database cannot be reached now (retry later), not a bug."""
+    if database_busy(exc):
+        return True
     if isinstance(exc, DBAPIError):
         return exc.connection_invalidated or isinstance(exc, (OperationalError, InterfaceError))
     # asyncpg raises plain OSErrors (connection refused, reset) when it cannot connect.
     return isinstance(exc, OSError)
+
+
+def database_busy(exc: BaseException) -> bool:
+    """Whether every connection of the pool stayed busy past its wait (retry later)."""
+    return isinstance(exc, PoolTimeout)
 
 
 def async_url(url: str) -> str:

@@ -92,14 +92,18 @@ async def _once(
     if flaw is None and now.version == state.next - 1:
         flaw = await asyncio.to_thread(state.finish, now.version, now.root, now.doc)
     written = (now.version, now.log_epoch) != (row.version, row.log_epoch)
+    reason = None if flaw is None else flaw.reason
+    if reason is None and root is not None and state.sought_at is None:
+        # A root kept elsewhere that no checked version has: this history is not the one kept.
+        reason = f"the root {root} is none of the hashes of versions {from_version} on"
     found = Integrity(
-        valid=flaw is None,
+        valid=reason is None,
         root=now.root,
         versions=state.versions,
         rows=state.rows,
         from_version=from_version,
         first_bad_version=None if flaw is None else flaw.version,
-        reason=None if flaw is None else flaw.reason,
+        reason=reason,
         root_version=state.sought_at,
     )
     return found, written

@@ -68,6 +68,14 @@ async def test_the_chain_verifies_and_its_root_is_everywhere(client, worker, ten
     assert old.headers["X-Tessera-Root"] == versions[-2]["hash"]
     tail = await check(client, tenant.headers, "ana", from_version=2)
     assert tail["valid"] and tail["versions"] == 2 and tail["from_version"] == 2
+    kept = await client.get(
+        f"/users/ana/integrity?root={versions[1]['hash']}", headers=tenant.headers
+    )
+    assert kept.json()["valid"] is True and kept.json()["root_version"] == 2
+    # A root kept elsewhere that is none of the versions': the history is not the one kept.
+    unknown = await client.get(f"/users/ana/integrity?root={'0' * 64}", headers=tenant.headers)
+    assert unknown.json()["valid"] is False, unknown.text
+    assert unknown.json()["root_version"] is None and "none of" in unknown.json()["reason"]
 
 
 async def test_tampering_in_postgres_is_reported_at_its_version(client, worker, settings):  # type: ignore[no-untyped-def]
