@@ -290,12 +290,12 @@ def cmd_verify(client: AuthenticatedClient, args: argparse.Namespace) -> int:
     response = users_check_integrity.sync_detailed(args.user, client=client, root=root)
     found = _expect(response, IntegrityOut)
     print(json.dumps(found.to_dict(), indent=2))
+    if args.root and found.root_version is None:
+        raise CommandError(f"{args.user}: no version of the history has the root {args.root}")
     if not found.valid:
         raise CommandError(
             f"{args.user}: the history breaks at version {found.first_bad_version}: {found.reason}"
         )
-    if args.root and found.root_version is None:
-        raise CommandError(f"{args.user}: no version of the history has the root {args.root}")
     where = f"; {args.root} is version {found.root_version}" if args.root else ""
     print(f"tessera: {args.user} is whole (root {found.root}{where})", file=sys.stderr)
     return 0

@@ -70,7 +70,7 @@ async def write_facts(
     size = len(canonical_bytes(body))
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
-        await quotas.charge_bytes(repo, size, now, settings)
+        await quotas.check_bytes(repo, size, now, settings)
         await passports.create_if_missing(repo, user_key, now, actor=actor)
         row = await repo.passport(user_key, lock=True)
         assert row is not None  # created above or already there; we hold its lock now
@@ -95,6 +95,7 @@ async def write_facts(
             every = settings.version_snapshot_every
             recorded = await passports.record_version(repo, user_key, new, every)
             version = recorded.version
+        await quotas.count_bytes(repo, size, now)
         await uow.commit()
     return FactsResult(version=version, changed=report.changed, summary=report.summary())
 

@@ -130,7 +130,7 @@ async def accept(
             if earlier is not None:
                 return _replay(earlier, user_key, request_hash, job_plan)
         now = datetime.now(UTC)
-        await quotas.charge_bytes(repo, size, now, settings)
+        await quotas.check_bytes(repo, size, now, settings)
         await quotas.check_turns(repo, user_key, job_plan.interactions, settings)
         await passports.create_if_missing(repo, user_key, now, actor=actor)
         job = IngestJob(
@@ -158,6 +158,7 @@ async def accept(
             job, created = await repo.add_job_once(job)
             if not created:
                 return _replay(job, user_key, request_hash, job_plan)
+        await quotas.count_bytes(repo, size, now)
         uow.enqueue_after_commit(tenant_id, job.id)
         await uow.commit()
     return Accepted(job=job_view(job), plan=job_plan, replayed=False)

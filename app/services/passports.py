@@ -579,9 +579,9 @@ async def put_passport(
             status=413,
         )
     async with uows() as uow:
-        await quotas.charge_bytes(uow.tenant(tenant_id), size, datetime.now(UTC), settings)
+        await quotas.check_bytes(uow.tenant(tenant_id), size, datetime.now(UTC), settings)
         return await _put(
-            uow, tenant_id, user_key, new_doc, settings.version_snapshot_every, origin
+            uow, tenant_id, user_key, (new_doc, size), settings.version_snapshot_every, origin
         )
 
 
@@ -595,10 +595,12 @@ async def _put(
     uow: Uow,
     tenant_id: uuid.UUID,
     user_key: str,
-    new_doc: dict[str, Any],
+    sized: tuple[dict[str, Any], int],
     snapshot_every: int,
     origin: Origin,
 ) -> WriteResult:
+    """Write the document (and count its size in the tenant's usage) under the row lock."""
+    new_doc, size = sized
     repo = uow.tenant(tenant_id)
     if_match, actor = origin.if_match, origin.actor
     now = datetime.now(UTC)
@@ -616,6 +618,7 @@ async def _put(
     live = [r async for r in repo.stream_rows(user_key, version=None)]
     new_head, change = plan_import(new_doc, live, spill=HEAD_CAPS)
     if new_head == row.doc and not change:
+        await quotas.count_bytes(repo, size, now)
         await uow.commit()
         return WriteResult(user_key, row.version, created, changed=created)
     kinds = {r.id: r.kind for r in live}
@@ -623,6 +626,7 @@ async def _put(
         row.doc, new_head, row.version, "import", now, change, kinds, old_root=row.root, actor=actor
     )
     version = (await record_version(repo, user_key, new, snapshot_every)).version
+    await quotas.count_bytes(repo, size, now)
     await uow.commit()
     return WriteResult(user_key, version, created, changed=True)
 

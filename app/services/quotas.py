@@ -22,12 +22,11 @@ def hour_of(now: datetime) -> datetime:
     return now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
 
 
-async def charge_bytes(
-    repo: TenantRepository, size: int, now: datetime, settings: Settings
-) -> None:
-    """Count ``size`` bytes against the tenant's day, or refuse them (429) past its limit.
+async def check_bytes(repo: TenantRepository, size: int, now: datetime, settings: Settings) -> None:
+    """Refuse ``size`` more bytes (429) past the tenant's day; ``count_bytes`` counts them.
 
-    Takes the tenant's quota lock: call it in the transaction that accepts the write.
+    Takes the tenant's quota lock: call it first in the transaction that accepts the write, and
+    ``count_bytes`` last in it (the usage row is locked last, as a job's writes lock it last).
     """
     await repo.lock_quota()
     daily = settings.tenant_ingest_bytes_per_day
@@ -43,7 +42,11 @@ async def charge_bytes(
                 limit="tenant_ingest_bytes_per_day",
                 retry_after=wait,
             )
-    await repo.add_usage(hour, {"ingest_bytes": size})
+
+
+async def count_bytes(repo: TenantRepository, size: int, now: datetime) -> None:
+    """Count ``size`` bytes in the tenant's usage of this hour (after ``check_bytes``)."""
+    await repo.add_usage(hour_of(now), {"ingest_bytes": size})
 
 
 async def check_turns(

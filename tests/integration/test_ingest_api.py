@@ -176,12 +176,13 @@ async def test_bad_input_is_a_clear_4xx(client, tenant, body, expect):
     assert expect in resp.text
 
 
-async def test_blank_texts_and_unreadable_times_are_accepted(client, tenant, worker):
-    """Nothing is refused that the spec allows: blank turns are a no-op, odd times are dropped."""
+async def test_blank_texts_are_refused_and_unreadable_times_dropped(client, tenant, worker):
+    """A request of blank turns says nothing to keep: a 422, not a job done with nothing stored;
+    a time that cannot be read is dropped and the turn kept."""
     blank = {"turns": [{"speaker": "a", "text": " "}] * 3}
     resp = await client.post("/users/odd/ingest?wait=20", json=blank, headers=tenant.headers)
-    assert resp.status_code == 200, resp.text
-    assert resp.json()["status"] == "done"
+    assert resp.status_code == 422, resp.text
+    assert "blank" in resp.json()["detail"]
     odd = {
         "turns": [{"speaker": "a", "text": "I moved to Kwekwe.", "ts": "2023-13-45"}],
         "items": [{"speaker": None, "text": "a note without an author"}],
