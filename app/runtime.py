@@ -27,6 +27,7 @@ from app.llm.factory import make_client, make_extractor
 from app.services.cache import ContextCaches, KeyCache, forget_cached
 from app.services.claimed import WorkerResources
 from app.services.extraction import RULES, extractor_name, uses_model
+from app.services.heavy import HeavySlots
 from app.services.offload import CpuPool, PooledRules
 from app.services.reading import IndexRefresher
 from app.services.stored_index import IndexStore
@@ -52,6 +53,7 @@ class Runtime:
     redis: ArqRedis | None = None
     signals: JobSignals | None = None  # the API's: a worker committed a job's end
     rate: RequestRate | None = None  # the API's: each tenant's requests per second
+    heavy: HeavySlots | None = None  # the API's: each tenant's heavy requests running now
     resources: WorkerResources | None = None  # the worker's: extractor, slots, budget
     read_engine: Engine | None = None  # the API's read replica (TESSERA_DATABASE_READ_URL)
 
@@ -98,6 +100,7 @@ async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     )
     runtime.redis = redis
     runtime.rate = RequestRate(redis, settings.tenant_requests_per_second)
+    runtime.heavy = HeavySlots(settings.tenant_heavy_requests)
     if settings.database_read_url:
         runtime.read_engine = create_engine(
             settings.database_read_url,

@@ -144,6 +144,11 @@ class Settings(BaseSettings):
     tenant_ingest_bytes_per_day: int = _limit(
         1_000_000_000, "Ingest body bytes per tenant in any 24 hours (429 past it)"
     )
+    tenant_heavy_requests: int = _limit(
+        2,
+        "Heavy requests (integrity checks, whole exports, imports, old versions) one tenant may "
+        "have running at once in each API process; more are refused with 429",
+    )
     user_max_turns: int = _limit(
         1_000_000, "Turns one user's memory holds, queued ones included (413 past it)"
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -123,6 +124,19 @@ async def require_admin(
 
 
 TenantDep = Annotated[uuid.UUID, Depends(get_tenant)]
+
+
+async def heavy_slot(request: Request, tenant: TenantDep) -> AsyncIterator[None]:
+    """Hold one of the tenant's heavy-request slots until the response is sent (429 past them)."""
+    slots = runtime_of(request).heavy
+    if slots is None:
+        yield
+        return
+    with slots.taken(tenant):
+        yield
+
+
+HeavyDep = Annotated[None, Depends(heavy_slot)]
 
 
 async def get_actor(request: Request) -> str:

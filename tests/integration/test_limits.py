@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import AsyncIterator
 
 import httpx
@@ -138,3 +139,32 @@ async def test_passport_puts_and_facts_writes_count_against_the_daily_bytes(mete
         "/users/ivo/facts", json={"facts": [{"key": "a", "value": 1}]}, headers=t.headers
     )
     assert small.status_code < 300, small.text
+
+
+async def test_heavy_requests_past_a_tenants_slots_are_refused_and_others_still_served(app, client):  # type: ignore[no-untyped-def]
+    busy, calm = await make_tenant(client, "heavy-busy"), await make_tenant(client, "heavy-calm")
+    for t in (busy, calm):
+        doc = {"version": "2.1", "facts": [{"key": "city", "value": "Gweru"}]}
+        assert (await client.put("/users/ana/passport", json=doc, headers=t.headers)).is_success
+    slots = app.state.runtime.heavy
+    busy_id = uuid.UUID(busy.id)
+    # The busy tenant's slots are all taken (as by long checks still running).
+    for _ in range(slots.per_tenant):
+        slots.take(busy_id)
+    try:
+        for path in ("/users/ana/integrity", "/users/ana/passport", "/users/ana/versions/1"):
+            refused = await client.get(path, headers=busy.headers)
+            assert refused.status_code == 429, (path, refused.text)
+            assert refused.json()["limit"] == "tenant_heavy_requests"
+            assert refused.headers["retry-after"] == "1"
+            assert (await client.get(path, headers=calm.headers)).status_code == 200, path
+        # A cheap read of the busy tenant is not a heavy one.
+        assert (await client.get("/users/ana/context?q=city", headers=busy.headers)).is_success
+    finally:
+        for _ in range(slots.per_tenant):
+            slots.give_back(busy_id)
+    assert (await client.get("/users/ana/integrity", headers=busy.headers)).status_code == 200
+    # A whole export gives its slot back once sent.
+    for _ in range(3 * slots.per_tenant):
+        assert (await client.get("/users/ana/passport", headers=busy.headers)).status_code == 200
+    assert slots.running(busy_id) == 0

@@ -9,7 +9,16 @@ from typing import Annotated, Any, TypeVar
 from fastapi import APIRouter, Header, Path, Query, status
 
 from app.api.bodies import BodyRoute
-from app.api.deps import Accepting, AcceptingDep, ActorDep, SettingsDep, TenantDep, UowsDep, UserKey
+from app.api.deps import (
+    Accepting,
+    AcceptingDep,
+    ActorDep,
+    HeavyDep,
+    SettingsDep,
+    TenantDep,
+    UowsDep,
+    UserKey,
+)
 from app.api.problems import COMMON, CONFLICT, NOT_FOUND
 from app.api.schemas.jobs import (
     Accepted,
@@ -200,6 +209,7 @@ async def get_version(
     key: UserKey,
     version: Annotated[int, Path(ge=0, le=MAX_VERSION)],
     tenant: TenantDep,
+    heavy: HeavyDep,
     uows: UowsDep,
     limit: Annotated[int, Query(ge=1, le=500, description="Most items shown per list.")] = 100,
 ) -> VersionChangesOut:

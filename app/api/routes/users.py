@@ -11,6 +11,7 @@ from fastapi.responses import StreamingResponse
 from app.api.bodies import BodyRoute
 from app.api.deps import (
     ActorDep,
+    HeavyDep,
     MinVersion,
     RuntimeDep,
     SettingsDep,
@@ -36,6 +37,7 @@ from app.domain.passport import SECTIONS, USER_KEY_MAX_CHARS, USER_KEY_PATTERN, 
 from app.runtime import Runtime
 from app.services import forget, integrity, passports, reading, receipts
 from app.services.errors import Behind, NotFound, Unprocessable
+from app.services.heavy import HeavySlots
 from app.services.origin import Origin
 from app.services.reading import date_window
 
@@ -161,11 +163,19 @@ async def get_passport(
             nxt = request.url.include_query_params(after=found.next_cursor)
             headers["Link"] = f'<{nxt}>; rel="next"'
         return Response(found.body, media_type="application/json", headers=headers)
-    exported = await passports.export(
-        uows, tenant, key, version, chosen, for_sozograph=format == "sozograph"
-    )
+    # A whole export reads the whole history: it holds one of the tenant's heavy slots until
+    # its last byte is sent.
+    slots = runtime.heavy or HeavySlots(0)
+    slots.take(tenant)
+    try:
+        exported = await passports.export(
+            uows, tenant, key, version, chosen, for_sozograph=format == "sozograph"
+        )
+    except BaseException:
+        slots.give_back(tenant)
+        raise
     return StreamingResponse(
-        exported.chunks,
+        slots.held_while(tenant, exported.chunks),
         media_type="application/json",
         headers={"ETag": passports.etag(exported.version), ROOT_HEADER: exported.root},
     )
@@ -179,6 +189,7 @@ async def get_passport(
 async def put_passport(
     key: UserKey,
     tenant: TenantDep,
+    heavy: HeavyDep,
     uows: UowsDep,
     settings: SettingsDep,
     response: Response,
@@ -229,6 +240,7 @@ async def get_receipt(
 async def check_integrity(
     key: UserKey,
     tenant: TenantDep,
+    heavy: HeavyDep,
     uows: UowsDep,
     from_version: Annotated[
         int,
