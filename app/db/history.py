@@ -36,6 +36,17 @@ class HistoryRepository(ScopedRepository):
         order = [PassportVersion.version.desc()]
         return await self._newest_first(PassportVersion, user_key, limit, order, below)
 
+    async def version_hashes(self, user_key: str, versions: Collection[int]) -> dict[int, str]:
+        """The hash (the root then) of each of these versions the user has."""
+        if not versions:
+            return {}
+        result = await self.session.execute(
+            self._scoped(select(PassportVersion.version, PassportVersion.hash), PassportVersion)
+            .where(PassportVersion.user_key == user_key)
+            .where(PassportVersion.version.in_(sorted(versions)))
+        )
+        return {int(v): str(h) for v, h in result.all()}
+
     async def versions_to_rebuild(self, user_key: str, version: int) -> Sequence[PassportVersion]:
         """The rows from the newest snapshot at or below version up to version, in order."""
         base = await self.session.execute(

@@ -331,5 +331,7 @@ class IndexSegment(Base):
     level: Mapped[int] = mapped_column(SmallInteger, nullable=False)  # how merged: log of size
     records: Mapped[int] = mapped_column(Integer, nullable=False)
     body: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    # SHA-256 over the hash of its newest version and its body (app.domain.context.segment_checks).
+    digest: Mapped[str] = mapped_column(String(64), nullable=False)
     created_at: Mapped[datetime] = _stamp()
     __table_args__ = (_of_passport(), {"prefixes": ["UNLOGGED"]})

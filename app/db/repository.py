@@ -291,6 +291,22 @@ class TenantRepository(HistoryRepository, SegmentRepository):
         )
         return [_stored(r) for r in result.all()]
 
+    async def live_rows_between(
+        self, user_key: str, after: int, upto: int, kinds: Collection[str]
+    ) -> list[StoredRow]:
+        """The live rows of these kinds written by versions after ``after`` up to ``upto``."""
+        result = await self.session.execute(
+            self._rows(user_key)
+            .where(
+                MemoryRow.version_added > after,
+                MemoryRow.version_added <= upto,
+                MemoryRow.kind.in_(list(kinds)),
+                self._alive_at(None),
+            )
+            .order_by(MemoryRow.id)
+        )
+        return [_stored(r) for r in result.all()]
+
     async def rows_with_ids(self, user_key: str, ids: Collection[int]) -> list[StoredRow]:
         """These rows, alive or not, in log order; a forgotten row is simply not there."""
         if not ids:

@@ -28,6 +28,7 @@ class StoredSegment:
 
     info: SegmentInfo
     body: bytes
+    digest: str
 
 
 _INFO = (
@@ -56,17 +57,17 @@ class SegmentRepository(ScopedRepository):
     ) -> list[StoredSegment]:
         """A user's segments with their bodies (all, or those ending at ``to_versions``)."""
         stmt = (
-            self._scoped(select(*_INFO, IndexSegment.body), IndexSegment)
+            self._scoped(select(*_INFO, IndexSegment.body, IndexSegment.digest), IndexSegment)
             .where(IndexSegment.user_key == user_key)
             .order_by(IndexSegment.to_version)
         )
         if to_versions is not None:
             stmt = stmt.where(IndexSegment.to_version.in_(sorted(to_versions)))
         result = await self.session.execute(stmt)
-        return [StoredSegment(SegmentInfo(*r[:5]), bytes(r[5])) for r in result.all()]
+        return [StoredSegment(SegmentInfo(*r[:5]), bytes(r[5]), r[6]) for r in result.all()]
 
-    async def add_segment(self, user_key: str, info: SegmentInfo, body: bytes) -> None:
-        """Store a segment (the caller holds the user's passport lock)."""
+    async def add_segment(self, user_key: str, info: SegmentInfo, body: bytes, digest: str) -> None:
+        """Store a segment with its digest (the caller holds the user's passport lock)."""
         self.session.add(
             IndexSegment(
                 tenant_id=self.tenant_id,
@@ -77,6 +78,7 @@ class SegmentRepository(ScopedRepository):
                 level=info.level,
                 records=info.records,
                 body=body,
+                digest=digest,
             )
         )
         await self.session.flush()

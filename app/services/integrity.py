@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 import uuid
 from dataclasses import dataclass
@@ -10,6 +11,8 @@ from dataclasses import dataclass
 from app.db.models import PassportVersion
 from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
+from app.domain.context.records import INDEXED_KINDS
+from app.domain.context.segment_checks import records_differ, segment_digest
 from app.domain.integrity.canonical import GENESIS
 from app.domain.integrity.check import ChainCheck, Flaw, LoggedRow, StoredVersion
 from app.services import passports
@@ -34,6 +37,7 @@ class Integrity:
     first_bad_version: int | None
     reason: str | None
     root_version: int | None = None
+    index_segments: int = 0
 
 
 async def check(
@@ -54,9 +58,52 @@ async def check(
     for _ in range(ATTEMPTS - 1):
         found, written = await _once(uows, tenant_id, user_key, from_version, root)
         if found.valid or not written:
-            return found
+            return await _with_derived(uows, tenant_id, user_key, found)
     found, _ = await _once(uows, tenant_id, user_key, from_version, root)
-    return found
+    return await _with_derived(uows, tenant_id, user_key, found)
+
+
+async def _with_derived(
+    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, found: Integrity
+) -> Integrity:
+    """``found``, with the user's stored index segments checked too, when the chain holds.
+
+    Each segment of the current history must carry the digest of its bytes under its newest
+    version's hash, and say of each record what the log row it names says. A segment that does
+    not is reported (reads do not use it: they build the index from the log).
+    """
+    if not found.valid:
+        return found
+    async with uows() as uow:
+        repo = uow.tenant(tenant_id)
+        row = await repo.passport(user_key)
+        stored = await repo.segments(user_key)
+        roots = await repo.version_hashes(user_key, {s.info.to_version for s in stored})
+    if row is None:
+        return found
+    current = [s for s in stored if s.info.epoch == row.log_epoch]
+    for segment in current:
+        info = segment.info
+        why = None
+        at = roots.get(info.to_version)
+        if at is None or segment_digest(at, segment.body) != segment.digest:
+            why = "its digest is not that of its bytes under its version's hash"
+        else:
+            async with uows() as uow:
+                rows = await uow.tenant(tenant_id).live_rows_between(
+                    user_key, info.from_version, info.to_version, INDEXED_KINDS
+                )
+            plain = [(r.id, r.kind, r.item) for r in rows]
+            why = await asyncio.to_thread(records_differ, segment.body, plain)
+        if why is not None:
+            reason = (
+                f"the stored index segment of versions {info.from_version + 1}-"
+                f"{info.to_version} does not match the log: {why}"
+            )
+            return dataclasses.replace(
+                found, valid=False, first_bad_version=info.to_version, reason=reason
+            )
+    return dataclasses.replace(found, index_segments=len(current))
 
 
 async def _once(

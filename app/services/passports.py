@@ -477,7 +477,8 @@ async def record_version(
         user_key, new_head, version, now, root=root, new_epoch=epoch, turns=new.turns_gained()
     )
     rows = [(row_id, row.kind, row.item) for row_id, row in zip(added, change.added, strict=True)]
-    dropped = await stored_index.after_write(repo, user_key, version, log_epoch, rows)
+    written = stored_index.Written(version, log_epoch, root)
+    dropped = await stored_index.after_write(repo, user_key, written, rows)
     await repo.add_version(
         PassportVersion(
             user_key=user_key,

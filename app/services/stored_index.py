@@ -26,11 +26,12 @@ from datetime import datetime
 from typing import Any
 
 from app.db.repository import TenantRepository
-from app.db.segments import SegmentInfo
+from app.db.segments import SegmentInfo, StoredSegment
 from app.db.uow import UowFactory
 from app.domain.context import MemoryIndex, records_of
 from app.domain.context.index import segment_of
 from app.domain.context.records import INDEXED_KINDS
+from app.domain.context.segment_checks import segment_digest
 from app.domain.context.segments import Segment, decode, encode, merged
 from app.domain.passport import Passport
 from app.services.held_index import HeldIndex
@@ -67,14 +68,16 @@ def chain(infos: Sequence[SegmentInfo], epoch: int, version: int) -> list[Segmen
 
 
 async def after_write(
-    repo: TenantRepository, user_key: str, version: int, epoch: int, rows: Sequence[Row]
+    repo: TenantRepository, user_key: str, at: Written, rows: Sequence[Row]
 ) -> int:
-    """Keep the user's segments up to a write of ``version`` (the caller holds the user's lock);
-    how many segments were dropped.
+    """Keep the user's segments up to a write (the caller holds the user's lock); how many
+    segments were dropped.
 
     ``rows`` are the (id, kind, item) the write added to the log; a write that rewrote the log
-    (a new ``epoch``) drops the segments instead: they hold what it took out.
+    (a new epoch) drops the segments instead: they hold what it took out. Each segment stored
+    carries the digest that ties its bytes to the write's root.
     """
+    version, epoch = at.version, at.epoch
     infos = await repo.segment_infos(user_key)
     if not infos:
         return 0
@@ -90,8 +93,8 @@ async def after_write(
         return 0
     body, records = await _off_loop(len(indexed), _segment_bytes, indexed)
     info = SegmentInfo(last, version, epoch, level_of(records), records)
-    await repo.add_segment(user_key, info, body)
-    await _merge(repo, user_key, [*held, info])
+    await repo.add_segment(user_key, info, body, segment_digest(at.root, body))
+    await _merge(repo, user_key, [*held, info], at.root)
     return 0
 
 
@@ -114,7 +117,10 @@ def merge_run(infos: Sequence[SegmentInfo]) -> list[SegmentInfo]:
     return []
 
 
-async def _merge(repo: TenantRepository, user_key: str, infos: list[SegmentInfo]) -> None:
+async def _merge(
+    repo: TenantRepository, user_key: str, infos: list[SegmentInfo], root: str
+) -> None:
+    """Merge the newest runs; each ends at the version just written, whose hash is ``root``."""
     while run := merge_run(infos):
         ends = [info.to_version for info in run]
         stored = await repo.segments(user_key, ends)
@@ -123,7 +129,7 @@ async def _merge(repo: TenantRepository, user_key: str, infos: list[SegmentInfo]
         await repo.drop_segments(user_key, ends)
         first = run[0]
         info = SegmentInfo(first.from_version, ends[-1], first.epoch, level_of(records), records)
-        await repo.add_segment(user_key, info, body)
+        await repo.add_segment(user_key, info, body, segment_digest(root, body))
         infos = [*infos[: len(infos) - len(run)], info]
 
 
@@ -154,11 +160,18 @@ class IndexStore:
         """The user's index as stored, at the version its segments reach (at most ``at``'s);
         None when nothing usable is stored."""
         async with self.reads() as uow:
-            stored = await uow.tenant(tenant_id).segments(user_key)
-        held = chain([s.info for s in stored], at.epoch, at.version)
-        if not held:
+            repo = uow.tenant(tenant_id)
+            stored = await repo.segments(user_key)
+            held = chain([s.info for s in stored], at.epoch, at.version)
+            if not held:
+                return None
+            roots = await repo.version_hashes(user_key, {s.to_version for s in held})
+        kept = stored[: len(held)]
+        bodies = [s.body for s in kept]
+        if not await asyncio.to_thread(_digests_hold, kept, roots):
+            # Changed in the database, or not of this history: the log is what counts.
+            log.warning("stored index of a user does not match its digest: built from the log")
             return None
-        bodies = [s.body for s in stored[: len(held)]]
         try:
             index = await asyncio.to_thread(_index_of, head, bodies)
         # Another format, or damaged past what decoding notices: the log is still there.
@@ -177,12 +190,34 @@ class IndexStore:
             row = await repo.passport(user_key, lock=True)
             if row is None or (row.log_epoch, row.created_at) != (built.epoch, built.created_at):
                 return False
+            root = (await repo.version_hashes(user_key, {built.version})).get(built.version)
+            if root is None:
+                return False
             await repo.drop_segments(user_key)
             records = segment.records
             info = SegmentInfo(0, built.version, built.epoch, level_of(records), records)
-            await repo.add_segment(user_key, info, body)
+            await repo.add_segment(user_key, info, body, segment_digest(root, body))
             await uow.commit()
         return True
+
+
+@dataclass(frozen=True)
+class Written:
+    """A write as the stored index keeps up with it: its version, the log's epoch after it,
+    and its hash (the user's root now)."""
+
+    version: int
+    epoch: int
+    root: str
+
+
+def _digests_hold(stored: Sequence[StoredSegment], roots: dict[int, str]) -> bool:
+    """Whether every segment's digest is that of its bytes under its newest version's hash."""
+    for segment in stored:
+        root = roots.get(segment.info.to_version)
+        if root is None or segment_digest(root, segment.body) != segment.digest:
+            return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ import psycopg
 import pytest
 from sqlalchemy import event
 
+from app.domain.context.segment_checks import segment_digest
+from app.domain.context.segments import decode, encode
 from app.services.stored_index import FANOUT
 from tests.conftest import _libpq
 
@@ -198,3 +200,67 @@ async def test_a_passport_without_meta_reads_after_a_forget_and_a_restart(  # ty
     for api in (client, started):
         resp = await api.get("/users/nia/context", params={"q": "keep"}, headers=h)
         assert resp.status_code == 200 and "goats" not in resp.text and "bees" in resp.text
+
+
+def _retold(body: bytes) -> bytes:
+    """A segment that reads well but tells its first record otherwise."""
+    segment = decode(body)
+    segment.texts["texts"][0] = "I was never in Gweru and never owned a bicycle."
+    return encode(segment)
+
+
+async def test_a_segment_edited_in_the_database_is_not_served_and_integrity_says_so(  # type: ignore[no-untyped-def]
+    client, worker, tenant, fresh, database_url
+):
+    h = tenant.headers
+    await write(client, "ria", 0, h)
+    await contexts(client, "ria", h)  # stores a base
+    await write(client, "ria", 1, h)
+    warm = await contexts(client, "ria", h)
+    clean = (await client.get("/users/ria/integrity", headers=h)).json()
+    assert clean["valid"] is True and clean["index_segments"] >= 1, clean["reason"]
+    with psycopg.connect(_libpq(database_url)) as db:
+        (to_version, body) = db.execute(
+            "SELECT to_version, body FROM index_segment WHERE user_key = 'ria'"
+            " ORDER BY to_version LIMIT 1"
+        ).fetchone()
+        db.execute(
+            "UPDATE index_segment SET body = %s WHERE user_key = 'ria' AND to_version = %s",
+            (_retold(bytes(body)), to_version),
+        )
+    found = (await client.get("/users/ria/integrity", headers=h)).json()
+    assert found["valid"] is False and "stored index segment" in found["reason"], found
+    assert found["first_bad_version"] == to_version
+    # A process that loads it finds the digest broken and builds from the log instead, then
+    # stores what it built in its place.
+    started, application = await fresh()
+    cold_builds = whole_log_reads(application)
+    assert await contexts(started, "ria", h) == warm
+    assert len(cold_builds) == 1
+    mended = (await client.get("/users/ria/integrity", headers=h)).json()
+    assert mended["valid"] is True, mended["reason"]
+
+
+async def test_integrity_finds_an_edited_segment_even_with_its_digest_recomputed(  # type: ignore[no-untyped-def]
+    client, worker, tenant, database_url
+):
+    h = tenant.headers
+    await write(client, "rob", 0, h)
+    await contexts(client, "rob", h)
+    await write(client, "rob", 1, h)
+    with psycopg.connect(_libpq(database_url)) as db:
+        rows = db.execute(
+            "SELECT s.to_version, s.body, v.hash FROM index_segment s JOIN passport_version v"
+            " ON v.tenant_id = s.tenant_id AND v.user_key = s.user_key"
+            " AND v.version = s.to_version WHERE s.user_key = 'rob' ORDER BY s.to_version"
+        ).fetchall()
+        to_version, body, root = rows[0]
+        forged = _retold(bytes(body))
+        db.execute(
+            "UPDATE index_segment SET body = %s, digest = %s"
+            " WHERE user_key = 'rob' AND to_version = %s",
+            (forged, segment_digest(root, forged), to_version),
+        )
+    found = (await client.get("/users/rob/integrity", headers=h)).json()
+    assert found["valid"] is False, (found["index_segments"], found["reason"])
+    assert "texts are not what the log says" in found["reason"], found

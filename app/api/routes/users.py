@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Coroutine
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Header, Path, Query, Request, Response, status
@@ -163,14 +164,25 @@ async def get_passport(
             nxt = request.url.include_query_params(after=found.next_cursor)
             headers["Link"] = f'<{nxt}>; rel="next"'
         return Response(found.body, media_type="application/json", headers=headers)
-    # A whole export reads the whole history: it holds one of the tenant's heavy slots until
-    # its last byte is sent.
+    exporting = passports.export(
+        uows, tenant, key, version, chosen, for_sozograph=format == "sozograph"
+    )
+    return await _whole(runtime, tenant, exporting)
+
+
+async def _whole(
+    runtime: Runtime, tenant: uuid.UUID, exporting: Coroutine[Any, Any, passports.Export]
+) -> StreamingResponse:
+    """A whole export, streamed; it holds one of the tenant's heavy slots until its last byte
+    is sent (it reads the whole history)."""
     slots = runtime.heavy or HeavySlots(0)
-    slots.take(tenant)
     try:
-        exported = await passports.export(
-            uows, tenant, key, version, chosen, for_sozograph=format == "sozograph"
-        )
+        slots.take(tenant)
+    except BaseException:
+        exporting.close()
+        raise
+    try:
+        exported = await exporting
     except BaseException:
         slots.give_back(tenant)
         raise

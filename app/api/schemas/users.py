@@ -90,6 +90,11 @@ class IntegrityOut(BaseModel):
         default=None,
         description="With ?root=: the checked version whose hash it is (null when none is).",
     )
+    index_segments: int = Field(
+        default=0,
+        description="Stored index segments checked against the log and the chain (derived "
+        "data a first read loads); one that differs makes the check fail, named in reason.",
+    )
 
 
 ForgottenOut.model_rebuild()

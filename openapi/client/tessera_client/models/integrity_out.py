@@ -23,6 +23,8 @@ class IntegrityOut:
         rows (int): Log rows checked.
         valid (bool):
         versions (int): Versions checked.
+        index_segments (int | Unset): Stored index segments checked against the log and the chain (derived data a first
+            read loads); one that differs makes the check fail, named in reason. Default: 0.
         root_version (int | None | Unset): With ?root=: the checked version whose hash it is (null when none is).
     """
 
@@ -33,6 +35,7 @@ class IntegrityOut:
     rows: int
     valid: bool
     versions: int
+    index_segments: int | Unset = 0
     root_version: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -53,6 +56,8 @@ class IntegrityOut:
 
         versions = self.versions
 
+        index_segments = self.index_segments
+
         root_version: int | None | Unset
         if isinstance(self.root_version, Unset):
             root_version = UNSET
@@ -72,6 +77,8 @@ class IntegrityOut:
                 "versions": versions,
             }
         )
+        if index_segments is not UNSET:
+            field_dict["index_segments"] = index_segments
         if root_version is not UNSET:
             field_dict["root_version"] = root_version
 
@@ -105,6 +112,8 @@ class IntegrityOut:
 
         versions = d.pop("versions")
 
+        index_segments = d.pop("index_segments", UNSET)
+
         def _parse_root_version(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -122,6 +131,7 @@ class IntegrityOut:
             rows=rows,
             valid=valid,
             versions=versions,
+            index_segments=index_segments,
             root_version=root_version,
         )
 
