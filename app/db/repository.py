@@ -256,16 +256,9 @@ class TenantRepository(HistoryRepository, SegmentRepository):
         """The live rows of these kinds that came from these sources."""
         if not sources:
             return []
-        result = await self.session.execute(
-            self._rows(user_key)
-            .where(
-                _one_of(MemoryRow.source, sources),
-                MemoryRow.kind.in_(sorted(kinds)),
-                self._alive_at(None),
-            )
-            .order_by(MemoryRow.id)
+        return await self._live_rows(
+            user_key, _one_of(MemoryRow.source, sources), MemoryRow.kind.in_(sorted(kinds))
         )
-        return [_stored(r) for r in result.all()]
 
     async def sources_of_turns(self, user_key: str, sources: Collection[str]) -> set[str]:
         """Which of these sources the user's live turns are filed under (an index lookup)."""
@@ -282,30 +275,27 @@ class TenantRepository(HistoryRepository, SegmentRepository):
         )
         return {str(r[0]) for r in result.all()}
 
-    async def rows_added_after(self, user_key: str, version: int) -> list[StoredRow]:
-        """The live rows written after ``version``, in log order: what an index lacks."""
+    async def _live_rows(self, user_key: str, *where: ColumnElement[bool]) -> list[StoredRow]:
+        """The user's live rows that meet ``where``, in log order."""
         result = await self.session.execute(
-            self._rows(user_key)
-            .where(MemoryRow.version_added > version, self._alive_at(None))
-            .order_by(MemoryRow.id)
+            self._rows(user_key).where(*where, self._alive_at(None)).order_by(MemoryRow.id)
         )
         return [_stored(r) for r in result.all()]
+
+    async def rows_added_after(self, user_key: str, version: int) -> list[StoredRow]:
+        """The live rows written after ``version``, in log order: what an index lacks."""
+        return await self._live_rows(user_key, MemoryRow.version_added > version)
 
     async def live_rows_between(
         self, user_key: str, after: int, upto: int, kinds: Collection[str]
     ) -> list[StoredRow]:
         """The live rows of these kinds written by versions after ``after`` up to ``upto``."""
-        result = await self.session.execute(
-            self._rows(user_key)
-            .where(
-                MemoryRow.version_added > after,
-                MemoryRow.version_added <= upto,
-                MemoryRow.kind.in_(list(kinds)),
-                self._alive_at(None),
-            )
-            .order_by(MemoryRow.id)
+        return await self._live_rows(
+            user_key,
+            MemoryRow.version_added > after,
+            MemoryRow.version_added <= upto,
+            MemoryRow.kind.in_(sorted(kinds)),
         )
-        return [_stored(r) for r in result.all()]
 
     async def rows_with_ids(self, user_key: str, ids: Collection[int]) -> list[StoredRow]:
         """These rows, alive or not, in log order; a forgotten row is simply not there."""

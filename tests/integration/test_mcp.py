@@ -245,3 +245,21 @@ async def test_bad_arguments_are_tool_errors_that_say_what_to_fix(live: Live):
     assert empty.is_error and "nothing to ingest" in text_of(empty)
     assert too_small.is_error and "budget_chars" in text_of(too_small)
     assert no_user.is_error and "user" in text_of(no_user)
+
+
+@pytest.mark.parametrize("levels", [300, 990, 5000])
+async def test_json_nested_deep_at_mcp_is_refused_not_a_500(live: Live, levels: int):
+    key = live.new_key()
+    deep = '{"a":[' * levels + "1" + "]}" * levels
+    body = '{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": ' + deep + "}"
+    async with httpx.AsyncClient(base_url=live.url, timeout=30) as http:
+        answer = await http.post(
+            "/mcp",
+            content=body,
+            headers={
+                "Authorization": f"Bearer {key}",
+                "Accept": "application/json, text/event-stream",
+                "Content-Type": "application/json",
+            },
+        )
+    assert answer.status_code in (400, 422), answer.text
