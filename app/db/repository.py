@@ -81,17 +81,28 @@ class TenantRepository(HistoryRepository, SegmentRepository):
         return None if stamp is None else stamp.version
 
     async def turn_counts(self, user_key: str) -> tuple[int, int]:
-        """The turns the user's log holds, and those its queued or running ingests carry."""
-        stored = await self._passport_column(user_key, PassportRow.turn_count)
+        """The turns the user's log holds, and those its queued or running ingests carry.
+
+        One statement, so one snapshot: a job finishing between two reads would move its turns
+        from pending to stored unseen, and a limit checked on the two would be passed.
+        """
         planned = IngestJob.result["plan"]["interactions"].astext.cast(Integer)
-        pending = await self.session.execute(
-            self._scoped(select(func.sum(planned)), IngestJob).where(
+        pending = (
+            self._scoped(select(func.sum(planned)), IngestJob)
+            .where(
                 IngestJob.user_key == user_key,
                 IngestJob.kind == "ingest",
                 IngestJob.status.in_(("queued", "running")),
             )
+            .scalar_subquery()
         )
-        return int(stored or 0), int(pending.scalar_one() or 0)
+        stored = (
+            self._scoped(select(PassportRow.turn_count), PassportRow)
+            .where(PassportRow.user_key == user_key)
+            .scalar_subquery()
+        )
+        row = (await self.session.execute(select(stored, pending))).one()
+        return int(row[0] or 0), int(row[1] or 0)
 
     async def passport_stamp(self, user_key: str) -> PassportStamp | None:
         """The current version and creation time: what caches of a passport are keyed by."""

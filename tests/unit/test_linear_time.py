@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from bench.linear_time import INPUTS, STAGES, VARIED, made
+from bench.linear_time import INPUTS, STAGES, VARIED, made, merge_times
 
 SMALL_KB = 8
 # Linear is 2.0; a quadratic stage gives 4.0. The slack absorbs a noisy machine: on a shared
@@ -73,3 +73,15 @@ def test_a_turn_of_thousands_of_distinct_preferences_is_read_in_linear_time(unit
     if found is not None and found > MOST_RATIO:
         found = ratio("rules", unit, rounds=2, kb=VARIED_KB)
     assert found is None or found <= MOST_RATIO, f"rules on {unit!r}: x{found:.1f} per doubling"
+
+
+def test_merging_twice_the_segments_at_most_about_doubles_the_time() -> None:
+    """A job's merge grows with what it adds, not with segments times the beliefs held."""
+    (_, half), (_, whole) = merge_times((20, 40))
+    if whole / half > MERGE_MOST_RATIO:  # a busy moment of the machine: measure once more
+        (_, half), (_, whole) = merge_times((20, 40))
+    assert whole / half <= MERGE_MOST_RATIO, f"x{whole / half:.2f} for twice the segments"
+
+
+# The issue's bound for a doubling of the segments merged (quadratic merging gave 2.8 to 3.8).
+MERGE_MOST_RATIO = 2.5
