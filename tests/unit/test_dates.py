@@ -291,7 +291,7 @@ def test_day_and_month(text: str, human: str) -> None:
         "This may be hard",
         "On Sundays I run",
         "I love Saturday mornings",
-        "I have practice every Tuesday and Thursday at 6:30 PM",
+        "I have choir every Monday and Wednesday at 7:15 PM",
         "We meet each Friday evening",
         "Every other Monday I call my mom",
         "Every Monday, Wednesday, and Friday I swim",

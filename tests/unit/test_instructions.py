@@ -138,7 +138,7 @@ def test_instructions_come_first_in_the_context_within_their_share() -> None:
 def test_the_instructions_a_question_needs_come_first() -> None:
     passport = merged(
         (said("Always use 24-hour time when I ask about meeting schedules.", seg="a"), "a", 0),
-        (said("Always include a summary table when I ask about test coverage.", 1, "b"), "b", 1),
+        (said("Always add a chart when I ask about test coverage.", 1, "b"), "b", 1),
         (said("Always add a latency graph when I ask about profiling.", 2, "c"), "c", 2),
     )
     index = MemoryIndex(passport)
@@ -160,7 +160,7 @@ def test_the_instructions_a_question_needs_come_first() -> None:
     # One that holds for every question comes before any that holds only sometimes.
     plain = merged(
         (said("Always answer in French.", seg="a"), "a", 0),
-        (said("Always include a summary table when I ask about test coverage.", 1, "b"), "b", 1),
+        (said("Always add a chart when I ask about test coverage.", 1, "b"), "b", 1),
     )
     shown = build_context(MemoryIndex(plain), "What is my test coverage now?", 2000).instructions
     assert shown[0] == "Always answer in French."

@@ -895,8 +895,8 @@ def test_a_value_keeps_the_thing_and_loses_the_chat_around_it() -> None:
     chat = extract(("Jon", "I'm majoring in marine biology Kevin!"), ("Kevin", "Cool!"))
     assert {b.key: b.value for b in chat.facts} == {"field_of_study": "marine biology"}
     assert prefs("Ohh I love Dalmatians ❤️")["likes_dalmatians"] == "Dalmatians"
-    said = "Personally I love warm weather and the beach, so I would go for that!"
-    assert prefs(said) == {"likes_warm_weather": "warm weather and the beach"}
+    said = "Honestly I love warm weather and the sea, so count me in for that!"
+    assert prefs(said) == {"likes_warm_weather": "warm weather and the sea"}
 
 
 @pytest.mark.parametrize(
@@ -904,7 +904,7 @@ def test_a_value_keeps_the_thing_and_loses_the_chat_around_it() -> None:
     [
         "I don't have work today",
         "I dont have any of the four lol",
-        "I've never had a cat before and now I have one",
+        "I've never had a dog until this spring and now I have two",
         "I never finished the game",
         "I don't really order a lot of their specials",
         "Don't smoke",

@@ -38,7 +38,7 @@ def test_an_engagement_is_still_one() -> None:
 @pytest.mark.parametrize(
     ("text", "name"),
     [
-        ("I'm working on the Feature Implementation for my app today.", "Feature Implementation"),
+        ("I'm deep into the Database Migration for my site today.", "Database Migration"),
         ("I signed up for a Career Advancement workshop.", "Career Advancement"),
     ],
 )

@@ -110,7 +110,7 @@ def test_plan_with_a_relative_date() -> None:
         ("I'm planning on visiting Rome.", "Jon plans to visit Rome (said 8 May 2023)"),
         # A filler at the end is no part of the task.
         (
-            "I want to help others, um, what are some tips?",
+            "I want to help others, um, any ideas where to start?",
             "Jon wants to help others (said 8 May 2023)",
         ),
         # Getting better at a thing is a task; getting anxious is not.
@@ -177,8 +177,8 @@ def test_open_loops(text: str, item: str) -> None:
         # A task inside a request to the other is the request's.
         "I've mastered soups, can you suggest some new skills I should learn to expand my menu",
         # A feeling that grows and an expectation are no tasks.
-        "I have a deadline of May 20 to decide on the bike, and I'm getting a bit anxious about "
-        "making the right choice.",
+        "I have until May 20 to pick a bike, and I'm growing a little nervous about "
+        "picking the wrong one.",
         "I should have the money for the deposit ready by June.",
     ],
 )

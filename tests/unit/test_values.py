@@ -137,7 +137,7 @@ def test_a_value_the_user_states_about_their_own_thing_is_read_with_what_it_is_a
         "I want my score to reach 90%.",
         "My goal is 75% by June.",
         "My score is 95% by the end of May, hopefully.",
-        "I'm trying to improve my free throw percentage from 58% to 75% by June 30.",
+        "I'm working to lift my serve accuracy from 52% to 70% by July 31.",
         "My score was 60% last time.",
         "my solution is 2n+1, right?",
         "My answer is 42.",

@@ -594,8 +594,8 @@ def newest_instructions(head: Passport) -> tuple[str, ...]:
     return tuple(i.text for i in sorted(head.instructions, key=lambda i: i.ts or "", reverse=True))
 
 
-# "Always include a summary table when I ask about test coverage": what follows these words is
-# when an instruction applies.
+# "Always add sources when I ask about history": what follows these words is when an
+# instruction applies.
 _CONDITION = re.compile(r"\b(?:when|whenever|if)\b", re.IGNORECASE)
 
 

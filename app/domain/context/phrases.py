@@ -1,9 +1,9 @@
 """A passage that says two of the question's words together, as the question does, is lifted.
 
-BM25 scores words one by one: "What deadline did I set for the *initial deployment* ...?" ranks a
-message that says "deadline" and "set" apart above the one that says "aiming for an initial
-deployment by March 1". Two words side by side in a question name one thing ("initial
-deployment", "error message", "batch cooking session"); a passage that says them side by side
+BM25 scores words one by one: "When is the *garden party* this year?" ranks a message that says
+"garden" and "party" in two sentences above the one that says "the garden party moved to
+Sunday". Two words side by side in a question name one thing ("garden party", "error message",
+"night shift"); a passage that says them side by side
 speaks of that thing. Each such pair a candidate holds lifts it by ``PHRASE_LIFT`` of its score:
 enough to order near-ties, never enough to raise a weak match above a clearly better one.
 """

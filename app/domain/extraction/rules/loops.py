@@ -160,8 +160,8 @@ _CONDITION = re.compile(
     r"\b(?:can|could|would|will)\s+you\b",
     re.IGNORECASE,
 )
-# Where a clause of its own begins: a date before it is another clause's ("a recital in July,
-# but first I need to finish my course"); a comma alone does not ("Tomorrow, I'm going").
+# Where a clause of its own begins: a date before it is another clause's ("a race in May, but
+# first I have to fix my bike"); a comma alone does not ("Tomorrow, I'm going").
 _OWN_CLAUSE = re.compile(r"[;]|\b(?:but|and|so|because|although|though|or)\b", re.IGNORECASE)
 # Trailing words that only hedge the time: kept out of the task, not a reason to drop it. They
 # are looked for in the task's last characters only (an end-anchored pattern is tried from every

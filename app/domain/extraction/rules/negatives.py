@@ -118,7 +118,7 @@ NEGATIVE_RULES: tuple[Triggered, ...] = compiled(
         (
             gate("never"),
             rf"{ME}(?i:never)\s+(?:(?i:actually|really|even|once|properly)\s+)?"
-            # "Had" is left out: "never had a cat before (and now I have one)", "never had to".
+            # "Had" is left out: "never had a dog until this spring", "never had to".
             r"(?P<verb>(?i:learned|learnt|been|tried|seen|saw|visited|owned|read|watched|"
             r"played|met|ridden|rode|driven|drove|eaten|ate|finished|went|flown|flew|climbed|"
             r"skied|travell?ed|got\s+around\s+to|gotten\s+around\s+to|done|did|won|lived|"

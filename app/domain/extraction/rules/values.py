@@ -1,7 +1,7 @@
 """Values with history: the numbers, amounts and dates the user states about their own things.
 
-"My Redis memory usage has now reached 200MB", "I've increased my Roth IRA contributions to $450
-monthly", "my quiz score improved from 60% to 75%": said by the user of a user–assistant chat (a
+"My rent has now reached $900", "I've raised my savings to $300 a month", "my chess rating went
+from 1200 to 1350": said by the user of a user–assistant chat (a
 turn whose role is ``user``), about something of theirs (``my ...``), with a verb that asserts the
 value holds now (``is``, ``has reached``, ``increased to``). Each value is filed under what it is
 about (its ``key``: the words of the subject, stemmed, without function words), so a later value
@@ -99,8 +99,8 @@ _WHICH_VALUE = re.compile(
 _NOW = re.compile(r"\b(?:now|currently)\b", re.IGNORECASE)
 # "the current rate of 5%" may be anyone's; "the new rate of 5%" is one the user changed.
 _STATE_WORDS = frozenset({"current", "latest"})
-# "my new baseline weight of 187 pounds", "the new rate limit of 120 requests per minute": a
-# changed value named with what it is about.
+# "my new target weight of 70 kilos", "the new upload limit of 50 files per hour": a changed
+# value named with what it is about.
 _NEW = r"(?:new|current|updated|revised|latest|adjusted|increased|reduced|lowered|raised)"
 _OF_SUBJECT = _SUBJECT.replace(_NOT_SUBJECT, _NOT_SUBJECT[:-1] + "|my|of|the|a|an|as)")
 _NEW_VALUE = re.compile(
@@ -249,7 +249,7 @@ def _subject(pattern: re.Pattern[str], match: re.Match[str], text: str) -> str |
         if head == "":
             return None
         return f"{head} {subject}" if head else subject
-    # "the layout of my room, which is 15x12 feet", "a diary for my role, which is 12 pages
+    # "the floor of my shed, which is 3x4 metres", "a script for my part, which is 9 pages
     # long": which of the two the clause is about is not said.
     if pattern is _WHICH_VALUE:
         return None if head is not None else subject
