@@ -241,8 +241,9 @@ def _result_of(prior: dict[str, Any] | None, ending: Ending, changed: bool, summ
         changed = changed or bool(body.get("changed"))
         failures = [*body.get("segments_failed", []), *ending.failures][:MAX_RULE_FAILURES]
         applied = int(body.get("segments_applied", 0))
-        ending = dataclasses.replace(ending, failures=failures)
-        ending.result["segments_applied"] = applied + int(ending.result.get("segments_applied", 0))
+        applied += int(ending.result.get("segments_applied", 0))
+        result = {**ending.result, "segments_applied": applied}
+        ending = dataclasses.replace(ending, failures=failures, result=result)
     body.update(ending.result)
     body.update({"changed": changed, "summary": summary, "segments_failed": ending.failures})
     if ending.resume_at is not None:

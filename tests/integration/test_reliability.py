@@ -335,6 +335,12 @@ async def test_a_big_ingest_leaves_room_for_other_tenants_and_keeps_its_head_bou
     (done,) = await wait_jobs(rel_client, big.headers, [big_job], 240)
     assert done["status"] == "done", done
     assert done["result"]["summary"]["prefs_over_cap"] > 0
+    # Its slices' counts add up to the whole job's, and nothing of a slice is left in it.
+    segments = done["result"]["plan"]["segments"]
+    assert segments > 32
+    assert done["result"]["segments_applied"] == segments
+    assert done["result"]["summary"]["sources_added"] == segments
+    assert "segments_done" not in done["result"]
     passport = (await rel_client.get("/users/ivo/passport", headers=big.headers)).json()
     assert len(passport["prefs"]) == HEAD_BELIEFS_CAP
     assert len(passport["turns"]) == len(body["turns"])  # every word kept

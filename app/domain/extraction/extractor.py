@@ -40,6 +40,10 @@ class ItemIndex:
     def __init__(self) -> None:
         self._tables: dict[str, tuple[list[Any], int, dict[Hashable, Any]]] = {}
 
+    def __reduce__(self) -> tuple[type[ItemIndex], tuple[()]]:
+        # Sent to or from a pool process empty: its tables are rebuilt where they are used.
+        return (ItemIndex, ())
+
     def table(
         self, name: str, items: list[_T], keys_of: Callable[[_T], Iterable[Hashable]]
     ) -> dict[Hashable, _T]:
