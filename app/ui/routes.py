@@ -17,7 +17,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
-from app.api.deps import TenantDep, UowsDep, UserKey
+from app.api.deps import HeavyDep, TenantDep, UowsDep, UserKey
 from app.api.schemas.params import MAX_ROW_ID, MAX_VERSION, Period
 from app.services import integrity, passports, versions
 from app.services.reading import date_window
@@ -184,7 +184,7 @@ async def version_list(
 
 @router.get("/f/users/{key}/integrity")
 async def integrity_check(
-    request: Request, key: UserKey, tenant: TenantDep, uows: UowsDep
+    request: Request, key: UserKey, tenant: TenantDep, heavy: HeavyDep, uows: UowsDep
 ) -> HTMLResponse:
     """The answer of the history's integrity check: whole, or where it breaks; and the root."""
     found = await integrity.check(uows, tenant, key)
@@ -197,6 +197,7 @@ async def version_changes(
     key: UserKey,
     version: Annotated[int, Path(ge=0, le=MAX_VERSION)],
     tenant: TenantDep,
+    heavy: HeavyDep,
     uows: UowsDep,
 ) -> HTMLResponse:
     """What one version changed, as lines to read, section by section."""

@@ -152,7 +152,14 @@ async def test_heavy_requests_past_a_tenants_slots_are_refused_and_others_still_
     for _ in range(slots.per_tenant):
         slots.take(busy_id)
     try:
-        for path in ("/users/ana/integrity", "/users/ana/passport", "/users/ana/versions/1"):
+        heavy = (
+            "/users/ana/integrity",
+            "/users/ana/passport",
+            "/users/ana/versions/1",
+            "/ui/f/users/ana/integrity",
+            "/ui/f/users/ana/versions/1",
+        )
+        for path in heavy:
             refused = await client.get(path, headers=busy.headers)
             assert refused.status_code == 429, (path, refused.text)
             assert refused.json()["limit"] == "tenant_heavy_requests"
