@@ -14,7 +14,7 @@ import re
 
 from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.context.ranking import lifted
-from app.domain.text import STOPWORDS
+from app.domain.words import STOPWORDS
 
 PHRASE_LIFT = 0.1
 # Below this length a word is too common a piece of a phrase ("do it", "go on"); above the other
