@@ -37,6 +37,7 @@ from bench.pipeline import InMemoryUser
 from bench.realtalk.metrics import Answer, Haystack
 from bench.realtalk.run import budget_list
 from bench.recall.run import domain_digest, fill_budget, text_table, word_tokens
+from bench.splits import HALVES, of_half
 
 BUDGETS = (1500, 3000, 6000)
 # A few BEAM messages are longer than the service's default turn limit (200,000 characters):
@@ -326,9 +327,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--budgets", type=budget_list, default=BUDGETS, help="comma-separated chars"
     )
     parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument(
+        "--half", choices=HALVES, default="all", help="the chats of one half of splits.json"
+    )
     args = parser.parse_args(argv)
     try:
-        chats = load(args.data, args.chats)
+        chats = of_half(load(args.data, args.chats), lambda c: c.id, "beam500k", args.half)
     except (OSError, DataError, json.JSONDecodeError, KeyError) as exc:
         print(f"cannot read the chats: {exc}", file=sys.stderr)
         return 2

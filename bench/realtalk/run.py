@@ -36,6 +36,7 @@ from bench.pipeline import InMemoryUser
 from bench.realtalk.data import DEFAULT_DATA, Conversation, DataError, Message, Question, load
 from bench.realtalk.metrics import SPELLINGS, Answer, Haystack
 from bench.recall.run import domain_digest, fill_budget, text_table, word_tokens
+from bench.splits import HALVES, of_half
 
 BUDGETS = (1500, 3000, 6000)
 TESSERA, BASELINE, WHOLE = "tessera", "bm25", "whole"
@@ -434,9 +435,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=SPELLINGS,
         help=f"spellings of a date answer read as dates (default all: {','.join(SPELLINGS)})",
     )
+    parser.add_argument(
+        "--half", choices=HALVES, default="all", help="the chats of one half of splits.json"
+    )
     args = parser.parse_args(argv)
     try:
-        conversations = load(args.data)
+        conversations = of_half(load(args.data), lambda c: c.id, "realtalk", args.half)
     except (OSError, DataError, json.JSONDecodeError) as exc:
         print(f"cannot read the conversations: {exc}", file=sys.stderr)
         return 2
