@@ -37,12 +37,11 @@ from typing import Any
 
 from app.domain.context import EvidenceIndex, MemoryIndex, TurnRecord, build_context, records_of
 from app.domain.context.budget import assemble
-from app.domain.context.ranking import rank
+from app.domain.context.ranking import Question, rank
 from app.domain.ingest.payload import IngestPayload
 from app.domain.ingest.segmentation import prepare
 from app.domain.memory.log import turn_rows
 from app.domain.passport import Passport
-from app.domain.text import tokenize
 from bench.agent_loop import SEED, SIZES, TURNS, USER, question, received_at, sizes_of
 from bench.ingest import log, table, user_sessions
 
@@ -103,17 +102,19 @@ def measure(index: MemoryIndex, questions: list[str]) -> dict[str, float]:
     times: dict[str, list[float]] = {step: [] for step in STEPS}
     postings, matching = [], []
     for q in questions:
-        tokens = tokenize(q)
+        asked = Question.of(q)
+        assert asked is not None
+        tokens = list(asked.tokens)
         steps = (
             partial(evidence.scores, tokens),
-            partial(rank, evidence, tokens, None, BUDGET),
-            partial(assemble, evidence, q, BUDGET),
+            partial(rank, evidence, asked, None, BUDGET),
+            partial(assemble, evidence, asked, BUDGET),
             partial(build_context, index, q, BUDGET),
         )
         for name, step in zip(STEPS, steps, strict=True):
             times[name].append(_ms(step))
         postings.append(sum(evidence.document_frequency(t) for t in tokens))
-        matching.append(rank(evidence, tokens, None, BUDGET).matching)
+        matching.append(rank(evidence, asked, None, BUDGET).matching)
     out = {step: statistics.median(values) for step, values in times.items()}
     out["postings"] = statistics.median(postings)
     out["matching"] = statistics.median(matching)

@@ -43,6 +43,7 @@ class Question:
     question: str
     ability: str
     phrases: tuple[str, ...]
+    sources: tuple[str, ...] = ()  # the ids of the messages that hold the answer, where given
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,12 @@ def phrases_of(rubric: Any) -> tuple[str, ...]:
     return tuple(p for p in found if p)
 
 
+def source_ids(value: Any) -> tuple[str, ...]:
+    """The message ids a question's ``source_chat_ids`` names: a list, a mapping of lists, or
+    either written as a string."""
+    return tuple(dict.fromkeys(re.findall(r"\d+", str(value)))) if value else ()
+
+
 def parse_questions(doc: Any, name: str) -> tuple[Question, ...]:
     """Every question whose rubric names at least one phrase."""
     if not isinstance(doc, dict):
@@ -112,7 +119,8 @@ def parse_questions(doc: Any, name: str) -> tuple[Question, ...]:
         for q in questions or ():
             phrases = phrases_of(q.get("rubric"))
             if phrases:
-                out.append(Question(str(q["question"]), str(ability), phrases))
+                sources = source_ids(q.get("source_chat_ids"))
+                out.append(Question(str(q["question"]), str(ability), phrases, sources))
     return tuple(out)
 
 

@@ -220,6 +220,49 @@ async def test_ingested_chat_answers_a_question(client, worker):
     assert ["2"] in [m["turn_ids"] for m in doc.json()["memories"]]
 
 
+async def test_json_says_how_each_memorys_score_was_made(client, worker):  # type: ignore[no-untyped-def]
+    t = await make_tenant(client, "ctx-why")
+    body = {
+        "session_ts": "2024-03-02T10:00:00Z",
+        "turns": [
+            {"role": "user", "content": "My kayak club meets at the quarry lake.", "id": "k1"},
+            {
+                "role": "assistant",
+                "content": "A quarry lake is calm water for a kayak.",
+                "id": "k2",
+            },
+            {"role": "user", "content": "The bakery on the corner sells rye bread.", "id": "k3"},
+        ],
+    }
+    done = await client.post("/users/kai/ingest?wait=20", json=body, headers=t.headers)
+    assert done.json()["status"] == "done"
+    resp = await client.get(
+        "/users/kai/context",
+        params={"q": "Where does my kayak club meet?", "format": "json"},
+        headers=t.headers,
+    )
+    memories = {m["turn_ids"][0]: m for m in resp.json()["memories"]}
+    mine, answer = memories["k1"]["why"], memories["k2"]["why"]
+    names = {
+        "bm25", "assistant", "assistant_bm25", "neighbours", "speaker", "coverage",
+        "pairs", "amount", "date", "first",
+    }  # fmt: skip
+    assert set(mine["features"]) == names
+    assert mine["bm25"] > 0 and mine["features"]["bm25"]["value"] == 1.0
+    # What each feature added, with the bias, is the score's logit.
+    logit = mine["bias"] + sum(f["adds"] for f in mine["features"].values())
+    assert abs(1 / (1 + 2.718281828**-logit) - mine["score"]) < 1e-3
+    assert memories["k1"]["score"] == mine["score"]
+    # The assistant's answer is marked as such, and the person's own words rank above it.
+    assert answer["features"]["assistant"]["value"] == 1.0
+    assert mine["score"] > answer["score"]
+    assert (
+        "k3" not in memories
+        or memories["k3"]["why"] is None
+        or (memories["k3"]["why"]["score"] < mine["score"])
+    )
+
+
 async def test_a_held_index_catches_up_when_a_write_lands_before_any_read(client, app, worker):
     t = await make_tenant(client, "fresh")
     body = {"subject": "Ana", "turns": [{"speaker": "Ana", "text": "I adopted a cat.", "id": "1"}]}

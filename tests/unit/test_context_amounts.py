@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.domain.context import EvidenceIndex
-from app.domain.context.amounts import AMOUNT_LIFT, amounts_first, asks_amount
-from app.domain.context.budget import assemble
+from app.domain.context.ranking import Question
+from app.domain.context.ranking.features import states_amount
 from tests.unit.test_context_budget import FILLER, chat
+
+
+def asks_amount(q: str) -> bool:
+    """Whether ``q`` read as a question asks for an amount."""
+    question = Question.of(q)
+    return question is not None and "amount" in question.asks
 
 
 @pytest.mark.parametrize(
@@ -54,37 +59,12 @@ LINES = [
 ]
 
 
-def test_an_amount_question_shows_the_match_that_states_one_where_only_one_fits() -> None:
-    index = EvidenceIndex(chat(LINES))
-    stated, unstated = "costume fund is $200", "more money from my aunt"
-    # Room for one line: a question about an amount gets the one that states it.
-    how_much = assemble(index, "How much money is in my costume fund?", 130)
-    assert stated in how_much.text and unstated not in how_much.text
-    # Any other question keeps the plain ranking, where the other one is the better match.
-    why = assemble(index, "Why is there money in my costume fund?", 130)
-    assert unstated in why.text and stated not in why.text
-
-
-def _order(lines: list[tuple[str, str]], scores: list[float]) -> list[int]:
-    index = EvidenceIndex(chat(lines))
-    lifted = np.array(scores, dtype=np.float32)
-    best_first = sorted(range(len(lines)), key=lambda doc: -scores[doc])
-    return amounts_first(index, best_first, lifted, index.machine_passages())
-
-
-def test_a_date_is_no_amount_and_a_clearly_better_match_stays_first() -> None:
-    lines = [("user", "the fund was started on 3 March"), ("user", "the fund holds $80")]
-    # "3 March" is a date the record resolved, not an amount: near-equal, the $80 comes first.
-    assert _order(lines, [1.0, 0.95]) == [1, 0]
-    assert _order(lines, [1.0, 1.0 / (1 + AMOUNT_LIFT) - 0.05]) == [0, 1]
-
-
-def test_an_assistants_numbers_are_not_lifted() -> None:
-    lines = [
-        ("user", "which fund should I open for the costumes"),
-        ("assistant", "1. open a fund with $50 a month"),
-    ]
-    assert _order(lines, [1.0, 0.95]) == [0, 1]
+def test_a_date_the_record_resolved_is_no_amount() -> None:
+    index = EvidenceIndex(
+        chat([("user", "the fund was started on 3 March"), ("user", "it holds $80")])
+    )
+    assert states_amount(index, 0, index.passage_text(0)) == 0.0
+    assert states_amount(index, 1, index.passage_text(1)) == 1.0
 
 
 @given(

@@ -4,17 +4,25 @@ from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 import pytest
 
 from app.domain.bm25 import K1, B
 from app.domain.context import EvidenceIndex, TurnRecord
-from app.domain.context.budget import assemble
+from app.domain.context.budget import Evidence, assemble
 from app.domain.context.columns import CHUNK
 from app.domain.context.passages import PASSAGE_MAX, passages
+from app.domain.context.ranking import Question
 from app.domain.dates import SaidDate, turn_dates
 from bench.ranking import collector_walk
+
+
+def ask(index: EvidenceIndex, q: str | None, budget: int, **kwargs: Any) -> Evidence:
+    """The evidence ``assemble`` picks for ``q`` read as a question."""
+    return assemble(index, Question.of(q), budget, **kwargs)
+
 
 START = datetime(2023, 5, 7, 18, 0, tzinfo=UTC)  # Sunday 7 May 2023
 
@@ -65,7 +73,7 @@ CHAT = [
 
 def test_ranking_finds_the_turn_and_shows_its_neighbours() -> None:
     index = EvidenceIndex(chat(CHAT))
-    evidence = assemble(index, "What is the name of the puppy?", 200)
+    evidence = ask(index, "What is the name of the puppy?", 200)
     assert evidence.order == "relevance"
     # The hit is the question; the turns on either side come with it, the answer among them.
     assert {"t5", "t6", "t7"} <= set(evidence.turn_ids)
@@ -76,7 +84,7 @@ def test_ranking_finds_the_turn_and_shows_its_neighbours() -> None:
 
 
 def test_lines_carry_date_and_speaker_and_resolved_relative_dates() -> None:
-    evidence = assemble(EvidenceIndex(chat(CHAT)), "half marathon", 300)
+    evidence = ask(EvidenceIndex(chat(CHAT)), "half marathon", 300)
     assert "[7 May 2023] Ana: I ran my first half marathon yesterday (6 May 2023)" in evidence.text
 
 
@@ -91,13 +99,13 @@ def test_turn_dates_resolve_beside_the_text_against_the_time_said() -> None:
 
 
 def test_a_question_answered_only_by_a_resolved_date_is_found_by_that_date() -> None:
-    evidence = assemble(EvidenceIndex(chat(CHAT)), "what happened on 6 May 2023", 120)
+    evidence = ask(EvidenceIndex(chat(CHAT)), "what happened on 6 May 2023", 120)
     assert "half marathon yesterday (6 May 2023)" in evidence.text
 
 
 def test_overlapping_windows_merge_and_no_turn_is_shown_twice() -> None:
     lines = [*FILLER, ("Ana", "the pasta place was closed"), ("Ben", "pasta tomorrow then?")]
-    evidence = assemble(EvidenceIndex(chat([*lines, *FILLER])), "pasta", 1000)
+    evidence = ask(EvidenceIndex(chat([*lines, *FILLER])), "pasta", 1000)
     ids = evidence.turn_ids
     assert len(ids) == len(set(ids))
     assert evidence.text.count("pasta place was closed") == 1
@@ -108,7 +116,7 @@ def test_shown_in_time_order_whatever_the_rank() -> None:
     records = chat(
         [("Ana", "tea is fine"), ("Ben", "ok"), ("Ana", "tea tea tea, green tea please")], days=1
     )
-    evidence = assemble(EvidenceIndex(records), "tea", 1000)
+    evidence = ask(EvidenceIndex(records), "tea", 1000)
     positions = [int(i[1:]) for i in evidence.turn_ids]
     assert positions == sorted(positions) == [0, 1, 2]
 
@@ -117,7 +125,7 @@ def test_shown_in_time_order_whatever_the_rank() -> None:
 def test_the_budget_is_never_exceeded(budget: int) -> None:
     index = EvidenceIndex(chat(CHAT * 5))
     for q in ("puppy name", "marathon", "how", None, "nothing matches this"):
-        evidence = assemble(index, q, budget)
+        evidence = ask(index, q, budget)
         assert len(evidence.text) <= budget
         for item in evidence.items:  # every item is a line of the text
             assert item.text in evidence.text
@@ -125,7 +133,7 @@ def test_the_budget_is_never_exceeded(budget: int) -> None:
 
 def test_provenance_is_each_shown_turns_own_client_id() -> None:
     index = EvidenceIndex(chat(CHAT))
-    evidence = assemble(index, "marathon", 400)
+    evidence = ask(index, "marathon", 400)
     text_lines = evidence.text.splitlines()
     shown = [line for line in text_lines if not line.startswith("(+")]
     assert len(shown) == len(evidence.turn_ids)
@@ -141,26 +149,26 @@ def test_duplicates_are_shown_once() -> None:
         *FILLER,
         ("Ana", "see you at the climbing gym"),
     ]
-    evidence = assemble(EvidenceIndex(chat(lines)), "climbing gym", 1000)
+    evidence = ask(EvidenceIndex(chat(lines)), "climbing gym", 1000)
     assert evidence.text.count("climbing gym") == 1
 
 
 def test_a_line_said_many_times_is_shown_once_and_not_counted_as_left_out() -> None:
     lines = [("Ana", "coffee at nine?"), ("Ben", "sure")] * 30 + [("Ana", "Coffee  at nine?")]
-    evidence = assemble(EvidenceIndex(chat(lines, session_every=2)), "coffee at nine", 1000)
+    evidence = ask(EvidenceIndex(chat(lines, session_every=2)), "coffee at nine", 1000)
     said = [item for item in evidence.items if "coffee" in item.text.lower()]
     assert [item.turn_id for item in said] == ["t60"]  # the latest saying
     assert evidence.omitted == 0
     # The same words from someone else are another memory.
     lines.append(("Ben", "coffee at nine?"))
-    evidence = assemble(EvidenceIndex(chat(lines, session_every=2)), "coffee at nine", 1000)
+    evidence = ask(EvidenceIndex(chat(lines, session_every=2)), "coffee at nine", 1000)
     said = [item for item in evidence.items if "coffee" in item.text.lower()]
     assert sorted(item.speaker for item in said) == ["Ana", "Ben"]
 
 
 def test_what_was_left_out_is_said_in_one_line() -> None:
     lines = [("Ana", f"coffee number {i} of the day") for i in range(40)]
-    evidence = assemble(EvidenceIndex(chat(lines, session_every=1)), "coffee", 200)
+    evidence = ask(EvidenceIndex(chat(lines, session_every=1)), "coffee", 200)
     assert evidence.omitted > 0
     assert (
         evidence.text.splitlines()[-1] == f"(+{evidence.omitted} more matching memories not shown)"
@@ -196,7 +204,7 @@ def test_a_long_turn_is_ranked_and_shown_by_the_passage_that_matches() -> None:
     ]
     index = EvidenceIndex(chat(lines))
     assert index.n_passages > 3
-    evidence = assemble(index, "which column did the migration add", 450)
+    evidence = ask(index, "which column did the migration add", 450)
     item = next(i for i in evidence.items if i.turn_id == "t1")
     assert "shipping_zone" in item.text and item.cut
     assert "load balancer" not in item.text
@@ -221,13 +229,13 @@ def test_a_message_to_an_assistant_is_cut_finer_than_one_between_people() -> Non
     between_people = EvidenceIndex(chat([("Ana", prompt), ("Ben", "Sure.")]))
     assert to_assistant.n_passages > 2  # the prompt in pieces, and the answer
     assert between_people.n_passages == 2  # each message whole
-    shown = assemble(to_assistant, "what is my ads budget", 400)
+    shown = ask(to_assistant, "what is my ads budget", 400)
     assert "five hundred dollars" in shown.text and "migrate it" not in shown.text
 
 
 def test_a_long_neighbour_is_shown_only_as_far_as_the_budget_allows() -> None:
     lines = [("assistant", LONG_ANSWER), ("user", "what about the shipping_zone index")]
-    evidence = assemble(EvidenceIndex(chat(lines)), "shipping_zone index", 120)
+    evidence = ask(EvidenceIndex(chat(lines)), "shipping_zone index", 120)
     assert evidence.turn_ids == ("t1",)
     assert len(evidence.text) <= 120
 
@@ -245,12 +253,12 @@ def test_a_persons_match_comes_without_the_assistants_answers_around_it() -> Non
             "winter evening after work",
         ),
     ]
-    evidence = assemble(EvidenceIndex(chat(lines)), "how far does my mom live", 300)
+    evidence = ask(EvidenceIndex(chat(lines)), "how far does my mom live", 300)
     # The other match of the person's comes before the answers around the first, which say
     # nothing of it.
     assert evidence.turn_ids == ("t1", "t5")
     # An assistant's match still comes with the person's words it answers.
-    answered = assemble(EvidenceIndex(chat(lines)), "one table per aggregate", 2000)
+    answered = ask(EvidenceIndex(chat(lines)), "one table per aggregate", 2000)
     assert {"t3", "t4"} <= set(answered.turn_ids)
 
 
@@ -266,7 +274,7 @@ def test_extend_ranks_as_a_build_from_scratch() -> None:
     for q in queries:
         tokens = q.split()
         assert np.array_equal(whole.scores(tokens), grown.scores(tokens))
-        assert assemble(whole, q, 500) == assemble(grown, q, 500)
+        assert ask(whole, q, 500) == ask(grown, q, 500)
 
 
 def test_length_norms_use_the_mean_length_of_the_first_power_of_two_passages() -> None:
@@ -288,36 +296,36 @@ def test_length_norms_use_the_mean_length_of_the_first_power_of_two_passages() -
 
 def test_a_read_after_extend_sees_the_new_turn() -> None:
     index = EvidenceIndex(chat(CHAT))
-    assert "kayak" not in assemble(index, "kayak", 500).text
+    assert "kayak" not in ask(index, "kayak", 500).text
     new = chat([*CHAT, ("Ben", "bought a kayak today")])[-1:]
     index.extend(new)
-    evidence = assemble(index, "kayak", 500)
+    evidence = ask(index, "kayak", 500)
     assert evidence.turn_ids[-1] == new[0].turn_id
 
 
 def test_empty_index_and_empty_query() -> None:
     empty = EvidenceIndex()
     for q in (None, "", "anything"):
-        evidence = assemble(empty, q, 500)
+        evidence = ask(empty, q, 500)
         assert evidence.text == "" and evidence.items == () and evidence.omitted == 0
     index = EvidenceIndex(chat(CHAT))
-    recent = assemble(index, None, 100)
+    recent = ask(index, None, 100)
     assert recent.order == "recency"
     assert recent.turn_ids[-1] == f"t{len(CHAT) - 1}"  # the newest turn, shown last
     assert recent.text.splitlines()[-2].startswith("[7 May 2023] Ben: ")
     assert recent.text.splitlines()[-1] == f"(+{recent.omitted} older memories not shown)"
-    assert assemble(index, "   ", 100).turn_ids == recent.turn_ids
+    assert ask(index, "   ", 100).turn_ids == recent.turn_ids
     # A query that matches nothing still gives the recent turns rather than nothing.
-    assert assemble(index, "zeppelin", 100).order == "recency"
+    assert ask(index, "zeppelin", 100).order == "recency"
 
 
 def test_a_named_speaker_is_lifted_in_any_case_and_with_a_typo() -> None:
     lines = [("Marta", "I love hiking in the hills"), ("Jonas", "I love hiking too"), *FILLER]
     index = EvidenceIndex(chat(lines, session_every=1))
     for q in ("What does Marta love?", "what does marta love", "what does Martha love"):
-        evidence = assemble(index, q, 90)  # room for one line and the note
+        evidence = ask(index, q, 90)  # room for one line and the note
         assert evidence.turn_ids == ("t0",), q
-    assert assemble(index, "what does jonas love", 90).turn_ids == ("t1",)
+    assert ask(index, "what does jonas love", 90).turn_ids == ("t1",)
 
 
 def test_unicode_text_and_speakers() -> None:
@@ -328,9 +336,9 @@ def test_unicode_text_and_speakers() -> None:
         *FILLER,
     ]
     index = EvidenceIndex(chat(lines, session_every=1))
-    assert assemble(index, "crème brûlée", 200).turn_ids == ("t0",)
-    assert assemble(index, "москве", 200).turn_ids == ("t1",)
-    evidence = assemble(index, "東京", 200)
+    assert ask(index, "crème brûlée", 200).turn_ids == ("t0",)
+    assert ask(index, "москве", 200).turn_ids == ("t1",)
+    evidence = ask(index, "東京", 200)
     assert evidence.turn_ids == ("t2",)
     assert "美咲: 昨日は東京" in evidence.text
 

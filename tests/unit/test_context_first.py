@@ -6,10 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.domain.context import EvidenceIndex
-from app.domain.context.budget import assemble
 from app.domain.text import asks_first, query_tokens
-from tests.unit.test_context_budget import FILLER, chat
+from tests.unit.test_context_budget import FILLER
 
 
 @pytest.mark.parametrize(
@@ -62,25 +60,6 @@ LINES = [
     ("Ana", "talked to the bank about the lease"),
     *FILLER,
 ]
-
-
-def test_the_earliest_strong_match_comes_first_for_a_first_time_question() -> None:
-    index = EvidenceIndex(chat(LINES, days=30))
-    first, later = "41 year old potter", "studio income doubled"
-    # Room for one line: the first saying, though a later one says the words more plainly.
-    asked = assemble(index, "What did I do when I first mentioned my studio income?", 130)
-    assert first in asked.text and later not in asked.text
-    # Without "first" the plain ranking holds: the better match wins the one line.
-    plain = assemble(index, "Tell me about my studio income.", 130)
-    assert later in plain.text and first not in plain.text
-
-
-def test_a_weak_early_match_is_not_moved_before_the_answer() -> None:
-    index = EvidenceIndex(chat([("Ana", "the studio was cold"), *LINES], days=30))
-    # The earliest turn that matches at all shares one word of three: no saying of the thing.
-    asked = assemble(index, "When did I first mention my studio income doubling?", 130)
-    assert "the studio was cold" not in asked.text
-    assert "41 year old potter" in asked.text
 
 
 @given(st.text(max_size=300))

@@ -8,10 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.domain.context import EvidenceIndex
-from app.domain.context.budget import assemble
 from app.domain.context.restated import RESTATED_RUN, ShownRuns
 from app.domain.text import query_tokens
-from tests.unit.test_context_budget import chat
+from tests.unit.test_context_budget import ask, chat
 
 BOOKED = "we rented the old cabin by the lake for a whole week"
 LINES = [
@@ -33,7 +32,7 @@ def _runs(*shown: str) -> ShownRuns:
 def test_a_restatement_is_left_out_and_its_room_goes_to_the_next_match() -> None:
     index = EvidenceIndex(chat(LINES, session_every=1))
     # Room for two of the lines: the three that say the cabin rank above the pool's.
-    context = assemble(index, QUESTION, 260)
+    context = ask(index, QUESTION, 260)
     assert context.text.count(BOOKED) == 1
     assert "heated pool" in context.text
     # The cabin said once is not counted as left out.

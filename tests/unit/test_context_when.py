@@ -5,9 +5,14 @@ from __future__ import annotations
 import pytest
 
 from app.domain.context import EvidenceIndex
-from app.domain.context.budget import assemble
-from app.domain.context.when import asks_when
-from tests.unit.test_context_budget import FILLER, chat
+from app.domain.context.ranking import Question
+from tests.unit.test_context_budget import FILLER, ask, chat
+
+
+def asks_when(q: str) -> bool:
+    """Whether ``q`` read as a question asks for a time."""
+    question = Question.of(q)
+    return question is not None and "time" in question.asks
 
 
 @pytest.mark.parametrize(
@@ -52,13 +57,13 @@ def test_a_when_question_shows_the_dated_match_where_only_one_fits() -> None:
     index = EvidenceIndex(chat(LINES))
     dated, undated = "pottery class was on Friday", "pottery class was fun"
     # Room for one line: a question about time gets the one that says the day.
-    when = assemble(index, "When was the pottery class?", 110)
+    when = ask(index, "When was the pottery class?", 110)
     assert dated in when.text and undated not in when.text
     # Any other question keeps the plain ranking, where the other one is the better match.
-    what = assemble(index, "How was the pottery class?", 110)
+    what = ask(index, "How was the pottery class?", 110)
     assert undated in what.text and dated not in what.text
 
 
 def test_a_question_in_the_present_finds_its_answer_in_an_irregular_past() -> None:
     index = EvidenceIndex(chat([*FILLER, ("Ana", "I met Jon at the county fair"), *FILLER]))
-    assert "met Jon at the county fair" in assemble(index, "When did Ana meet Jon?", 200).text
+    assert "met Jon at the county fair" in ask(index, "When did Ana meet Jon?", 200).text

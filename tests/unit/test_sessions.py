@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.domain.context import MemoryIndex, build_context
-from app.domain.context.sessions import MAX_OVERVIEW_QUESTION_CHARS, asks_overview
+from app.domain.context.ranking.question import MAX_OVERVIEW_QUESTION_CHARS, Question
+
+
+def asks_overview(q: str) -> bool:
+    """Whether ``q`` read as a question asks what was talked about."""
+    question = Question.of(q)
+    return question is not None and "overview" in question.asks
 
 
 def turn(n: int, day: str, speaker: str, text: str) -> dict[str, Any]:

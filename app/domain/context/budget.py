@@ -15,17 +15,12 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from app.domain.context.amounts import amounts_first, asks_amount
-from app.domain.context.first import earliest_first
 from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.context.passages import PASSAGE_MAX, annotated
-from app.domain.context.phrases import phrases_first, question_phrases
-from app.domain.context.ranking import MIN_LINE, Ranked, allowed_records, rank, sort_time
+from app.domain.context.ranking import MIN_LINE, Question, Ranked, allowed_records, rank, sort_time
 from app.domain.context.records import RecordKind
 from app.domain.context.restated import ShownRuns
-from app.domain.context.when import asks_when, dated_first
 from app.domain.dates import EVER, DateWindow
-from app.domain.text import asks_first, query_tokens
 
 # Turns shown on each side of a hit: the message it answers and the answer it gets.
 NEIGHBOURS = 1
@@ -58,6 +53,7 @@ class EvidenceItem:
     turn_ids: tuple[str, ...] = ()  # the client ids of the turns behind it
     source: str | None = None
     score: float = 0.0  # its best passage's score for the query (0 without one)
+    why: dict[str, Any] | None = None  # how that score was made (``Ranked.explain``)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form, with the exact client turn ids behind it as its provenance."""
@@ -73,6 +69,7 @@ class EvidenceItem:
             "text": self.text,
             "role": self.role,
             "cut": self.cut,
+            "why": self.why,
         }
 
 
@@ -217,35 +214,19 @@ def _note(count: int, order: Order) -> str:
 
 def assemble(
     index: EvidenceIndex,
-    q: str | None,
+    question: Question | None,
     budget_chars: int,
     *,
     window: DateWindow = EVER,
-    tokens: Sequence[str] | None = None,
 ) -> Evidence:
-    """The records that best answer ``q`` with their neighbours, in time order, within budget.
-
-    A ``window`` keeps only records dated within it; ``tokens`` are ``q``'s search tokens when
-    the caller has them already.
-    """
+    """The records that best answer ``question`` with their neighbours, in time order, within
+    budget; without a question, the newest. A ``window`` keeps only records dated within it."""
     budget = max(budget_chars, 0)
-    if tokens is None:
-        tokens = query_tokens(q) if q else []
     allowed = allowed_records(index, window)
-    found = rank(index, tokens, allowed, budget)
+    found = rank(index, question, allowed, budget) if question is not None else Ranked.none()
     scores = found.scores
-    if found.order:
-        ranked = found.order
-        phrases = question_phrases(q) if q else frozenset()
-        if phrases:
-            ranked = phrases_first(index, ranked, scores, phrases)
-        if q and asks_amount(q):
-            ranked = amounts_first(index, ranked, scores, found.machine)
-        if q and asks_when(q):
-            ranked = dated_first(index, ranked, scores, found.machine)
-        if q and asks_first(q):
-            ranked = earliest_first(index, ranked, scores, found.machine)
-        selection, omitted = _by_relevance(index, ranked, found, budget, allowed, tokens)
+    if found.order and question is not None:
+        selection, omitted = _by_relevance(index, found, budget, allowed, question.tokens)
         order: Order = "relevance"
     else:
         selection, omitted = _by_recency(index, budget, allowed)
@@ -271,26 +252,34 @@ def assemble(
                 kind=record.kind,
                 turn_ids=record.turn_ids,
                 source=record.source,
-                score=index.best_score(turn, scores),
+                score=index.best_score(turn, scores) if scores.size else 0.0,
+                why=found.explain(_best_passage(index, turn, scores)) if scores.size else None,
             )
         )
     if omitted and items:
         lines.append(_note(omitted, order))
     text = "\n".join(lines)
     assert len(text) <= budget, (len(text), budget)
-    return Evidence(q, budget_chars, tuple(items), text, omitted, order)
+    return Evidence(
+        question.text if question else None, budget_chars, tuple(items), text, omitted, order
+    )
+
+
+def _best_passage(index: EvidenceIndex, turn: int, scores: Scores) -> int:
+    """The turn's best scoring passage."""
+    own = index.passages_of(turn)
+    return own.start + int(np.argmax(scores[own.start : own.stop]))
 
 
 def _by_relevance(
     index: EvidenceIndex,
-    ranked: list[int],
     found: Ranked,
     budget: int,
     allowed: npt.NDArray[np.bool_] | None,
     tokens: Sequence[str],
 ) -> tuple[_Selection, int]:
-    """Hits (``ranked``, in the order of ``found``'s scores) and their neighbours by priority
-    while they fit; and the matching records left out.
+    """Hits (``found.order``) and their neighbours by priority while they fit; and the matching
+    records left out.
 
     A hit's priority is its score; once it is shown, each neighbour waits with
     ``NEIGHBOUR_WEIGHT`` times that score (less again for each further step), so the context
@@ -307,7 +296,7 @@ def _by_relevance(
     twins = 0
     hit_turns: set[int] = set()
     shown_runs = ShownRuns(tokens)  # what a hit restates of a shown one is not shown again
-    ranked, repeats = _first_sayings(index, ranked)
+    ranked, repeats = _first_sayings(index, found.order)
     turns = index.passage_turns()[ranked].tolist()
     # (-priority, order, passage, turn, is a hit); order keeps rank order among equals.
     priorities = scores[ranked].tolist()

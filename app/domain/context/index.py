@@ -500,6 +500,22 @@ class EvidenceIndex:
             np.add.at(out, docs, np.float32(idf(n, len(docs))) * weights)
         return out
 
+    def coverage(self, query_tokens: Sequence[str]) -> Scores:
+        """Per passage: the share of the query's distinct words it holds, each weighed by its idf
+        (a rare word counts for more than a common one)."""
+        n = len(self._starts)
+        out = np.zeros(n, dtype=np.float32)
+        total = 0.0
+        for token in dict.fromkeys(query_tokens):
+            posting = self._postings.get(token)
+            if posting is None or not n:
+                continue
+            docs = np.frombuffer(posting[0], dtype=_INT)
+            weight = float(idf(n, len(docs)))
+            total += weight
+            out[docs] += np.float32(weight)  # a posting names each passage once
+        return out / np.float32(total) if total > 0 else out
+
     def _reweigh(self, token: str) -> tuple[bytearray, bytearray, bytearray]:
         """A term's weights at the mean length sampled now (the index doubled since they were)."""
         old = self._postings[token]

@@ -22,9 +22,9 @@ from typing import Any
 from app.domain.context.beliefs import BeliefLine
 from app.domain.context.budget import Evidence, assemble
 from app.domain.context.index import MemoryIndex
+from app.domain.context.ranking import Question
 from app.domain.context.sessions import SESSION_SHARE, SessionLine
 from app.domain.dates import EVER, DateWindow
-from app.domain.text import query_tokens
 
 BELIEF_SHARE = 0.2
 # Standing instructions come first, in at most this share of the budget (inside BELIEF_SHARE).
@@ -120,7 +120,8 @@ def build_context(
 ) -> Context:
     """Beliefs that matter for ``q``, then the memories that answer it, within the budget."""
     budget = max(budget_chars, 0)
-    tokens = query_tokens(q) if q else []
+    question = Question.of(q)
+    tokens = question.tokens if question is not None else ()
     weights = index.word_weights(tokens)
     instructions, head_block = _instructions_block(
         index, tokens, weights, int(budget * INSTRUCTION_SHARE)
@@ -137,7 +138,7 @@ def build_context(
     used = head_used + (len(block) + 2 if block else 0)
     memory_room = budget - used - len(MEMORIES_HEADER) - 1
     # A question about a whole stretch of conversation gets its sessions first.
-    overview = index.sessions.overview(q, window, int(max(memory_room, 0) * SESSION_SHARE))
+    overview = index.sessions.overview(question, window, int(max(memory_room, 0) * SESSION_SHARE))
     sessions: tuple[SessionLine, ...] = ()
     if overview is not None:
         window = overview.window
@@ -145,14 +146,8 @@ def build_context(
         if overview.text:
             memory_room -= len(overview.text) + 2
     # An overview question's words name no topic: its memories are the stretch's latest.
-    asked = None if overview is not None else q
-    evidence = assemble(
-        index.evidence,
-        asked,
-        max(memory_room, 0),
-        window=window,
-        tokens=tokens if asked is not None else None,
-    )
+    asked = None if overview is not None else question
+    evidence = assemble(index.evidence, asked, max(memory_room, 0), window=window)
     parts = [part for part in (head_block, block, overview.text if overview else "") if part]
     if evidence.items:
         parts.append(f"{MEMORIES_HEADER}\n{evidence.text}")

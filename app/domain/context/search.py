@@ -6,10 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.domain.context.index import MemoryIndex
-from app.domain.context.ranking import allowed_records, rank
+from app.domain.context.ranking import Question, allowed_records, rank
 from app.domain.context.records import TurnRecord
 from app.domain.dates import EVER, DateWindow
-from app.domain.text import query_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,10 +42,10 @@ def search(
 ) -> list[Hit]:
     """The ``limit`` best-matching passages of the log for ``q``, best first, one per record."""
     ev = index.evidence
-    tokens = query_tokens(q)
-    if not tokens:
+    question = Question.of(q)
+    if question is None or not question.tokens:
         return []
-    found = rank(ev, tokens, allowed_records(ev, window), limit * 48)
+    found = rank(ev, question, allowed_records(ev, window), limit * 48)
     scores = found.scores
     hits: list[Hit] = []
     seen: set[int] = set()

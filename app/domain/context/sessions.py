@@ -14,10 +14,10 @@ turns are ranked already, so ranking the quote as well would show the same words
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
 
 from app.domain.context.records import EpisodeInfo, TurnRecord
 from app.domain.dates import (
@@ -25,36 +25,27 @@ from app.domain.dates import (
     Resolved,
     parse_when,
     period_end,
-    resolve_relative,
     stamp_day,
     stamp_epoch,
 )
-from app.domain.words import CHAT_STOPWORDS
+
+
+class Question(Protocol):
+    """What the overview needs of a question (``ranking.Question``, which reads the index that
+    holds the sessions, so is not imported here)."""
+
+    @property
+    def asks(self) -> frozenset[str]: ...
+
+    @property
+    def oldest_first(self) -> bool: ...
+
+    def periods(self, anchor: datetime) -> list[Resolved]: ...
+
 
 SESSIONS_HEADER = "Sessions:"
 # The most of the memories' room the session lines may take; the rest goes to ranked memories.
 SESSION_SHARE = 0.5
-# A question longer than this is about something more than when (and is not scanned for it).
-MAX_OVERVIEW_QUESTION_CHARS = 200
-
-_ASKS_RE = re.compile(
-    r"\b(?:talk(?:ed|ing)?|chat(?:ted|ting)?|spoke|speak(?:ing)?|discuss(?:ed|ing)?|"
-    r"cover(?:ed)?|go(?:ne)? over|went over)\b",
-    re.IGNORECASE,
-)
-_WHAT_RE = re.compile(r"\b(?:what|which)\b", re.IGNORECASE)
-_SUMMARY_RE = re.compile(r"\b(?:summar(?:y|i[sz]e)|recap|overview)\b", re.IGNORECASE)
-_WORD_RE = re.compile(r"[a-z]+", re.IGNORECASE)
-# Words an overview question is made of, beside stopwords and its date.
-_OVERVIEW_TEXT = """
-    talk talked talking chat chatted chatting spoke speak speaking discuss discussed discussing
-    cover covered go gone went over about conversation conversations session sessions chats
-    discussion discussions summary summarize summarise recap overview topic topics things stuff
-    what which we us our you i me my did do does have has had were was together lately recently
-    recent latest last previous first earliest give tell please can could show list main
-"""
-_OVERVIEW_WORDS = frozenset(_OVERVIEW_TEXT.split())
-_OLDEST_FIRST_WORDS = frozenset({"first", "earliest"})
 # Periods longer than the day ``Resolved.iso`` names (a month or a year is read from it).
 _PERIOD_DAYS = {"weekend": 2, "week": 7}
 
@@ -125,20 +116,17 @@ class SessionIndex:
                 self._newest = end
             last = record.position
 
-    def overview(self, q: str | None, window: DateWindow, room: int) -> Overview | None:
-        """The sessions ``q`` asks about, in ``room`` characters; None if it asks no overview."""
-        if not self._records or not q or not _asks_what_was_said(q):
+    def overview(self, question: Question | None, window: DateWindow, room: int) -> Overview | None:
+        """The sessions ``question`` asks about, in ``room`` characters; None if it asks no
+        overview (or the log has no sessions)."""
+        if not self._records or question is None or "overview" not in question.asks:
             return None
-        dated = not math.isnan(self._newest)
-        anchor = datetime.fromtimestamp(self._newest, UTC) if dated else _ANY_ANCHOR
-        dates = resolve_relative(q, anchor)
-        if not _nothing_but_when(q, dates):
-            return None
-        if dates and dated:
-            window = _period(dates[0])
+        if not math.isnan(self._newest):
+            dates = question.periods(datetime.fromtimestamp(self._newest, UTC))
+            if dates:
+                window = _period(dates[0])
         inside = [i for i in range(len(self._records)) if self._overlaps(i, window)]
-        oldest_first = any(w.lower() in _OLDEST_FIRST_WORDS for w in _WORD_RE.findall(q))
-        order = inside if oldest_first else inside[::-1]
+        order = inside if question.oldest_first else inside[::-1]
         chosen: list[SessionLine] = []
         used = len(SESSIONS_HEADER)
         for i in order:
@@ -164,31 +152,6 @@ class SessionIndex:
         return (window.until is None or start <= window.until) and (
             window.since is None or end >= window.since
         )
-
-
-def asks_overview(q: str) -> bool:
-    """Whether ``q`` asks what was talked about (in some period), and nothing more."""
-    return _asks_what_was_said(q) and _nothing_but_when(q, resolve_relative(q, _ANY_ANCHOR))
-
-
-# Any time will do to find where a question's date expressions are; their days are not read.
-_ANY_ANCHOR = datetime(2000, 1, 1, tzinfo=UTC)
-
-
-def _asks_what_was_said(q: str) -> bool:
-    """A short question with the words of one that asks what was talked about, or a recap."""
-    if len(q) > MAX_OVERVIEW_QUESTION_CHARS:
-        return False
-    return bool((_WHAT_RE.search(q) and _ASKS_RE.search(q)) or _SUMMARY_RE.search(q))
-
-
-def _nothing_but_when(q: str, dates: Sequence[Resolved]) -> bool:
-    """Whether ``q`` says nothing beside its overview words and its date expressions."""
-    rest = q
-    for found in sorted(dates, key=lambda r: -r.span[0]):
-        rest = rest[: found.span[0]] + " " + rest[found.span[1] :]
-    words = (w.lower() for w in _WORD_RE.findall(rest))
-    return all(w in _OVERVIEW_WORDS or w in CHAT_STOPWORDS for w in words)
 
 
 def _period(found: Resolved) -> DateWindow:

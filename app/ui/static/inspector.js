@@ -209,6 +209,28 @@
     const version = response.headers.get("X-Passport-Version");
     show("#agent-meta", `${text.length} of ${budget} characters · passport version ${version}`);
     show("#agent-context", text);
+    show("#agent-why-lines", $("#agent-why", form).checked ? await whyLines(params) : "");
+  }
+
+  // Each memory's score as the ranker made it: plain BM25, then what each feature added.
+  async function whyLines(params) {
+    params.set("format", "json");
+    const response = await call(`/users/${enc(current.user)}/context?${params}`);
+    const body = await response.json();
+    const lines = [];
+    for (const memory of body.memories || []) {
+      const why = memory.why;
+      lines.push(`${memory.speaker}: ${memory.text.slice(0, 90)}`);
+      if (!why) {
+        lines.push(`  ${memory.role}: shown beside a match, not scored`);
+        continue;
+      }
+      const adds = Object.entries(why.features)
+        .filter(([, f]) => f.adds !== 0)
+        .map(([name, f]) => `${name} ${f.value} (${f.adds > 0 ? "+" : ""}${f.adds})`);
+      lines.push(`  score ${why.score} · bm25 ${why.bm25} · bias ${why.bias} · ${adds.join(" · ")}`);
+    }
+    return lines.join("\n");
   }
 
   const clicks = {

@@ -1,0 +1,159 @@
+"""Candidate generation: the passages a question's words reach, and their session neighbours.
+
+BM25 scores every passage (one multiply-add per posting); a request's date window zeroes what lies
+outside it. The best ``CANDIDATES`` matches (more when a budget could show more), and the passages
+beside them in the same session, are the candidates the features and the scorer weigh: the rest
+could not reach a budget, so a log of any length is ranked at the cost of its matches.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from app.domain.context.index import EvidenceIndex, Scores
+from app.domain.dates import DateWindow
+
+# How many of the best BM25 matches are candidates at least: more than any budget shows.
+CANDIDATES = 1000
+# Below this many characters of room no further line is worth trying.
+MIN_LINE = 24
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """A question's candidates (ascending), BM25 of every passage, how many records match."""
+
+    docs: npt.NDArray[np.intp]
+    bm25: Scores
+    matching: int  # records whose words the question holds, and those only neighbours reach
+    allowed: npt.NDArray[np.bool_] | None  # per record: inside the window (None: all are)
+
+
+def candidates(
+    index: EvidenceIndex,
+    tokens: tuple[str, ...],
+    allowed: npt.NDArray[np.bool_] | None = None,
+    budget: int = 100_000,
+) -> Candidates:
+    """The best BM25 matches a budget could use, and their session neighbours."""
+    bm25 = index.scores(tokens) if tokens else np.zeros(index.n_passages, dtype=np.float32)
+    if allowed is not None:
+        bm25 = np.where(allowed[index.passage_turns()], bm25, np.float32(0.0))
+    hits = np.flatnonzero(bm25 > 0)
+    if not hits.size:
+        return Candidates(hits, bm25, 0, allowed)
+    wanted = max(CANDIDATES, max(budget // MIN_LINE, 1) * 4)
+    top = hits if hits.size <= wanted else _best(hits, bm25, wanted)
+    lent = _neighbours(index, top, allowed)
+    extra = lent[bm25[lent] <= 0]
+    matching = _count_turns(index, hits, bm25) + _extra_turns(index, bm25, extra)
+    return Candidates(distinct(np.concatenate((top, extra))), bm25, matching, allowed)
+
+
+def neighbour_scores(index: EvidenceIndex, docs: npt.NDArray[np.intp], bm25: Scores) -> Scores:
+    """Per candidate: the BM25 of the passages just before and after it in the same session."""
+    same = index.same_session_as_next()  # same[i]: passages i and i + 1 are one session's
+    out = np.zeros(docs.size, dtype=np.float32)
+    last = index.n_passages - 1
+    back = docs > 0
+    back[back] = same[docs[back] - 1]
+    out[back] += bm25[docs[back] - 1]
+    ahead = docs < last
+    ahead[ahead] = same[docs[ahead]]
+    out[ahead] += bm25[docs[ahead] + 1]
+    return out
+
+
+def _best(hits: npt.NDArray[np.intp], scores: Scores, k: int) -> npt.NDArray[np.intp]:
+    """The ``k`` best scoring of ``hits`` (more than ``k`` of them), in no order."""
+    # Selecting the largest in place costs less than negating every score to take the smallest.
+    return hits[np.argpartition(scores[hits], hits.size - k)[hits.size - k :]]
+
+
+def distinct(values: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    """The values sorted, each once."""
+    ordered = np.sort(values)
+    return (
+        ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if ordered.size else ordered
+    )
+
+
+def sort_time(epoch: float) -> float:
+    """A record's time for sorting: one without a time sorts first."""
+    return -math.inf if math.isnan(epoch) else epoch
+
+
+def allowed_records(index: EvidenceIndex, window: DateWindow) -> npt.NDArray[np.bool_] | None:
+    """Per record: whether it is dated within the window; None when nothing is excluded."""
+    since, until = window.since, window.until
+    if since is None and until is None:
+        return None
+    epochs = index.record_epochs()
+    keep = ~np.isnan(epochs)
+    if since is not None:
+        keep &= epochs >= since
+    if until is not None:
+        keep &= epochs <= until
+    return np.asarray(keep, dtype=np.bool_)
+
+
+def best_first(hits: npt.NDArray[np.intp], scores: Scores, budget: int) -> list[int]:
+    """The passages best first (the newer among equals), as many as a budget could show."""
+    # A line costs at least MIN_LINE characters, so no budget shows more hits than this; the
+    # rest need not be sorted. Neighbours come from the hits themselves.
+    most = max(budget // MIN_LINE, 1) * 2
+    if hits.size > most:
+        hits = _best(hits, scores, most)
+    ordered = np.asarray(hits, dtype=np.intp)
+    best: list[int] = ordered[np.lexsort((-ordered, -scores[ordered]))].tolist()
+    return best
+
+
+def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp], scores: Scores) -> int:
+    """How many records the hit passages (those scoring above 0, ascending) belong to."""
+    # Only a record cut into passages can hold several hits: when those passages are fewer than
+    # the hits, each other hit is a record of its own, and only the cut ones need looking up.
+    cut = index.cut_passages()
+    if cut.size < hits.size:
+        cut_hits = cut[scores[cut] > 0]
+        return hits.size - cut_hits.size + _records_of(index, cut_hits)
+    return _records_of(index, hits)
+
+
+def _records_of(index: EvidenceIndex, docs: npt.NDArray[np.intp]) -> int:
+    """How many records passages (ascending) belong to."""
+    # A record's passages are contiguous, so the records of ascending passages never decrease.
+    turns = index.passage_turns()[docs]
+    return int(np.count_nonzero(turns[1:] != turns[:-1])) + 1 if turns.size else 0
+
+
+def _neighbours(
+    index: EvidenceIndex, top: npt.NDArray[np.intp], allowed: npt.NDArray[np.bool_] | None
+) -> npt.NDArray[np.intp]:
+    """The passages beside the top ones in the same session (allowed ones), each once."""
+    same = index.same_session_as_next()
+    back = top[top > 0]
+    ahead = top[top < index.n_passages - 1]
+    lent = distinct(np.concatenate((back[same[back - 1]] - 1, ahead[same[ahead]] + 1)))
+    if allowed is not None:
+        lent = lent[allowed[index.passage_turns()[lent]]]
+    return lent
+
+
+def _extra_turns(index: EvidenceIndex, scores: Scores, lent: npt.NDArray[np.intp]) -> int:
+    """Records that only a neighbour made candidates (none of their passages matched)."""
+    turns = distinct(index.passage_turns()[lent])
+    firsts = index.first_passages()
+    after = turns + 1
+    ends = np.where(
+        after < firsts.size, firsts[np.minimum(after, firsts.size - 1)], index.n_passages
+    )
+    # A one-passage record of a lent (unmatched) passage matched nothing; a longer one may have.
+    single = (ends - firsts[turns]) == 1
+    longer = turns[~single]
+    matched = sum(1 for t in longer.tolist() if index.best_score(t, scores) > 0)
+    return int(single.sum()) + len(longer) - matched

@@ -1,0 +1,173 @@
+"""The named features of a candidate passage: each a number in [0, 1], zero when it does not apply.
+
+The first ``CHEAP`` are read for every candidate from the index's columns at once; the rest read
+the passage's words, and are read only for the ``RERANKED`` best candidates by the first (the
+others keep zero there, and being weaker matches could not use them to reach a budget).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import numpy.typing as npt
+
+from app.domain.context.index import EvidenceIndex, Scores
+from app.domain.context.ranking.candidates import Candidates, neighbour_scores, sort_time
+from app.domain.context.ranking.question import Question
+from app.domain.dates import WRITTEN_DAY
+from app.domain.text import tokenize
+
+FEATURES = (
+    "bm25",  # BM25 as a share of the best candidate's
+    "assistant",  # an assistant (system, tool) said it
+    "assistant_bm25",  # the two above multiplied: how much an assistant's match counts
+    "neighbours",  # BM25 of the passages beside it in the session, as a share of the best
+    "speaker",  # the question names who said it
+    "coverage",  # the share of the question's distinct words it holds, rare words counting more
+    "pairs",  # the share of the question's word pairs it says together, as the question does
+    "amount",  # the question asks an amount and a person states a number (not a date) in it
+    "date",  # the question asks a time and it says a date
+    "first",  # the question asks the first time: how early it is among the reranked candidates
+)
+CHEAP = 6
+# The candidates whose words are read for the last features: more than a budget of a few thousand
+# characters shows.
+RERANKED = 100
+# How far apart (in search tokens, which leave function words out) a question's pair may stand
+# in a passage and count as said together: side by side.
+PAIR_REACH = 1
+
+_DIGIT = re.compile(r"\d")
+# A day written out, read in lower case: "march 22", "22nd of march", "2024-03-22".
+_WRITTEN_DATE = re.compile(rf"\b(?:{WRITTEN_DAY})\b")
+
+
+def cheap_features(
+    index: EvidenceIndex, question: Question, found: Candidates
+) -> npt.NDArray[np.float32]:
+    """The first ``CHEAP`` features of every candidate, one row each."""
+    docs, bm25 = found.docs, found.bm25
+    rows = np.zeros((docs.size, len(FEATURES)), dtype=np.float32)
+    if not docs.size:
+        return rows
+    best = float(bm25[docs].max()) or 1.0
+    rows[:, 0] = bm25[docs] / best
+    machine = index.machine_passages()
+    if machine is not None:
+        rows[:, 1] = machine[docs]
+        rows[:, 2] = rows[:, 0] * rows[:, 1]
+    rows[:, 3] = np.minimum(neighbour_scores(index, docs, bm25) / best, 1.0)
+    named = index.speakers_named(question.tokens)
+    if named:
+        rows[:, 4] = index.speaker_mask(named)[docs]
+    rows[:, 5] = index.coverage(question.tokens)[docs]
+    return rows
+
+
+def text_features(
+    index: EvidenceIndex,
+    question: Question,
+    docs: list[int],
+    rows: npt.NDArray[np.float32],
+) -> None:
+    """Fill the features that read a passage's words into ``rows`` (one per doc of ``docs``)."""
+    machine = index.machine_passages()
+    asks = question.asks
+    for row, doc in zip(rows, docs, strict=True):
+        text = index.passage_text(doc)
+        person = machine is None or not machine[doc]
+        if question.pairs:
+            row[6] = said_together(tokenize(text), question.pairs)
+        if "amount" in asks and person:
+            row[7] = states_amount(index, doc, text)
+        if "time" in asks:
+            row[8] = says_date(index, doc, text, person)
+    if "first" in asks:
+        rows[:, 9] = _earliness(index, docs, machine)
+
+
+def said_together(words: list[str], pairs: tuple[tuple[str, str], ...]) -> float:
+    """The share of ``pairs`` whose second word follows the first within ``PAIR_REACH`` words."""
+    at: dict[str, list[int]] = {}
+    wanted = {w for pair in pairs for w in pair}
+    for place, word in enumerate(words):
+        if word in wanted:
+            at.setdefault(word, []).append(place)
+    said = 0
+    for first, second in pairs:
+        after = at.get(second)
+        if after is None or first not in at:
+            continue
+        seconds = set(after)
+        if any(p + gap in seconds for p in at[first] for gap in range(1, PAIR_REACH + 1)):
+            said += 1
+    return said / len(pairs)
+
+
+def states_amount(index: EvidenceIndex, doc: int, text: str) -> float:
+    """1 when the passage holds a digit outside the dates its record resolved."""
+    for said in index.dates(index.turn_of(doc)):
+        text = text.replace(said.said, " ")
+    return 1.0 if _DIGIT.search(text) is not None else 0.0
+
+
+def says_date(index: EvidenceIndex, doc: int, text: str, person: bool) -> float:
+    """1 when the passage holds one of its record's resolved dates, or (a person's passage) a
+    date written out in full."""
+    if any(said.said in text for said in index.dates(index.turn_of(doc))):
+        return 1.0
+    return 1.0 if person and _WRITTEN_DATE.search(text.lower()) is not None else 0.0
+
+
+def _earliness(
+    index: EvidenceIndex, docs: list[int], machine: npt.NDArray[np.bool_] | None
+) -> npt.NDArray[np.float32]:
+    """Per doc: the share of the other person's candidates that are later; 0 for an assistant's
+    (its repeat of what the user said is never the first saying)."""
+    out = np.zeros(len(docs), dtype=np.float32)
+    epochs = index.record_epochs()
+    turns = index.passage_turns()
+    people = [i for i, d in enumerate(docs) if machine is None or not machine[d]]
+    if len(people) < 2:
+        return out
+    people.sort(key=lambda i: (sort_time(float(epochs[turns[docs[i]]])), docs[i]))
+    last = len(people) - 1
+    for place, i in enumerate(people):
+        out[i] = 1.0 - place / last
+    return out
+
+
+def features_of(
+    index: EvidenceIndex, question: Question, found: Candidates, weights: npt.NDArray[np.float32]
+) -> tuple[npt.NDArray[np.float32], Scores]:
+    """Every candidate's features, and its logit under ``weights`` (the bias last)."""
+    rows = cheap_features(index, question, found)
+    logits = rows[:, :CHEAP] @ weights[:CHEAP] + weights[-1]
+    if rows.shape[0]:
+        top = _top(logits, RERANKED)
+        view = rows[top]  # a copy: filled, then put back
+        text_features(index, question, found.docs[top].tolist(), view)
+        rows[top] = view
+        logits[top] = view @ weights[:-1] + weights[-1]
+    return rows, logits
+
+
+def _top(values: Scores, k: int) -> npt.NDArray[np.intp]:
+    """The places of the ``k`` largest values (all when there are fewer), best first."""
+    if values.size > k:
+        places = np.argpartition(values, values.size - k)[values.size - k :]
+    else:
+        places = np.arange(values.size)
+    return places[np.argsort(-values[places], kind="stable")]
+
+
+def sigmoid(logits: Scores) -> Scores:
+    """The logistic function, elementwise: a score in (0, 1) that keeps the logits' order."""
+    return np.asarray(1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30))), dtype=np.float32)
+
+
+def logistic(logit: float) -> float:
+    """One logit's score in (0, 1)."""
+    return 1.0 / (1.0 + math.exp(-max(min(logit, 30.0), -30.0)))

@@ -1,0 +1,171 @@
+"""A question, read once: its search tokens, the word pairs it says, and what it asks for.
+
+Every other part of a read takes a ``Question`` and never the raw text. What it asks for is one
+of a few kinds of answer, each read from the question's wording:
+
+- ``time``: a day, a span of time or an order in time ("when", "how many days", "before or
+  after");
+- ``amount``: a count or a measure ("how many", "how much", "what is my salary");
+- ``first``: the first time something was said or done ("when did I first mention ...");
+- ``overview``: what was talked about in a stretch of conversation, and nothing more ("what did
+  we discuss last week?"); the periods it names are resolved against the log's newest time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from app.domain.dates import Resolved, resolve_relative
+from app.domain.text import asks_first, query_tokens, tokenize
+from app.domain.words import CHAT_STOPWORDS, STOPWORDS
+
+Asks = Literal["time", "amount", "first", "overview"]
+
+# Words of a question whose answer is a time, a span of time, or an order in time.
+_ASKS_WHEN = re.compile(
+    r"\b(?:when|(?:what|which)\s+(?:date|day|time|month|year|deadline|due\s+date)|by\s+when|"
+    r"how\s+(?:many|much)\s+(?:days?|weeks?|months?|years?|hours?|time)|how\s+long|"
+    r"before\s+or\s+after|after\s+or\s+before|date)\b",
+    re.IGNORECASE,
+)
+# What follows "how" in a question whose answer is an amount ("how many", "how old").
+_HOW_MUCH = frozenset(
+    {"many", "much", "often", "far", "old", "big", "large", "fast", "heavy", "tall", "high"}
+)
+# "How many different platforms ...": kinds, which a chat names, not a number.
+_KINDS = frozenset({"different", "distinct", "separate", "kinds", "types", "sorts"})
+# "What is my annual salary?": a measure named within a few words after "what" or "which".
+_MEASURES = frozenset(
+    {"number", "amount", "total", "percentage", "percent", "score", "scores", "rate", "result"}
+    | {"results", "reading", "readings", "salary", "price", "cost", "budget", "count", "weight"}
+    | {"size", "speed", "level", "version", "limit", "balance", "figure", "value", "values"}
+    | {"usage", "accuracy", "rating", "rent", "fee", "fees", "costs", "prices", "amounts"}
+    | {"threshold", "levels", "rates", "ratio", "dosage", "dose", "distance", "height", "age"}
+    | {"income", "savings", "mileage", "duration", "temperature"}
+)
+MEASURE_REACH = 8
+_LETTERS = re.compile(r"[a-z]+")
+
+# A question longer than this is about something more than when (and is not read as an overview).
+MAX_OVERVIEW_QUESTION_CHARS = 200
+_ASKS_SAID = re.compile(
+    r"\b(?:talk(?:ed|ing)?|chat(?:ted|ting)?|spoke|speak(?:ing)?|discuss(?:ed|ing)?|"
+    r"cover(?:ed)?|go(?:ne)? over|went over)\b",
+    re.IGNORECASE,
+)
+_WHAT = re.compile(r"\b(?:what|which)\b", re.IGNORECASE)
+_SUMMARY = re.compile(r"\b(?:summar(?:y|i[sz]e)|recap|overview)\b", re.IGNORECASE)
+# Words an overview question is made of, beside chat stop words and its date.
+_OVERVIEW_TEXT = """
+    talk talked talking chat chatted chatting spoke speak speaking discuss discussed discussing
+    cover covered go gone went over about conversation conversations session sessions chats
+    discussion discussions summary summarize summarise recap overview topic topics things stuff
+    what which we us our you i me my did do does have has had were was together lately recently
+    recent latest last previous first earliest give tell please can could show list main
+"""
+_OVERVIEW_WORDS = frozenset(_OVERVIEW_TEXT.split())
+_OLDEST_FIRST_WORDS = frozenset({"first", "earliest"})
+# Any time will do to find where a question's date expressions are; their days are not read.
+_ANY_ANCHOR = datetime(2000, 1, 1, tzinfo=UTC)
+
+# Below this length a word is too common a piece of a phrase ("do it", "go on").
+_SHORTEST = 3
+# A word with what is part of it: "anita's", "grab-and-go"; "3.10" is "3" and "10".
+_WORD = re.compile(r"[^\W_][\w'-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """What a read needs of its question, read from its text once (``Question.of``)."""
+
+    text: str
+    tokens: tuple[str, ...]  # search tokens, without the words that only frame the question
+    pairs: tuple[tuple[str, str], ...]  # two content words side by side, as search tokens
+    asks: frozenset[Asks]
+    oldest_first: bool = False  # an overview asked for the earliest sessions
+
+    @classmethod
+    def of(cls, text: str | None) -> Question | None:
+        """The question read from ``text``; None for no question (or only blanks)."""
+        if text is None or not text.strip():
+            return None
+        asks: set[Asks] = set()
+        if _ASKS_WHEN.search(text):
+            asks.add("time")
+        lowered = text.lower()
+        words = _LETTERS.findall(lowered)
+        if _asks_amount(words):
+            asks.add("amount")
+        if asks_first(text):
+            asks.add("first")
+        oldest_first = False
+        if _asks_what_was_said(text) and _nothing_but_when(text, _periods(text, _ANY_ANCHOR)):
+            asks.add("overview")
+            oldest_first = not _OLDEST_FIRST_WORDS.isdisjoint(words)
+        return cls(text, tuple(query_tokens(text)), _pairs(lowered), frozenset(asks), oldest_first)
+
+    def periods(self, anchor: datetime) -> list[Resolved]:
+        """The dates and periods the question names, resolved against ``anchor``."""
+        return _periods(self.text, anchor)
+
+
+def _periods(text: str, anchor: datetime) -> list[Resolved]:
+    if len(text) > MAX_OVERVIEW_QUESTION_CHARS:
+        return []
+    return resolve_relative(text, anchor)
+
+
+def _asks_amount(words: Sequence[str]) -> bool:
+    """Whether the question's words ask for an amount, a count or a measure."""
+    for at, word in enumerate(words):
+        if word == "how" and at + 1 < len(words) and words[at + 1] in _HOW_MUCH:
+            if at + 2 < len(words) and words[at + 2] in _KINDS:
+                continue
+            return True
+        if word in ("what", "which") and not _MEASURES.isdisjoint(
+            words[at + 1 : at + 1 + MEASURE_REACH]
+        ):
+            return True
+    return False
+
+
+def _asks_what_was_said(text: str) -> bool:
+    """A short question with the words of one that asks what was talked about, or a recap."""
+    if len(text) > MAX_OVERVIEW_QUESTION_CHARS:
+        return False
+    return bool((_WHAT.search(text) and _ASKS_SAID.search(text)) or _SUMMARY.search(text))
+
+
+def _nothing_but_when(text: str, dates: Sequence[Resolved]) -> bool:
+    """Whether ``text`` says nothing beside overview words and its date expressions."""
+    rest = text
+    for found in sorted(dates, key=lambda r: -r.span[0]):
+        rest = rest[: found.span[0]] + " " + rest[found.span[1] :]
+    words = (w.lower() for w in _LETTERS.findall(rest.lower()))
+    return all(w in _OVERVIEW_WORDS or w in CHAT_STOPWORDS for w in words)
+
+
+def _pairs(lowered: str) -> tuple[tuple[str, str], ...]:
+    """Pairs of words side by side (only spaces between), neither a function word nor what
+    "how" asks ("how many days"), as search tokens: "garden party" -> ("garden", "parti")."""
+    text = lowered.replace("’", "'")
+    words = list(_WORD.finditer(text))
+    pairs: dict[tuple[str, str], None] = {}
+    for before, a, b in zip([None, *words], words, words[1:], strict=False):
+        if before is not None and before.group() == "how":
+            continue
+        if not text[a.end() : b.start()].isspace():
+            continue
+        if _content(a.group()) and _content(b.group()):
+            first, second = tokenize(a.group()), tokenize(b.group())
+            if first and second:
+                pairs[(first[-1], second[0])] = None
+    return tuple(pairs)
+
+
+def _content(word: str) -> bool:
+    return len(word) >= _SHORTEST and word not in STOPWORDS

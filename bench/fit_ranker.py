@@ -1,0 +1,312 @@
+"""Fit the context ranker's weights on the development sets' relevance labels, cross-validated by
+chat, and write them to ``app/domain/context/ranking/weights.py``.
+
+``python -m bench.fit_ranker [--half tune] [--folds 5] [--write] [--cache FILE]``
+
+Labels: a REALTALK question's evidence messages, a BEAM question's source message ids. Each chat
+of the half is ingested as the service would (the rule extractor, in process); per question, its
+candidates' features are read as a read does (``ranking.candidates``, ``ranking.features``), and
+a candidate is relevant when its record is one of the labelled messages. The model is a logistic
+regression (Newton's method, an L2 penalty, numpy only): each question weighs the same, its
+relevant and other candidates half each, and each set half. Printed: recall of the labelled
+messages among the first 5 / 10 / 20 candidates, per set, for BM25 alone, the weights in the
+repository, and the weights fitted on the other folds (chats never seen in fitting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from app.domain.context.index import EvidenceIndex
+from app.domain.context.ranking.candidates import candidates
+from app.domain.context.ranking.features import FEATURES, cheap_features, text_features
+from app.domain.context.ranking.question import Question
+from app.domain.context.ranking.weights import BIAS, WEIGHTS
+from bench.conversations import data as beam_data
+from bench.conversations import run as beam_run
+from bench.realtalk import data as realtalk_data
+from bench.realtalk import run as realtalk_run
+from bench.splits import HALVES, of_half
+
+WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "app/domain/context/ranking/weights.py"
+# Candidates per question whose features are all read (the best by BM25 and neighbours): more
+# than a read reranks, so the fit sees the weak candidates a read must keep down too.
+ROWS = 300
+BUDGET = 6000
+RECALL_AT = (5, 10, 20)
+L2 = 1.0
+
+Matrix = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One question's candidates: their features, which are relevant, and their records."""
+
+    dataset: str
+    chat: str
+    rows: Matrix
+    relevant: npt.NDArray[np.bool_]
+    records: npt.NDArray[np.int64]
+    wanted: int  # labelled messages the log holds
+
+
+def sample_of(
+    dataset: str, chat: str, index: EvidenceIndex, text: str, labels: Iterable[str]
+) -> Sample | None:
+    """A question's sample; None when it has no words to rank by or no labelled message."""
+    question = Question.of(text)
+    wanted = set(labels)
+    records = [t for t in range(len(index)) if wanted & set(index.record(t).turn_ids)]
+    if question is None or not question.tokens or not records:
+        return None
+    found = candidates(index, question.tokens, None, BUDGET)
+    rows = cheap_features(index, question, found)
+    prior = rows[:, FEATURES.index("bm25")] + 0.5 * rows[:, FEATURES.index("neighbours")]
+    keep = np.argsort(-prior, kind="stable")[:ROWS]
+    rows = rows[keep]
+    docs = found.docs[keep]
+    text_features(index, question, docs.tolist(), rows)
+    turns = index.passage_turns()[docs]
+    relevant = np.isin(turns, records)
+    return Sample(dataset, chat, rows.astype(np.float64), relevant, turns, len(records))
+
+
+async def realtalk_samples(half: str) -> list[Sample]:
+    """Every REALTALK question of the half with evidence."""
+    out = []
+    chats = of_half(
+        realtalk_data.load(realtalk_data.DEFAULT_DATA), lambda c: c.id, "realtalk", half
+    )
+    for chat in chats:
+        index = (await realtalk_run.ingest(chat)).user.index().evidence
+        for q in chat.questions:
+            found = sample_of("realtalk", chat.id, index, q.question, q.evidence)
+            if found is not None:
+                out.append(found)
+        print(f"  realtalk {chat.id}: {len(out)} questions so far", file=sys.stderr)
+    return out
+
+
+async def beam_samples(half: str) -> list[Sample]:
+    """Every BEAM question of the half with source message ids."""
+    out = []
+    chats = of_half(beam_data.load(beam_data.DEFAULT_DATA), lambda c: c.id, "beam500k", half)
+    for chat in chats:
+        index = (await beam_run.ingest(chat)).user.index().evidence
+        for q in chat.questions:
+            found = sample_of("beam", chat.id, index, q.question, q.sources)
+            if found is not None:
+                out.append(found)
+        print(f"  beam {chat.id}: {len(out)} questions so far", file=sys.stderr)
+    return out
+
+
+def _weights_of(samples: Sequence[Sample]) -> Matrix:
+    """Per row: each question weighs the same, its relevant and other rows half each, each set
+    half of all."""
+    sets = {s.dataset for s in samples}
+    per_set = {d: sum(1 for s in samples if s.dataset == d) for d in sets}
+    out = []
+    for s in samples:
+        share = 1.0 / (len(sets) * per_set[s.dataset])
+        hits = int(s.relevant.sum())
+        w = np.where(s.relevant, 0.5 / max(hits, 1), 0.5 / max(s.relevant.size - hits, 1)) * share
+        out.append(w)
+    return np.concatenate(out)
+
+
+def fit(samples: Sequence[Sample], l2: float = L2, without: Sequence[str] = ()) -> Matrix:
+    """Weights (the bias last): their direction fitted listwise, then scaled and offset to be a
+    probability; the features named in ``without`` keep weight 0."""
+    keep = [i for i, name in enumerate(FEATURES) if name not in without]
+    useful = [s for s in samples if s.relevant.any()]
+    direction = np.zeros(len(FEATURES))
+    direction[keep] = _listwise(useful, keep, l2)
+    scale, bias = _calibrated(useful, direction)
+    return np.array([*(scale * direction), bias])
+
+
+def _listwise(samples: Sequence[Sample], keep: Sequence[int], l2: float) -> Matrix:
+    """The weights that make a question's relevant candidates likeliest among its candidates
+    (a softmax over each question's candidates; each question, and each set, weighs alike)."""
+    sets = {s.dataset for s in samples}
+    per_set = {d: sum(1 for s in samples if s.dataset == d) for d in sets}
+    beta = np.zeros(len(keep))
+    for _ in range(50):
+        grad = l2 * beta
+        hess = l2 * np.eye(len(keep))
+        for s in samples:
+            x = s.rows[:, keep]
+            z = x @ beta
+            p = np.exp(z - z.max())
+            p /= p.sum()
+            mean = p @ x
+            weight = len(samples) / (len(sets) * per_set[s.dataset])
+            grad -= weight * (x[s.relevant].mean(axis=0) - mean)
+            centred = x - mean
+            hess += weight * (centred * p[:, None]).T @ centred
+        # Newton's step, no longer than 1 a weight: a full step can overshoot from far away.
+        step = np.clip(np.linalg.solve(hess, grad), -1.0, 1.0)
+        beta -= step
+        if np.abs(step).max() < 1e-7:
+            break
+    return beta
+
+
+def _calibrated(samples: Sequence[Sample], direction: Matrix) -> tuple[float, float]:
+    """(scale, bias) that make ``sigmoid(scale * logit + bias)`` a candidate's chance of being
+    relevant (a two-weight logistic regression, each question weighing alike)."""
+    z = np.concatenate([s.rows @ direction for s in samples])
+    y = np.concatenate([s.relevant for s in samples]).astype(np.float64)
+    w = _weights_of(samples)
+    w = w / w.sum() * len(samples)
+    x = np.column_stack([z, np.ones_like(z)])
+    beta = np.array([1.0, 0.0])
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ beta, -30, 30)))
+        grad = x.T @ (w * (p - y))
+        hess = (x * (w * p * (1 - p))[:, None]).T @ x + 1e-9 * np.eye(2)
+        step = np.clip(np.linalg.solve(hess, grad), -1.0, 1.0)
+        beta -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return float(beta[0]), float(beta[1])
+
+
+def recall(samples: Sequence[Sample], beta: Matrix, k: int) -> float:
+    """Mean share of a question's labelled messages among its first ``k`` distinct records."""
+    total = 0.0
+    for s in samples:
+        scores = s.rows @ beta[:-1] + beta[-1]
+        order = np.lexsort((-s.records, -scores))  # the newer among equals, as a read does
+        seen: list[int] = []
+        for i in order:
+            record = int(s.records[i])
+            if record not in seen:
+                seen.append(record)
+            if len(seen) == k:
+                break
+        found = {int(r) for r, rel in zip(s.records, s.relevant, strict=True) if rel} & set(seen)
+        total += len(found) / s.wanted
+    return total / len(samples) if samples else 0.0
+
+
+def folds(samples: Sequence[Sample], n: int) -> list[tuple[list[Sample], list[Sample]]]:
+    """(fit on, test on) per fold; each chat's questions in one fold."""
+    chats = sorted({(s.dataset, s.chat) for s in samples})
+    out = []
+    for f in range(n):
+        held = set(chats[f::n])
+        test = [s for s in samples if (s.dataset, s.chat) in held]
+        train = [s for s in samples if (s.dataset, s.chat) not in held]
+        out.append((train, test))
+    return out
+
+
+def report(samples: Sequence[Sample], n_folds: int, without: Sequence[str] = ()) -> str:
+    """Recall at each k per set: BM25 alone, the weights in the repository, cross-validated."""
+    bm25 = np.zeros(len(FEATURES) + 1)
+    bm25[FEATURES.index("bm25")] = 1.0
+    current = np.array([*(WEIGHTS[f] for f in FEATURES), BIAS])
+    cv: dict[str, list[tuple[Sample, Matrix]]] = {}
+    for train, test in folds(samples, n_folds):
+        beta = fit(train, without=without)
+        for s in test:
+            cv.setdefault(s.dataset, []).append((s, beta))
+    lines = ["set       n    weights        " + "  ".join(f"@{k:<4}" for k in RECALL_AT)]
+    for dataset in sorted(cv):
+        mine = [s for s in samples if s.dataset == dataset]
+        for label, value in (
+            ("bm25", lambda k, m=mine: recall(m, bm25, k)),
+            ("repository", lambda k, m=mine: recall(m, current, k)),
+            ("cross-valid.", lambda k, d=dataset: _cv_recall(cv[d], k)),
+        ):
+            cells = "  ".join(f"{value(k):.3f}" for k in RECALL_AT)
+            lines.append(f"{dataset:<9} {len(mine):<4} {label:<14} {cells}")
+    return "\n".join(lines)
+
+
+def _cv_recall(pairs: Sequence[tuple[Sample, Matrix]], k: int) -> float:
+    return sum(recall([s], beta, k) for s, beta in pairs) / len(pairs)
+
+
+def write(beta: Matrix, half: str, path: Path = WEIGHTS_FILE) -> None:
+    """The weights as the module the scorer reads."""
+    lines = [
+        '"""The scorer\'s fitted weights, one per feature of ``features.FEATURES`` and the bias.',
+        "",
+        f"Written by ``python -m bench.fit_ranker --half {half} --write`` (a logistic regression",
+        "on the relevance labels of both development sets); do not edit by hand.",
+        '"""',
+        "",
+        "WEIGHTS: dict[str, float] = {",
+        *(f'    "{name}": {value:.4f},' for name, value in zip(FEATURES, beta[:-1], strict=True)),
+        "}",
+        f"BIAS = {beta[-1]:.4f}",
+        "",
+    ]
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def load_samples(half: str, cache: Path | None) -> list[Sample]:
+    """Both sets' samples, from ``cache`` when it holds them."""
+    if cache is not None and cache.exists():
+        with np.load(cache, allow_pickle=False) as held:
+            return [
+                Sample(str(d), str(c), held[f"rows{i}"], held[f"rel{i}"], held[f"rec{i}"], int(w))
+                for i, (d, c, w) in enumerate(
+                    zip(held["sets"], held["chats"], held["wanted"], strict=True)
+                )
+            ]
+    samples = asyncio.run(realtalk_samples(half)) + asyncio.run(beam_samples(half))
+    if cache is not None:
+        arrays: dict[str, npt.NDArray[np.generic]] = {
+            "sets": np.array([s.dataset for s in samples]),
+            "chats": np.array([s.chat for s in samples]),
+            "wanted": np.array([s.wanted for s in samples]),
+        }
+        for i, s in enumerate(samples):
+            arrays[f"rows{i}"], arrays[f"rel{i}"], arrays[f"rec{i}"] = s.rows, s.relevant, s.records
+        np.savez_compressed(cache, **arrays)  # type: ignore[arg-type]
+    return samples
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI: read the samples, print the cross-validated recall, optionally write the weights."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.fit_ranker", description=(__doc__ or "").splitlines()[0]
+    )
+    parser.add_argument("--half", choices=HALVES, default="tune", help="the chats fitted on")
+    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds, by chat")
+    parser.add_argument("--write", action="store_true", help="write the weights fitted on all")
+    parser.add_argument("--cache", type=Path, help="keep (or read) the samples here")
+    parser.add_argument("--without", default="", help="comma-separated features held at weight 0")
+    args = parser.parse_args(argv)
+    samples = load_samples(args.half, args.cache)
+    without = [name for name in args.without.split(",") if name]
+    unknown = set(without) - set(FEATURES)
+    if unknown:
+        parser.error(f"no such features: {', '.join(sorted(unknown))}")
+    print(report(samples, args.folds, without))
+    beta = fit(samples, without=without)
+    print(
+        "fitted on all: "
+        + ", ".join(f"{n} {v:+.3f}" for n, v in zip([*FEATURES, "bias"], beta, strict=True))
+    )
+    if args.write:
+        write(beta, args.half)
+        print(f"wrote {WEIGHTS_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

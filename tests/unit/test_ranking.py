@@ -1,0 +1,157 @@
+"""The ranker: each named feature on written examples, and the fitted scorer's invariants."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.domain.context import EvidenceIndex
+from app.domain.context.ranking import FEATURES, Question, rank
+from app.domain.context.ranking.candidates import candidates
+from app.domain.context.ranking.features import (
+    cheap_features,
+    said_together,
+    says_date,
+    text_features,
+)
+from app.domain.context.ranking.weights import WEIGHTS
+from app.domain.text import tokenize
+from tests.unit.test_context_budget import FILLER, chat
+
+
+def features(lines: list[tuple[str, str]], q: str, **kwargs: int) -> dict[int, dict[str, float]]:
+    """Every candidate's features for ``q`` over ``lines``, by passage."""
+    index = EvidenceIndex(chat(lines, **kwargs))
+    question = Question.of(q)
+    assert question is not None
+    found = candidates(index, question.tokens)
+    rows = cheap_features(index, question, found)
+    text_features(index, question, found.docs.tolist(), rows)
+    return {
+        int(doc): dict(zip(FEATURES, map(float, row), strict=True))
+        for doc, row in zip(found.docs, rows, strict=True)
+    }
+
+
+def test_bm25_is_a_share_of_the_best_match() -> None:
+    got = features([("Ana", "the red kite"), ("Ben", "a red kite and a red kite"), *FILLER], "kite")
+    assert max(f["bm25"] for f in got.values()) == 1.0
+    assert all(0.0 <= f["bm25"] <= 1.0 for f in got.values())
+
+
+def test_an_assistants_passage_is_marked_and_a_persons_is_not() -> None:
+    got = features([("user", "my kite broke"), ("assistant", "kites break in wind")], "kite")
+    assert got[0]["assistant"] == 0.0 and got[1]["assistant"] == 1.0
+    assert got[1]["assistant_bm25"] == got[1]["bm25"]
+
+
+def test_a_neighbour_takes_its_session_neighbours_match_and_no_other_sessions() -> None:
+    lines = [("Ana", "the kite festival is soon"), ("Ben", "nice, which day?"), ("Ana", "kite")]
+    got = features(lines, "kite festival", session_every=2)
+    assert got[1]["neighbours"] > 0  # beside the first, in its session
+    assert got[1]["bm25"] == 0.0
+    # Passage 2 starts the next session: passage 1's neighbour count holds only passage 0.
+    alone = features(lines[:2], "kite festival", session_every=2)
+    assert got[1]["neighbours"] == pytest.approx(alone[1]["neighbours"], rel=0.2)
+
+
+def test_a_named_speaker_is_marked() -> None:
+    got = features(
+        [("Ana", "the kite flew"), ("Ben", "the kite fell")], "What did Ana say of the kite?"
+    )
+    assert got[0]["speaker"] == 1.0 and got[1]["speaker"] == 0.0
+
+
+def test_coverage_counts_a_rare_word_for_more_than_a_common_one() -> None:
+    lines = [("Ana", "the kite"), ("Ana", "the zeppelin"), *[("Ben", "the kite again")] * 5]
+    got = features(lines, "kite zeppelin")
+    assert got[1]["coverage"] > got[0]["coverage"] > 0.0
+
+
+def test_word_pairs_count_when_said_together_in_any_inflection() -> None:
+    pairs = Question.of("When is the garden party?")
+    assert pairs is not None and pairs.pairs == (("garden", "parti"),)
+    assert said_together(tokenize("the garden parties moved to Sunday"), pairs.pairs) == 1.0
+    assert said_together(tokenize("the garden was lovely, the party too"), pairs.pairs) == 0.0
+    assert said_together(tokenize("the party in the garden"), pairs.pairs) == 0.0
+    assert said_together(tokenize("the garden of the party"), pairs.pairs) == 1.0  # "of the" drops
+
+
+def test_an_amount_counts_only_for_a_persons_number_when_one_is_asked() -> None:
+    lines = [("user", "my kite fund holds $80"), ("assistant", "1. save $5 for the kite fund")]
+    asked = features(lines, "How much is in my kite fund?")
+    assert asked[0]["amount"] == 1.0 and asked[1]["amount"] == 0.0
+    assert features(lines, "Why do I keep a kite fund?")[0]["amount"] == 0.0
+
+
+def test_a_date_counts_when_a_time_is_asked() -> None:
+    lines = [("Ana", "the kite show was yesterday"), ("Ana", "the kite show was fun")]
+    got = features(lines, "When was the kite show?")
+    assert got[0]["date"] == 1.0 and got[1]["date"] == 0.0
+    assert features(lines, "How was the kite show?")[0]["date"] == 0.0
+    index = EvidenceIndex(chat([("Ana", "we fly kites on march 3")]))
+    assert says_date(index, 0, index.passage_text(0), person=True) == 1.0
+
+
+def test_earliness_orders_a_persons_candidates_when_the_first_time_is_asked() -> None:
+    lines = [("Ana", "my kite"), ("Ana", "the kite again"), ("Ana", "kite once more")]
+    got = features(lines, "When did Ana first mention her kite?", days=1)
+    assert got[0]["first"] == 1.0 and got[2]["first"] == 0.0 and 0 < got[1]["first"] < 1
+    assert all(f["first"] == 0.0 for f in features(lines, "Ana's kite?").values())
+
+
+def test_every_feature_is_tested_here() -> None:
+    assert set(FEATURES) == set(WEIGHTS)
+    assert len(FEATURES) == 10
+
+
+# --- the scorer -------------------------------------------------------------------------------
+
+
+RARE_WORDS = ["zeppelin", "quokka", "ostrich", "lagoon"]
+
+
+@given(
+    st.lists(st.sampled_from(["the", "a", "kite", "sky", "blue", "fun"]), min_size=1, max_size=8),
+    st.sampled_from(RARE_WORDS),
+)
+@settings(max_examples=60, deadline=None)
+def test_of_two_passages_alike_the_one_holding_more_rare_question_words_never_scores_lower(
+    words: list[str], rare: str
+) -> None:
+    base = " ".join(words)
+    lines = [("Ana", base), ("Ana", f"{base} {rare}"), *[("Ben", "kite sky fun blue")] * 4]
+    index = EvidenceIndex(chat(lines))
+    question = Question.of(f"kite {rare}")
+    assert question is not None
+    found = rank(index, question)
+    assert found.scores[1] >= found.scores[0]
+
+
+@given(st.lists(st.sampled_from(["kite", "sky", "my", "blue", "$5", "may 3"]), max_size=6))
+@settings(max_examples=60, deadline=None)
+def test_scores_are_probabilities_in_order_and_explained(words: list[str]) -> None:
+    lines = [("user", " ".join(words) or "kite"), ("assistant", "kite sky"), *FILLER]
+    index = EvidenceIndex(chat(lines))
+    question = Question.of("How much did my kite cost on may 3?")
+    assert question is not None
+    found = rank(index, question)
+    shown = [float(found.scores[d]) for d in found.order]
+    assert shown == sorted(shown, reverse=True)
+    assert all(0.0 < s < 1.0 for s in shown)
+    for doc in found.order:
+        why = found.explain(doc)
+        assert why is not None
+        logit = why["bias"] + sum(f["adds"] for f in why["features"].values())
+        assert 1 / (1 + np.exp(-logit)) == pytest.approx(float(found.scores[doc]), abs=1e-3)
+        assert why["bm25"] == pytest.approx(float(found.bm25[doc]), abs=1e-5)
+
+
+def test_no_passage_of_a_question_without_a_match_is_a_candidate() -> None:
+    index = EvidenceIndex(chat(FILLER))
+    question = Question.of("zeppelin")
+    assert question is not None
+    found = rank(index, question)
+    assert found.order == [] and found.matching == 0 and found.explain(0) is None
