@@ -6,11 +6,12 @@ chat, and write them to ``app/domain/context/ranking/weights.py``.
 Labels: a REALTALK question's evidence messages, a BEAM question's source message ids. Each chat
 of the half is ingested as the service would (the rule extractor, in process); per question, its
 candidates' features are read as a read does (``ranking.candidates``, ``ranking.features``), and
-a candidate is relevant when its record is one of the labelled messages. The model is a logistic
-regression (Newton's method, an L2 penalty, numpy only): each question weighs the same, its
-relevant and other candidates half each, and each set half. Printed: recall of the labelled
-messages among the first 5 / 10 / 20 candidates, per set, for BM25 alone, the weights in the
-repository, and the weights fitted on the other folds (chats never seen in fitting).
+a candidate is relevant when its record is one of the labelled messages. The weights are fitted
+listwise (a softmax over each question's candidates, Newton's method with an L2 penalty, numpy
+only; each question and each set weighing alike), then scaled and offset so the score is a
+candidate's chance of being relevant. Printed: recall of the labelled messages among the first
+5 / 10 / 20 candidates, per set, for BM25 alone, the weights in the repository, and the weights
+fitted on the other folds (chats never seen in fitting).
 """
 
 from __future__ import annotations
