@@ -475,6 +475,8 @@ class Servers:
             TESSERA_DATA_DIR=str(self.root),
             # A 10,000-episode passport is ~9 MB of JSON; the default limit is 5 MB.
             TESSERA_MAX_BODY_BYTES=str(max_body_bytes),
+            # One tenant's reads are the load measured: its rate limit would cap them.
+            TESSERA_TENANT_REQUESTS_PER_SECOND="0",
         )
         api = [sys.executable, "-m", "app.cli.main", "api", "--host", "127.0.0.1", "--port"]
         trivial = [sys.executable, "-m", "uvicorn", "bench.trivial_app:app", "--host"]

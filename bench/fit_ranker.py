@@ -213,14 +213,16 @@ def folds(samples: Sequence[Sample], n: int) -> list[tuple[list[Sample], list[Sa
     return out
 
 
-def report(samples: Sequence[Sample], n_folds: int, without: Sequence[str] = ()) -> str:
+def report(
+    samples: Sequence[Sample], n_folds: int, without: Sequence[str] = (), l2: float = L2
+) -> str:
     """Recall at each k per set: BM25 alone, the weights in the repository, cross-validated."""
     bm25 = np.zeros(len(FEATURES) + 1)
     bm25[FEATURES.index("bm25")] = 1.0
     current = np.array([*(WEIGHTS[f] for f in FEATURES), BIAS])
     cv: dict[str, list[tuple[Sample, Matrix]]] = {}
     for train, test in folds(samples, n_folds):
-        beta = fit(train, without=without)
+        beta = fit(train, l2, without)
         for s in test:
             cv.setdefault(s.dataset, []).append((s, beta))
     lines = ["set       n    weights        " + "  ".join(f"@{k:<4}" for k in RECALL_AT)]
@@ -291,14 +293,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="write the weights fitted on all")
     parser.add_argument("--cache", type=Path, help="keep (or read) the samples here")
     parser.add_argument("--without", default="", help="comma-separated features held at weight 0")
+    parser.add_argument("--l2", type=float, default=L2, help="the penalty on the weights")
     args = parser.parse_args(argv)
     samples = load_samples(args.half, args.cache)
     without = [name for name in args.without.split(",") if name]
     unknown = set(without) - set(FEATURES)
     if unknown:
         parser.error(f"no such features: {', '.join(sorted(unknown))}")
-    print(report(samples, args.folds, without))
-    beta = fit(samples, without=without)
+    print(report(samples, args.folds, without, args.l2))
+    beta = fit(samples, args.l2, without)
     print(
         "fitted on all: "
         + ", ".join(f"{n} {v:+.3f}" for n, v in zip([*FEATURES, "bias"], beta, strict=True))

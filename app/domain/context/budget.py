@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -53,7 +53,7 @@ class EvidenceItem:
     turn_ids: tuple[str, ...] = ()  # the client ids of the turns behind it
     source: str | None = None
     score: float = 0.0  # its best passage's score for the query (0 without one)
-    why: dict[str, Any] | None = None  # how that score was made (``Ranked.explain``)
+    passage: int = -1  # its best scoring passage (-1 without a question)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form, with the exact client turn ids behind it as its provenance."""
@@ -69,7 +69,6 @@ class EvidenceItem:
             "text": self.text,
             "role": self.role,
             "cut": self.cut,
-            "why": self.why,
         }
 
 
@@ -83,6 +82,16 @@ class Evidence:
     text: str
     omitted: int  # matching (or, without a query, older) turns left out
     order: Order
+    ranked: Ranked | None = field(default=None, compare=False, repr=False)
+
+    def memories(self) -> list[dict[str, Any]]:
+        """Each item's JSON form with ``why``: how its best passage's score was made (None for
+        an item that is no candidate, or without a question)."""
+        ranked = self.ranked
+        return [
+            item.to_dict() | {"why": ranked.explain(item.passage) if ranked else None}
+            for item in self.items
+        ]
 
     @property
     def turn_ids(self) -> tuple[str, ...]:
@@ -96,7 +105,7 @@ class Evidence:
             "budget_chars": self.budget_chars,
             "order": self.order,
             "omitted": self.omitted,
-            "memories": [i.to_dict() for i in self.items],
+            "memories": self.memories(),
         }
 
 
@@ -253,16 +262,15 @@ def assemble(
                 turn_ids=record.turn_ids,
                 source=record.source,
                 score=index.best_score(turn, scores) if scores.size else 0.0,
-                why=found.explain(_best_passage(index, turn, scores)) if scores.size else None,
+                passage=_best_passage(index, turn, scores) if scores.size else -1,
             )
         )
     if omitted and items:
         lines.append(_note(omitted, order))
     text = "\n".join(lines)
     assert len(text) <= budget, (len(text), budget)
-    return Evidence(
-        question.text if question else None, budget_chars, tuple(items), text, omitted, order
-    )
+    asked = question.text if question else None
+    return Evidence(asked, budget_chars, tuple(items), text, omitted, order, found)
 
 
 def _best_passage(index: EvidenceIndex, turn: int, scores: Scores) -> int:
@@ -284,19 +292,18 @@ def _by_relevance(
     A hit's priority is its score; once it is shown, each neighbour waits with
     ``NEIGHBOUR_WEIGHT`` times that score (less again for each further step), so the context
     of a strong match comes before a weak match, and a weak match before the context of another.
-    An assistant's turn (``machine``) is no neighbour of a person's hit. A hit that restates a
-    shown hit where the question's words (``tokens``) are is left out, as a turn said again word
-    for word is.
+    An assistant's turn (``machine``) is no neighbour of a person's hit. A passage that says
+    nothing new (``restated``: each of the question's ``tokens`` in it, or each of its words, is
+    in a run a shown passage says) is left out, and a hit left out so is not counted as missing.
     """
     scores, matching, machine = found.scores, found.matching, found.machine
     # Room for the note at its longest, so whatever is chosen, the note still fits.
     room = budget + 1 - (len(_note(matching, "relevance")) + 1)
     selection = _Selection(index, room, NEIGHBOUR_CHARS)
-    seen: dict[int, int] = {}  # a turn said again word for word is shown once
     twins = 0
     hit_turns: set[int] = set()
-    shown_runs = ShownRuns(tokens)  # what a hit restates of a shown one is not shown again
-    ranked, repeats = _first_sayings(index, found.order)
+    shown_runs = ShownRuns(tokens)
+    ranked = found.order
     turns = index.passage_turns()[ranked].tolist()
     # (-priority, order, passage, turn, is a hit); order keeps rank order among equals.
     priorities = scores[ranked].tolist()
@@ -308,25 +315,20 @@ def _by_relevance(
     order = len(queue)
     while queue and selection.room >= MIN_LINE:
         priority, _, doc, turn, hit = heapq.heappop(queue)
-        key = index.said_key(turn)
-        twin = seen.get(key, turn)
-        said_before = twin != turn and index.same_words(twin, turn)
-        restated = (
-            hit and selection.may_fit(turn, (doc,)) and shown_runs.restates(index.passage_text(doc))
-        )
-        if said_before or restated:
+        text, speaker = index.passage_text(doc), index.speaker_codes[turn]
+        if selection.may_fit(turn, (doc,)) and shown_runs.restates(text, speaker):
             if hit and turn not in hit_turns:
-                twins += 1  # its twin, or what it restates, is shown
+                twins += 1  # what it says is shown
                 hit_turns.add(turn)
             continue
         if hit:
             hit_turns.add(turn)
         if not selection.add(turn, (doc,), "hit" if hit else "neighbour"):
             continue
-        seen[key] = turn
+        if hit or turn not in selection.clipped:
+            shown_runs.add(text, speaker)  # a clipped neighbour shows only its opening words
         if not hit:
             continue
-        shown_runs.add(index.passage_text(doc))
         for side in (-1, 1):
             weight = -priority
             for other in _window(index, turn, side, NEIGHBOURS):
@@ -339,34 +341,8 @@ def _by_relevance(
                 order += 1
                 heapq.heappush(queue, (-weight, order, passage, other, False))
     shown = sum(1 for t in selection.chosen if index.best_score(t, scores) > 0)
-    # A hit that repeats a shown turn word for word was not left out: it is there.
-    chosen = selection.chosen
-    twins += sum(1 for turn, first in repeats.items() if first in chosen and turn not in chosen)
     omitted = max(matching - shown - twins, 0)
     return selection, omitted
-
-
-def _first_sayings(index: EvidenceIndex, ranked: list[int]) -> tuple[list[int], dict[int, int]]:
-    """The ranked passages without those of turns that repeat a better ranked turn's words.
-
-    Also returns each repeating turn's first saying. A long chat says the same short things
-    again and again; taking the repeats out at once keeps them from being weighed one by one.
-    """
-    if len(ranked) < 2:
-        return ranked, {}
-    docs = np.asarray(ranked, dtype=np.intp)
-    turns = index.passage_turns()[docs]
-    keys, checks = index.said_digests()
-    _, first_at, which = np.unique(keys[turns], return_index=True, return_inverse=True)
-    first_turns = turns[first_at[which.ravel()]]
-    # Another passage of the same turn stays; so does a turn whose key only collides.
-    later = np.flatnonzero((turns != first_turns) & (checks[turns] == checks[first_turns]))
-    if not later.size:
-        return ranked, {}
-    repeats = dict(zip(turns[later].tolist(), first_turns[later].tolist(), strict=True))
-    keep = np.ones(docs.size, dtype=np.bool_)
-    keep[later] = False
-    return docs[keep].tolist(), repeats
 
 
 def _by_recency(

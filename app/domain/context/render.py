@@ -62,7 +62,7 @@ class Context:
             "beliefs_omitted": self.beliefs_omitted,
             "sessions": [s.to_dict() for s in self.sessions],
             "memory_order": self.evidence.order,
-            "memories": [i.to_dict() for i in self.evidence.items],
+            "memories": self.evidence.memories(),
             "memories_omitted": self.evidence.omitted,
         }
 

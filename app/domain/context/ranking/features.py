@@ -17,7 +17,6 @@ from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.context.ranking.candidates import Candidates, neighbour_scores, sort_time
 from app.domain.context.ranking.question import Question
 from app.domain.dates import WRITTEN_DAY
-from app.domain.text import tokenize
 
 FEATURES = (
     "bm25",  # BM25 as a share of the best candidate's
@@ -26,7 +25,7 @@ FEATURES = (
     "neighbours",  # BM25 of the passages beside it in the session, as a share of the best
     "speaker",  # the question names who said it
     "coverage",  # the share of the question's distinct words it holds, rare words counting more
-    "pairs",  # the share of the question's word pairs it says together, as the question does
+    "pairs",  # the share of the question's word pairs it says side by side, as whole words
     "amount",  # the question asks an amount and a person states a number (not a date) in it
     "date",  # the question asks a time and it says a date
     "first",  # the question asks the first time: how early it is among the reranked candidates
@@ -35,9 +34,6 @@ CHEAP = 6
 # The candidates whose words are read for the last features: more than a budget of a few thousand
 # characters shows.
 RERANKED = 100
-# How far apart (in search tokens, which leave function words out) a question's pair may stand
-# in a passage and count as said together: side by side.
-PAIR_REACH = 1
 
 _DIGIT = re.compile(r"\d")
 # A day written out, read in lower case: "march 22", "22nd of march", "2024-03-22".
@@ -79,7 +75,7 @@ def text_features(
         text = index.passage_text(doc)
         person = machine is None or not machine[doc]
         if question.pairs:
-            row[6] = said_together(tokenize(text), question.pairs)
+            row[6] = said_together(text.lower(), question.pairs)
         if "amount" in asks and person:
             row[7] = states_amount(index, doc, text)
         if "time" in asks:
@@ -88,22 +84,22 @@ def text_features(
         rows[:, 9] = _earliness(index, docs, machine)
 
 
-def said_together(words: list[str], pairs: tuple[tuple[str, str], ...]) -> float:
-    """The share of ``pairs`` whose second word follows the first within ``PAIR_REACH`` words."""
-    at: dict[str, list[int]] = {}
-    wanted = {w for pair in pairs for w in pair}
-    for place, word in enumerate(words):
-        if word in wanted:
-            at.setdefault(word, []).append(place)
-    said = 0
-    for first, second in pairs:
-        after = at.get(second)
-        if after is None or first not in at:
-            continue
-        seconds = set(after)
-        if any(p + gap in seconds for p in at[first] for gap in range(1, PAIR_REACH + 1)):
-            said += 1
-    return said / len(pairs)
+def said_together(lowered: str, pairs: tuple[str, ...]) -> float:
+    """The share of ``pairs`` that ``lowered`` says as whole words ("math class", not
+    "aftermath classes")."""
+    return sum(1 for pair in pairs if _says(lowered, pair)) / len(pairs)
+
+
+def _says(text: str, phrase: str) -> bool:
+    at = text.find(phrase)
+    while at >= 0:
+        end = at + len(phrase)
+        if (at == 0 or not text[at - 1].isalnum()) and (
+            end == len(text) or not text[end].isalnum()
+        ):
+            return True
+        at = text.find(phrase, at + 1)
+    return False
 
 
 def states_amount(index: EvidenceIndex, doc: int, text: str) -> float:

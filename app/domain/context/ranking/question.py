@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from app.domain.dates import Resolved, resolve_relative
-from app.domain.text import asks_first, query_tokens, tokenize
+from app.domain.text import asks_first, query_tokens
 from app.domain.words import CHAT_STOPWORDS, STOPWORDS
 
 Asks = Literal["time", "amount", "first", "overview"]
@@ -84,7 +84,7 @@ class Question:
 
     text: str
     tokens: tuple[str, ...]  # search tokens, without the words that only frame the question
-    pairs: tuple[tuple[str, str], ...]  # two content words side by side, as search tokens
+    pairs: tuple[str, ...]  # two content words side by side, lower case: "garden party"
     asks: frozenset[Asks]
     oldest_first: bool = False  # an overview asked for the earliest sessions
 
@@ -149,21 +149,17 @@ def _nothing_but_when(text: str, dates: Sequence[Resolved]) -> bool:
     return all(w in _OVERVIEW_WORDS or w in CHAT_STOPWORDS for w in words)
 
 
-def _pairs(lowered: str) -> tuple[tuple[str, str], ...]:
+def _pairs(lowered: str) -> tuple[str, ...]:
     """Pairs of words side by side (only spaces between), neither a function word nor what
-    "how" asks ("how many days"), as search tokens: "garden party" -> ("garden", "parti")."""
+    "how" asks ("how many days")."""
     text = lowered.replace("’", "'")
     words = list(_WORD.finditer(text))
-    pairs: dict[tuple[str, str], None] = {}
+    pairs: dict[str, None] = {}
     for before, a, b in zip([None, *words], words, words[1:], strict=False):
         if before is not None and before.group() == "how":
             continue
-        if not text[a.end() : b.start()].isspace():
-            continue
-        if _content(a.group()) and _content(b.group()):
-            first, second = tokenize(a.group()), tokenize(b.group())
-            if first and second:
-                pairs[(first[-1], second[0])] = None
+        if text[a.end() : b.start()].isspace() and _content(a.group()) and _content(b.group()):
+            pairs[f"{a.group()} {b.group()}"] = None
     return tuple(pairs)
 
 
