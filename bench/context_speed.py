@@ -54,7 +54,8 @@ import orjson
 
 from app.domain.bm25 import BM25Index
 from app.domain.context import MemoryIndex, build_context
-from app.domain.context.ranking import Question, rank
+from app.domain.context.ranking.question import Question
+from app.domain.context.ranking.scorer import rank
 from app.domain.passport import Passport
 from app.domain.text import tokenize
 from bench.ingest import (

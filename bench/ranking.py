@@ -37,7 +37,8 @@ from typing import Any
 
 from app.domain.context import EvidenceIndex, MemoryIndex, TurnRecord, build_context, records_of
 from app.domain.context.budget import assemble
-from app.domain.context.ranking import Question, rank
+from app.domain.context.ranking.question import Question
+from app.domain.context.ranking.scorer import rank
 from app.domain.ingest.payload import IngestPayload
 from app.domain.ingest.segmentation import prepare
 from app.domain.memory.log import turn_rows

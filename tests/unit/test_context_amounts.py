@@ -1,4 +1,4 @@
-"""A question about an amount prefers, among near-equal matches, a person's passage stating one."""
+"""Which questions ask for an amount, and which passages state one."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.domain.context import EvidenceIndex
-from app.domain.context.ranking import Question
 from app.domain.context.ranking.features import states_amount
+from app.domain.context.ranking.question import Question
 from tests.unit.test_context_budget import FILLER, chat
 
 
@@ -24,12 +24,11 @@ def asks_amount(q: str) -> bool:
         "How many photos did I take at the venue?",
         "How much have I saved for the new bike?",
         "How often do I go swimming?",
+        "And how old is the boat now?",
+        "HOW FAR is the cabin from town?",
         "What was my latest blood pressure reading?",
         "What is my annual salary?",
-        "Which version of the library do we run?",
-        "What is my serve accuracy percentage on clay courts these days?",
         "What was my old bike's top recorded speed?",  # the measure eight words on
-        "What is the monthly rent I'm paying for the flat?",
     ],
 )
 def test_questions_about_an_amount(q: str) -> None:
@@ -42,6 +41,7 @@ def test_questions_about_an_amount(q: str) -> None:
         "What did Ana make at the pottery class?",
         "How do I cope with deadline pressure?",
         "Who is Biscuit?",
+        "How was the trip, and how is it going?",
         "How many different platforms do I post my photos to?",
         "What should I read next about change in calculus?",
     ],
@@ -79,4 +79,5 @@ def test_any_question_is_read_without_error(q: str) -> None:
 
 def test_long_adversarial_questions_are_read_through() -> None:
     assert not asks_amount("what " * 20000 + "is the " * 20000)
+    assert asks_amount("what " * 20000 + "how much")
     assert asks_amount("what " * 20000 + "my salary")

@@ -14,7 +14,7 @@ from app.domain.context import EvidenceIndex, TurnRecord
 from app.domain.context.budget import Evidence, assemble
 from app.domain.context.columns import CHUNK
 from app.domain.context.passages import PASSAGE_MAX, passages
-from app.domain.context.ranking import Question
+from app.domain.context.ranking.question import Question
 from app.domain.dates import SaidDate, turn_dates
 from bench.ranking import collector_walk
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.domain.context import EvidenceIndex
-from app.domain.context.ranking import Question
+from app.domain.context.ranking.question import Question
 from tests.unit.test_context_budget import FILLER, ask, chat
 
 

@@ -1,5 +1,5 @@
-"""``assemble`` ranks the passages for a query, takes each hit with the turn before and after it in
-the same session (a question and its answer), fills the budget greedily in rank order, and shows
+"""``assemble`` takes the ranking of a question's passages, each hit with the turn before and after
+it in the same session (a question and its answer), fills the budget greedily in rank order, shows
 the chosen turns in time order as ``[7 May 2023] Speaker: text``, each relative date followed by
 the day it was resolved to at ingest: "yesterday (6 May 2023)". Without a query it shows the most
 recent turns. Each item names its turn's own client id. Pure: no I/O, no clock, no settings.
@@ -17,14 +17,15 @@ import numpy.typing as npt
 
 from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.context.passages import PASSAGE_MAX, annotated
-from app.domain.context.ranking import MIN_LINE, Question, Ranked, allowed_records, rank, sort_time
+from app.domain.context.ranking.candidates import MIN_LINE, allowed_records, sort_time
+from app.domain.context.ranking.question import Question
+from app.domain.context.ranking.scorer import Ranked, rank
 from app.domain.context.records import RecordKind
 from app.domain.context.restated import ShownRuns
 from app.domain.dates import EVER, DateWindow
 
-# Turns shown on each side of a hit: the message it answers and the answer it gets.
-NEIGHBOURS = 1
-# A neighbour's priority as a share of its hit's score: see ``_by_relevance``.
+# A hit is shown with the turn on each side of it in its session: the message it answers and the
+# answer it gets. A neighbour's priority as a share of its hit's score: see ``_by_relevance``.
 NEIGHBOUR_WEIGHT = 0.5
 # A neighbour shows at most this many characters of its passage (its opening words): it is there
 # to say what the hit answers or what answered it, and a long one would crowd out other hits.
@@ -182,38 +183,24 @@ class _Selection:
             self.clipped.discard(turn)
         return True
 
-    def render(self, turn: int) -> tuple[str, str, bool]:
-        """The turn's line as chosen: (line, text after the prefix, cut)."""
-        return self.lines[turn]
-
 
 def _neighbour_passage(index: EvidenceIndex, turn: int, scores: Scores, side: int) -> int:
     """The passage of a neighbour to show: its best match, else its end nearest the hit."""
-    own = index.passages_of(turn)
-    if len(own) == 1:
-        return own.start
-    best = max(own, key=lambda d: scores[d])
-    if scores[best] > 0:
-        return best
-    return own.stop - 1 if side < 0 else own.start
+    own, best = index.passages_of(turn), _best_passage(index, turn, scores)
+    return best if scores[best] > 0 else (own.stop - 1 if side < 0 else own.start)
 
 
-def _window(index: EvidenceIndex, turn: int, side: int, n: int) -> list[int]:
-    """Up to ``n`` turns on one side of a turn in the same session, nearest first.
+def _beside(index: EvidenceIndex, turn: int, side: int) -> int | None:
+    """The turn just before (``side`` -1) or after (1) a turn in its session, if any.
 
     Observations and episodes between them are passed over; they are nobody's neighbours.
     """
-    if not index.is_turn(turn):
-        return []
-    out: list[int] = []
     other = turn + side
-    while len(out) < n and 0 <= other < len(index):
+    while index.is_turn(turn) and 0 <= other < len(index):
         if index.is_turn(other):
-            if not index.same_session(other, turn):
-                break
-            out.append(other)
+            return other if index.same_session(other, turn) else None
         other += side
-    return out
+    return None
 
 
 def _note(count: int, order: Order) -> str:
@@ -232,7 +219,11 @@ def assemble(
     budget; without a question, the newest. A ``window`` keeps only records dated within it."""
     budget = max(budget_chars, 0)
     allowed = allowed_records(index, window)
-    found = rank(index, question, allowed, budget) if question is not None else Ranked.none()
+    found = (
+        rank(index, question, allowed, budget)
+        if question
+        else Ranked(np.zeros(0, np.float32), [], 0)
+    )
     scores = found.scores
     if found.order and question is not None:
         selection, omitted = _by_relevance(index, found, budget, allowed, question.tokens)
@@ -246,7 +237,7 @@ def assemble(
     # Time order; a record without a time keeps its place in the log.
     for turn in sorted(selection.chosen, key=lambda t: (sort_time(float(epochs[t])), t)):
         record = index.record(turn)
-        line, body, cut = selection.render(turn)
+        line, body, cut = selection.lines[turn]
         lines.append(line)
         items.append(
             EvidenceItem(
@@ -289,9 +280,9 @@ def _by_relevance(
     """Hits (``found.order``) and their neighbours by priority while they fit; and the matching
     records left out.
 
-    A hit's priority is its score; once it is shown, each neighbour waits with
-    ``NEIGHBOUR_WEIGHT`` times that score (less again for each further step), so the context
-    of a strong match comes before a weak match, and a weak match before the context of another.
+    A hit's priority is its score; once it is shown, each neighbour waits with ``NEIGHBOUR_WEIGHT``
+    times that score, so the context of a strong match comes before a weak match, and a weak
+    match before the context of another.
     An assistant's turn (``machine``) is no neighbour of a person's hit. A passage that says
     nothing new (``restated``: each of the question's ``tokens`` in it, or each of its words, is
     in a run a shown passage says) is left out, and a hit left out so is not counted as missing.
@@ -300,8 +291,7 @@ def _by_relevance(
     # Room for the note at its longest, so whatever is chosen, the note still fits.
     room = budget + 1 - (len(_note(matching, "relevance")) + 1)
     selection = _Selection(index, room, NEIGHBOUR_CHARS)
-    twins = 0
-    hit_turns: set[int] = set()
+    repeated: set[int] = set()  # hits left out as repeats: what they say is shown
     shown_runs = ShownRuns(tokens)
     ranked = found.order
     turns = index.passage_turns()[ranked].tolist()
@@ -315,14 +305,13 @@ def _by_relevance(
     order = len(queue)
     while queue and selection.room >= MIN_LINE:
         priority, _, doc, turn, hit = heapq.heappop(queue)
+        if hit and not selection.may_fit(turn, (doc,)):
+            continue  # a neighbour is clipped to fit; a hit that cannot fit is passed over
         text, speaker = index.passage_text(doc), index.speaker_codes[turn]
-        if selection.may_fit(turn, (doc,)) and shown_runs.restates(text, speaker):
-            if hit and turn not in hit_turns:
-                twins += 1  # what it says is shown
-                hit_turns.add(turn)
+        if shown_runs.restates(text, speaker):
+            if hit:
+                repeated.add(turn)
             continue
-        if hit:
-            hit_turns.add(turn)
         if not selection.add(turn, (doc,), "hit" if hit else "neighbour"):
             continue
         if hit or turn not in selection.clipped:
@@ -330,18 +319,16 @@ def _by_relevance(
         if not hit:
             continue
         for side in (-1, 1):
-            weight = -priority
-            for other in _window(index, turn, side, NEIGHBOURS):
-                if allowed is not None and not allowed[other]:
-                    break
-                weight *= NEIGHBOUR_WEIGHT
-                passage = _neighbour_passage(index, other, scores, side)
-                if machine is not None and machine[passage] and not machine[doc]:
-                    break  # a person's words need no assistant's answer around them
-                order += 1
-                heapq.heappush(queue, (-weight, order, passage, other, False))
+            other = _beside(index, turn, side)
+            if other is None or (allowed is not None and not allowed[other]):
+                continue
+            passage = _neighbour_passage(index, other, scores, side)
+            if machine is not None and machine[passage] and not machine[doc]:
+                continue  # a person's words need no assistant's answer around them
+            order += 1
+            heapq.heappush(queue, (priority * NEIGHBOUR_WEIGHT, order, passage, other, False))
     shown = sum(1 for t in selection.chosen if index.best_score(t, scores) > 0)
-    omitted = max(matching - shown - twins, 0)
+    omitted = max(matching - shown - len(repeated - selection.chosen.keys()), 0)
     return selection, omitted
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import struct
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,7 +35,7 @@ from app.domain.context.passages import (
     annotated,
     passages,
 )
-from app.domain.context.records import RecordKind, TurnRecord, records_of, said_digest
+from app.domain.context.records import RecordKind, TurnRecord, records_of
 from app.domain.context.segments import DTYPES, Segment, merged
 from app.domain.context.sessions import SessionIndex
 from app.domain.dates import SaidDate, stamp_day, stamp_epoch
@@ -113,11 +113,6 @@ class EvidenceIndex:
         self._session_of = array("l")  # per passage: its session's number (-1: not a turn)
         self._joined = bytearray()  # per passage but the first: 1 if it continues the one before
         self._epochs = array("d")  # per record: its time in epoch seconds (NaN: none)
-        # Per record: who said what, as a 128-bit digest in two halves, to show a repeat once.
-        # Equal digests are taken as equal words (as content hashes are everywhere in Tessera),
-        # so a query compares numbers, never texts.
-        self._said = array("q")
-        self._said_check = array("q")
         self._sessions: dict[str | None, int] = {}
         self._session_names: StrColumn[str | None] = StrColumn()
         self._speakers: dict[str, int] = {}
@@ -210,18 +205,6 @@ class EvidenceIndex:
         """The place of passage ``doc``'s record."""
         return self._turn_of[doc]
 
-    def said_key(self, record: int) -> int:
-        """Half of the digest of who said what: equal for records that say the same words."""
-        return self._said[record]
-
-    def said_digests(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """Per record: ``said_key``, and the digest's other half that tells colliding keys apart."""
-        return self._column(self._said, np.int64), self._column(self._said_check, np.int64)
-
-    def same_words(self, a: int, b: int) -> bool:
-        """Whether two records are one speaker saying the same words (any case or spacing)."""
-        return self._said[a] == self._said[b] and self._said_check[a] == self._said_check[b]
-
     def is_turn(self, record: int) -> bool:
         """Whether the record at ``record`` is a verbatim turn."""
         return self._kinds[record] == 0
@@ -267,9 +250,6 @@ class EvidenceIndex:
         speaker = f"{record.speaker}: " if record.speaker else ""
         self.prefixes.append(f"[{day}] {speaker}" if day else speaker)
         self._epochs.append(stamp_epoch(record.ts))
-        key, check = said_digest(record)
-        self._said.append(key)
-        self._said_check.append(check)
         is_turn = record.kind == "turn"
         speaker_tokens = tokenize(record.speaker)
         code = self._speakers.get(record.speaker)
@@ -336,8 +316,6 @@ class EvidenceIndex:
             "session_codes": self._session_codes,
             "first_passage": self._first_passage,
             "epochs": self._epochs,
-            "said": self._said,
-            "said_check": self._said_check,
             "dates_ends": self._dates.ends,
             "behind_ends": self._behind.ends,
             "starts": self._starts,
@@ -481,37 +459,36 @@ class EvidenceIndex:
         """Per passage: its record's place in ``records``."""
         return self._column(self._turn_of, np.int64)
 
-    def scores(self, query_tokens: Sequence[str]) -> Scores:
-        """BM25 score of every passage for the query: idf as the index is now, norms as sampled."""
-        n = len(self._starts)
-        out = np.zeros(n, dtype=np.float32)
-        if not n:
-            return out
-        for token in query_tokens:  # a repeated query token counts again, as in BM25Index
+    def _postings_of(
+        self, tokens: Iterable[str]
+    ) -> Iterator[tuple[npt.NDArray[np.int32], npt.NDArray[np.float32], float]]:
+        """Per token the index holds: its passages, their BM25 weights and the token's idf."""
+        for token in tokens:
             posting = self._postings.get(token)
             if posting is None:
                 continue
             if self._weighed_at[token] != self._sample:
                 posting = self._reweigh(token)
             docs = np.frombuffer(posting[0], dtype=_INT)
-            weights = np.frombuffer(posting[2], dtype=_WEIGHT)
-            # numpy's unbuffered scatter-add reads the packed ids as they are, and since numpy 2
-            # is faster than ``out[docs] += w`` (bench/bm25.py measures both).
-            np.add.at(out, docs, np.float32(idf(n, len(docs))) * weights)
+            weight = float(idf(len(self._starts), len(docs)))
+            yield docs, np.frombuffer(posting[2], dtype=_WEIGHT), weight
+
+    def scores(self, query_tokens: Sequence[str]) -> Scores:
+        """BM25 score of every passage for the query: idf as the index is now, norms as sampled."""
+        out = np.zeros(len(self._starts), dtype=np.float32)
+        # A repeated query token counts again, as in BM25Index. numpy's unbuffered scatter-add
+        # reads the packed ids as they are, and since numpy 2 is faster than ``out[docs] += w``
+        # (bench/bm25.py measures both).
+        for docs, weights, weight in self._postings_of(query_tokens):
+            np.add.at(out, docs, np.float32(weight) * weights)
         return out
 
     def coverage(self, query_tokens: Sequence[str]) -> Scores:
         """Per passage: the share of the query's distinct words it holds, each weighed by its idf
         (a rare word counts for more than a common one)."""
-        n = len(self._starts)
-        out = np.zeros(n, dtype=np.float32)
+        out = np.zeros(len(self._starts), dtype=np.float32)
         total = 0.0
-        for token in dict.fromkeys(query_tokens):
-            posting = self._postings.get(token)
-            if posting is None or not n:
-                continue
-            docs = np.frombuffer(posting[0], dtype=_INT)
-            weight = float(idf(n, len(docs)))
+        for docs, _, weight in self._postings_of(dict.fromkeys(query_tokens)):
             total += weight
             out[docs] += np.float32(weight)  # a posting names each passage once
         return out / np.float32(total) if total > 0 else out
@@ -570,8 +547,6 @@ _ARRAYS = {
     "_session_codes": "l",
     "_first_passage": "l",
     "_epochs": "d",
-    "_said": "q",
-    "_said_check": "q",
     "_starts": "l",
     "_ends": "l",
     "_chars": "l",

@@ -1,16 +1,12 @@
-"""A log row as context reads it: a turn, an observation or an episode, and who said what."""
+"""A log row as context reads it: a turn, an observation or an episode."""
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from app.domain.dates import SaidDate
-
-_SPACE_RE = re.compile(r"\s+")
 
 RecordKind = Literal["turn", "observation", "episode"]
 # The log rows an index reads: those that become records, and sources (they lend turn ids).
@@ -145,13 +141,3 @@ def records_of(rows: Iterable[tuple[int, str, Mapping[str, Any]]]) -> list[TurnR
 
 def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def said_digest(record: TurnRecord) -> tuple[int, int]:
-    """Who said what, case and spacing aside, as two signed 64-bit halves of a BLAKE2b digest."""
-    words = _SPACE_RE.sub(" ", record.text.strip().casefold())
-    digest = hashlib.blake2b(f"{record.speaker}\0{words}".encode(), digest_size=16).digest()
-    return (
-        int.from_bytes(digest[:8], "little", signed=True),
-        int.from_bytes(digest[8:], "little", signed=True),
-    )

@@ -22,7 +22,7 @@ from typing import Any
 from app.domain.context.beliefs import BeliefLine
 from app.domain.context.budget import Evidence, assemble
 from app.domain.context.index import MemoryIndex
-from app.domain.context.ranking import Question
+from app.domain.context.ranking.question import Question
 from app.domain.context.sessions import SESSION_SHARE, SessionLine
 from app.domain.dates import EVER, DateWindow
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 
 from app.domain.text import tokenize
 
@@ -34,29 +35,34 @@ class ShownRuns:
     def __init__(self, asked: Iterable[str]) -> None:
         self.asked = frozenset(asked)  # the question's search tokens
         self.runs: set[tuple[int | str, ...]] = set()  # (speaker, *words)
-        self._asks: dict[str, bool] = {}  # word -> whether the question asks it, as looked up
-
-    def _asked(self, word: str) -> bool:
-        found = self._asks.get(word)
-        if found is None:
-            found = self._asks[word] = not self.asked.isdisjoint(tokenize(word))
-        return found
+        # Whether the question asks a word, each word looked up once.
+        self._asked = cache(lambda word: not self.asked.isdisjoint(tokenize(word)))
+        # (speaker, passage) found to restate: a chat says the same short things again and again.
+        self._known: set[tuple[int, str]] = set()
 
     def restates(self, text: str, speaker: int = -1) -> bool:
         """Whether each word of ``text`` that matters is inside a run ``speaker`` was shown
         saying."""
+        if (speaker, text) in self._known:
+            return True
         words = _words(text)
         if not self.runs or not words:
             return False
-        run = min(RESTATED_RUN, len(words))
+        run, last = min(RESTATED_RUN, len(words)), len(words) - min(RESTATED_RUN, len(words))
         places = [at for at, word in enumerate(words) if self._asked(word)]
-        places = places or list(range(len(words)))
-        # Only the runs that could hold a word that matters are looked up.
-        covered = bytearray(len(words))
-        for start in range(max(places[0] - run + 1, 0), min(places[-1], len(words) - run) + 1):
-            if (speaker, *words[start : start + run]) in self.runs:
-                covered[start : start + run] = b"\x01" * run
-        return all(covered[at] for at in places)
+        covered_to = -1  # the words before this place are known to be in a shown run
+        # Word by word, the first not in a shown run ends the search: most passages say
+        # something new, and only the few runs around that word are looked up.
+        for at in places or range(len(words)):
+            if at < covered_to:
+                continue
+            starts = range(min(at, last), max(at - run + 1, 0) - 1, -1)  # the furthest reach first
+            start = next((s for s in starts if (speaker, *words[s : s + run]) in self.runs), None)
+            if start is None:
+                return False
+            covered_to = start + run
+        self._known.add((speaker, text))  # runs are only ever added: it stays a repeat
+        return True
 
     def add(self, text: str, speaker: int = -1) -> None:
         """Remember the runs of a passage now shown (a short one is a run of its own)."""

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.domain.context.index import MemoryIndex
-from app.domain.context.ranking import Question, allowed_records, rank
+from app.domain.context.ranking.candidates import allowed_records
+from app.domain.context.ranking.question import Question
+from app.domain.context.ranking.scorer import rank
 from app.domain.context.records import TurnRecord
 from app.domain.dates import EVER, DateWindow
 
@@ -50,8 +52,7 @@ def search(
     hits: list[Hit] = []
     seen: set[int] = set()
     for doc in found.order:
-        turn = ev.turn_of(doc)
-        if turn in seen:
+        if (turn := ev.turn_of(doc)) in seen:
             continue
         seen.add(turn)
         start, end = ev.span(doc)

@@ -26,8 +26,9 @@ from app.domain.context.records import EpisodeInfo, TurnRecord
 # The first bytes of a stored segment: the format's name and version. A segment of another
 # version is not read (the index is built from the log instead). 2 and 3: irregular verbs read as
 # their verb ("met" as "meet"); 4: an ordinal as its number ("29th" as "29"); 5: a person's
-# message to an assistant cut into finer passages; 6: a heading kept with what follows it.
-MAGIC = b"TSI\x06"
+# message to an assistant cut into finer passages; 6: a heading kept with what follows it; 7: no
+# digest of who said what (repeats are told apart by their words when shown).
+MAGIC = b"TSI\x07"
 _LENGTH = struct.Struct("<I")
 
 Column = npt.NDArray[Any]
@@ -40,8 +41,6 @@ RECORD_NUMBERS = {
     "session_codes": "<i8",
     "first_passage": "<i8",
     "epochs": "<f8",
-    "said": "<i8",
-    "said_check": "<i8",
     "dates_ends": "<i8",
     "behind_ends": "<i8",
 }
@@ -244,7 +243,7 @@ def merged(parts: Sequence[Segment], *, postings: bool = True) -> Segment:
         n = part.numbers
         speaker_map = speakers.codes(part.texts["speakers"])
         session_map = sessions.codes(part.texts["sessions"])
-        for name in ("positions", "kinds", "epochs", "said", "said_check"):
+        for name in ("positions", "kinds", "epochs"):
             numbers[name].append(n[name])
         for name in ("starts", "ends", "chars", "lengths"):
             numbers[name].append(n[name])

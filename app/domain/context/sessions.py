@@ -17,8 +17,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
 
+from app.domain.context.ranking.question import Question
 from app.domain.context.records import EpisodeInfo, TurnRecord
 from app.domain.dates import (
     DateWindow,
@@ -28,20 +28,6 @@ from app.domain.dates import (
     stamp_day,
     stamp_epoch,
 )
-
-
-class Question(Protocol):
-    """What the overview needs of a question (``ranking.Question``, which reads the index that
-    holds the sessions, so is not imported here)."""
-
-    @property
-    def asks(self) -> frozenset[str]: ...
-
-    @property
-    def oldest_first(self) -> bool: ...
-
-    def periods(self, anchor: datetime) -> list[Resolved]: ...
-
 
 SESSIONS_HEADER = "Sessions:"
 # The most of the memories' room the session lines may take; the rest goes to ranked memories.

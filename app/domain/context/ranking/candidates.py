@@ -30,7 +30,6 @@ class Candidates:
     docs: npt.NDArray[np.intp]
     bm25: Scores
     matching: int  # records whose words the question holds, and those only neighbours reach
-    allowed: npt.NDArray[np.bool_] | None  # per record: inside the window (None: all are)
 
 
 def candidates(
@@ -45,27 +44,22 @@ def candidates(
         bm25 = np.where(allowed[index.passage_turns()], bm25, np.float32(0.0))
     hits = np.flatnonzero(bm25 > 0)
     if not hits.size:
-        return Candidates(hits, bm25, 0, allowed)
+        return Candidates(hits, bm25, 0)
     wanted = max(CANDIDATES, max(budget // MIN_LINE, 1) * 4)
     top = hits if hits.size <= wanted else _best(hits, bm25, wanted)
     lent = _neighbours(index, top, allowed)
     extra = lent[bm25[lent] <= 0]
-    matching = _count_turns(index, hits, bm25) + _extra_turns(index, bm25, extra)
-    return Candidates(distinct(np.concatenate((top, extra))), bm25, matching, allowed)
+    matching = _records_of(index, hits) + _extra_turns(index, bm25, extra)
+    return Candidates(distinct(np.concatenate((top, extra))), bm25, matching)
 
 
 def neighbour_scores(index: EvidenceIndex, docs: npt.NDArray[np.intp], bm25: Scores) -> Scores:
     """Per candidate: the BM25 of the passages just before and after it in the same session."""
-    same = index.same_session_as_next()  # same[i]: passages i and i + 1 are one session's
-    out = np.zeros(docs.size, dtype=np.float32)
-    last = index.n_passages - 1
-    back = docs > 0
-    back[back] = same[docs[back] - 1]
-    out[back] += bm25[docs[back] - 1]
-    ahead = docs < last
-    ahead[ahead] = same[docs[ahead]]
-    out[ahead] += bm25[docs[ahead] + 1]
-    return out
+    # same[i]: passages i and i + 1 are one session's (the last passage has no next).
+    same = np.append(index.same_session_as_next(), False)
+    back, ahead = np.maximum(docs - 1, 0), np.minimum(docs + 1, bm25.size - 1)
+    before = np.where((docs > 0) & same[back], bm25[back], np.float32(0.0))
+    return np.asarray(before + np.where(same[docs], bm25[ahead], np.float32(0.0)), np.float32)
 
 
 def _best(hits: npt.NDArray[np.intp], scores: Scores, k: int) -> npt.NDArray[np.intp]:
@@ -108,20 +102,8 @@ def best_first(hits: npt.NDArray[np.intp], scores: Scores, budget: int) -> list[
     most = max(budget // MIN_LINE, 1) * 2
     if hits.size > most:
         hits = _best(hits, scores, most)
-    ordered = np.asarray(hits, dtype=np.intp)
-    best: list[int] = ordered[np.lexsort((-ordered, -scores[ordered]))].tolist()
+    best: list[int] = hits[np.lexsort((-hits, -scores[hits]))].tolist()
     return best
-
-
-def _count_turns(index: EvidenceIndex, hits: npt.NDArray[np.intp], scores: Scores) -> int:
-    """How many records the hit passages (those scoring above 0, ascending) belong to."""
-    # Only a record cut into passages can hold several hits: when those passages are fewer than
-    # the hits, each other hit is a record of its own, and only the cut ones need looking up.
-    cut = index.cut_passages()
-    if cut.size < hits.size:
-        cut_hits = cut[scores[cut] > 0]
-        return hits.size - cut_hits.size + _records_of(index, cut_hits)
-    return _records_of(index, hits)
 
 
 def _records_of(index: EvidenceIndex, docs: npt.NDArray[np.intp]) -> int:

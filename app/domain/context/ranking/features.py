@@ -7,7 +7,6 @@ others keep zero there, and being weaker matches could not use them to reach a b
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
@@ -63,19 +62,17 @@ def cheap_features(
 
 
 def text_features(
-    index: EvidenceIndex,
-    question: Question,
-    docs: list[int],
-    rows: npt.NDArray[np.float32],
+    index: EvidenceIndex, question: Question, docs: list[int], rows: npt.NDArray[np.float32]
 ) -> None:
     """Fill the features that read a passage's words into ``rows`` (one per doc of ``docs``)."""
     machine = index.machine_passages()
     asks = question.asks
+    pairs = [whole_words(pair) for pair in question.pairs]
     for row, doc in zip(rows, docs, strict=True):
         text = index.passage_text(doc)
         person = machine is None or not machine[doc]
-        if question.pairs:
-            row[6] = said_together(text.lower(), question.pairs)
+        if pairs:
+            row[6] = said_together(text.lower(), pairs)
         if "amount" in asks and person:
             row[7] = states_amount(index, doc, text)
         if "time" in asks:
@@ -84,22 +81,14 @@ def text_features(
         rows[:, 9] = _earliness(index, docs, machine)
 
 
-def said_together(lowered: str, pairs: tuple[str, ...]) -> float:
-    """The share of ``pairs`` that ``lowered`` says as whole words ("math class", not
-    "aftermath classes")."""
-    return sum(1 for pair in pairs if _says(lowered, pair)) / len(pairs)
+def said_together(lowered: str, pairs: list[re.Pattern[str]]) -> float:
+    """The share of the question's word ``pairs`` (as ``whole_words``) that ``lowered`` says."""
+    return sum(1 for pair in pairs if pair.search(lowered)) / len(pairs)
 
 
-def _says(text: str, phrase: str) -> bool:
-    at = text.find(phrase)
-    while at >= 0:
-        end = at + len(phrase)
-        if (at == 0 or not text[at - 1].isalnum()) and (
-            end == len(text) or not text[end].isalnum()
-        ):
-            return True
-        at = text.find(phrase, at + 1)
-    return False
+def whole_words(phrase: str) -> re.Pattern[str]:
+    """``phrase`` as whole words: "math class", not "aftermath classes"."""
+    return re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)")
 
 
 def states_amount(index: EvidenceIndex, doc: int, text: str) -> float:
@@ -123,15 +112,10 @@ def _earliness(
     """Per doc: the share of the other person's candidates that are later; 0 for an assistant's
     (its repeat of what the user said is never the first saying)."""
     out = np.zeros(len(docs), dtype=np.float32)
-    epochs = index.record_epochs()
-    turns = index.passage_turns()
+    epochs, turns = index.record_epochs(), index.passage_turns()
     people = [i for i, d in enumerate(docs) if machine is None or not machine[d]]
-    if len(people) < 2:
-        return out
     people.sort(key=lambda i: (sort_time(float(epochs[turns[docs[i]]])), docs[i]))
-    last = len(people) - 1
-    for place, i in enumerate(people):
-        out[i] = 1.0 - place / last
+    out[people] = np.linspace(1.0, 0.0, len(people)) if len(people) > 1 else 0.0
     return out
 
 
@@ -151,19 +135,10 @@ def features_of(
 
 
 def _top(values: Scores, k: int) -> npt.NDArray[np.intp]:
-    """The places of the ``k`` largest values (all when there are fewer), best first."""
-    if values.size > k:
-        places = np.argpartition(values, values.size - k)[values.size - k :]
-    else:
-        places = np.arange(values.size)
-    return places[np.argsort(-values[places], kind="stable")]
+    """The places of the ``k`` largest values (all when there are fewer)."""
+    return np.argpartition(-values, k)[:k] if values.size > k else np.arange(values.size)
 
 
 def sigmoid(logits: Scores) -> Scores:
     """The logistic function, elementwise: a score in (0, 1) that keeps the logits' order."""
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30))), dtype=np.float32)
-
-
-def logistic(logit: float) -> float:
-    """One logit's score in (0, 1)."""
-    return 1.0 / (1.0 + math.exp(-max(min(logit, 30.0), -30.0)))

@@ -5,7 +5,7 @@ of a few kinds of answer, each read from the question's wording:
 
 - ``time``: a day, a span of time or an order in time ("when", "how many days", "before or
   after");
-- ``amount``: a count or a measure ("how many", "how much", "what is my salary");
+- ``amount``: a count or a measure ("how many", "how much", "how often", "how old");
 - ``first``: the first time something was said or done ("when did I first mention ...");
 - ``overview``: what was talked about in a stretch of conversation, and nothing more ("what did
   we discuss last week?"); the periods it names are resolved against the log's newest time.
@@ -52,13 +52,12 @@ _LETTERS = re.compile(r"[a-z]+")
 
 # A question longer than this is about something more than when (and is not read as an overview).
 MAX_OVERVIEW_QUESTION_CHARS = 200
-_ASKS_SAID = re.compile(
-    r"\b(?:talk(?:ed|ing)?|chat(?:ted|ting)?|spoke|speak(?:ing)?|discuss(?:ed|ing)?|"
-    r"cover(?:ed)?|go(?:ne)? over|went over)\b",
-    re.IGNORECASE,
-)
-_WHAT = re.compile(r"\b(?:what|which)\b", re.IGNORECASE)
-_SUMMARY = re.compile(r"\b(?:summar(?:y|i[sz]e)|recap|overview)\b", re.IGNORECASE)
+# Words that ask what was talked about (after "what" or "which"), or for a recap.
+_TALK_TEXT = """
+    talk talked talking chat chatted chatting spoke speak speaking discuss discussed discussing
+    cover covered gone went"""
+_TALK_WORDS = frozenset(_TALK_TEXT.split())
+_SUMMARY_WORDS = frozenset({"summary", "summarize", "summarise", "recap", "overview"})
 # Words an overview question is made of, beside chat stop words and its date.
 _OVERVIEW_TEXT = """
     talk talked talking chat chatted chatting spoke speak speaking discuss discussed discussing
@@ -68,7 +67,6 @@ _OVERVIEW_TEXT = """
     recent latest last previous first earliest give tell please can could show list main
 """
 _OVERVIEW_WORDS = frozenset(_OVERVIEW_TEXT.split())
-_OLDEST_FIRST_WORDS = frozenset({"first", "earliest"})
 # Any time will do to find where a question's date expressions are; their days are not read.
 _ANY_ANCHOR = datetime(2000, 1, 1, tzinfo=UTC)
 
@@ -103,20 +101,17 @@ class Question:
         if asks_first(text):
             asks.add("first")
         oldest_first = False
-        if _asks_what_was_said(text) and _nothing_but_when(text, _periods(text, _ANY_ANCHOR)):
+        said = not _TALK_WORDS.isdisjoint(words) and not {"what", "which"}.isdisjoint(words)
+        short = len(text) <= MAX_OVERVIEW_QUESTION_CHARS
+        said = said or not _SUMMARY_WORDS.isdisjoint(words)
+        if short and said and _nothing_but_when(text, resolve_relative(text, _ANY_ANCHOR)):
             asks.add("overview")
-            oldest_first = not _OLDEST_FIRST_WORDS.isdisjoint(words)
+            oldest_first = "first" in words or "earliest" in words
         return cls(text, tuple(query_tokens(text)), _pairs(lowered), frozenset(asks), oldest_first)
 
     def periods(self, anchor: datetime) -> list[Resolved]:
-        """The dates and periods the question names, resolved against ``anchor``."""
-        return _periods(self.text, anchor)
-
-
-def _periods(text: str, anchor: datetime) -> list[Resolved]:
-    if len(text) > MAX_OVERVIEW_QUESTION_CHARS:
-        return []
-    return resolve_relative(text, anchor)
+        """The dates and periods an overview question names, resolved against ``anchor``."""
+        return resolve_relative(self.text, anchor) if "overview" in self.asks else []
 
 
 def _asks_amount(words: Sequence[str]) -> bool:
@@ -133,20 +128,12 @@ def _asks_amount(words: Sequence[str]) -> bool:
     return False
 
 
-def _asks_what_was_said(text: str) -> bool:
-    """A short question with the words of one that asks what was talked about, or a recap."""
-    if len(text) > MAX_OVERVIEW_QUESTION_CHARS:
-        return False
-    return bool((_WHAT.search(text) and _ASKS_SAID.search(text)) or _SUMMARY.search(text))
-
-
 def _nothing_but_when(text: str, dates: Sequence[Resolved]) -> bool:
     """Whether ``text`` says nothing beside overview words and its date expressions."""
     rest = text
     for found in sorted(dates, key=lambda r: -r.span[0]):
         rest = rest[: found.span[0]] + " " + rest[found.span[1] :]
-    words = (w.lower() for w in _LETTERS.findall(rest.lower()))
-    return all(w in _OVERVIEW_WORDS or w in CHAT_STOPWORDS for w in words)
+    return all(w in _OVERVIEW_WORDS or w in CHAT_STOPWORDS for w in _LETTERS.findall(rest.lower()))
 
 
 def _pairs(lowered: str) -> tuple[str, ...]:

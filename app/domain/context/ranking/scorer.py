@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.context.ranking.candidates import best_first, candidates
-from app.domain.context.ranking.features import FEATURES, features_of, logistic, sigmoid
+from app.domain.context.ranking.features import FEATURES, features_of, sigmoid
 from app.domain.context.ranking.question import Question
 from app.domain.context.ranking.weights import BIAS, WEIGHTS
 
@@ -53,12 +53,6 @@ class Ranked:
         default_factory=lambda: np.zeros((0, len(FEATURES)), dtype=np.float32)
     )
 
-    @classmethod
-    def none(cls) -> Ranked:
-        """The ranking of no question: no candidates."""
-        empty = np.zeros(0, dtype=np.float32)
-        return cls(empty, [], 0)
-
     def explain(self, doc: int) -> dict[str, Any] | None:
         """How ``doc``'s score was made: its plain BM25, each feature's value and what it
         added to the logit, the bias and the score; None for a passage that is no candidate."""
@@ -69,7 +63,7 @@ class Ranked:
         adds = row * _WEIGHTS[:-1]
         logit = float(adds.sum()) + BIAS
         return {
-            "score": round(logistic(logit), 6),
+            "score": round(float(sigmoid(np.array([logit], dtype=np.float32))[0]), 6),
             "bm25": round(float(self.bm25[doc]), 6),
             "bias": BIAS,
             "features": {
