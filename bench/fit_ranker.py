@@ -19,9 +19,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -81,34 +82,35 @@ def sample_of(
     return Sample(dataset, chat, rows.astype(np.float64), relevant, turns, len(records))
 
 
-async def realtalk_samples(half: str) -> list[Sample]:
-    """Every REALTALK question of the half with evidence."""
+async def questions_of(
+    dataset: str,
+    chats: Sequence[Any],
+    ingest: Callable[[Any], Awaitable[Any]],
+    labels: Callable[[Any], Iterable[str]],
+) -> list[Sample]:
+    """Every question of ``chats`` with labels: each chat ingested as ``ingest`` does it."""
     out = []
-    chats = of_half(
-        realtalk_data.load(realtalk_data.DEFAULT_DATA), lambda c: c.id, "realtalk", half
-    )
     for chat in chats:
-        index = (await realtalk_run.ingest(chat)).user.index().evidence
+        index = (await ingest(chat)).user.index().evidence
         for q in chat.questions:
-            found = sample_of("realtalk", chat.id, index, q.question, q.evidence)
+            found = sample_of(dataset, chat.id, index, q.question, labels(q))
             if found is not None:
                 out.append(found)
-        print(f"  realtalk {chat.id}: {len(out)} questions so far", file=sys.stderr)
+        print(f"  {dataset} {chat.id}: {len(out)} questions so far", file=sys.stderr)
     return out
 
 
-async def beam_samples(half: str) -> list[Sample]:
-    """Every BEAM question of the half with source message ids."""
-    out = []
-    chats = of_half(beam_data.load(beam_data.DEFAULT_DATA), lambda c: c.id, "beam500k", half)
-    for chat in chats:
-        index = (await beam_run.ingest(chat)).user.index().evidence
-        for q in chat.questions:
-            found = sample_of("beam", chat.id, index, q.question, q.sources)
-            if found is not None:
-                out.append(found)
-        print(f"  beam {chat.id}: {len(out)} questions so far", file=sys.stderr)
-    return out
+def both_sets(half: str) -> list[Sample]:
+    """The samples of REALTALK's half (evidence messages) and BEAM's (source message ids)."""
+    talks = of_half(realtalk_data.load(realtalk_data.DEFAULT_DATA), _id, "realtalk", half)
+    beams = of_half(beam_data.load(beam_data.DEFAULT_DATA), _id, "beam500k", half)
+    return asyncio.run(
+        questions_of("realtalk", talks, realtalk_run.ingest, lambda q: q.evidence)
+    ) + asyncio.run(questions_of("beam", beams, beam_run.ingest, lambda q: q.sources))
+
+
+def _id(chat: Any) -> str:
+    return str(chat.id)
 
 
 def _weights_of(samples: Sequence[Sample]) -> Matrix:
@@ -270,7 +272,7 @@ def load_samples(half: str, cache: Path | None) -> list[Sample]:
                     zip(held["sets"], held["chats"], held["wanted"], strict=True)
                 )
             ]
-    samples = asyncio.run(realtalk_samples(half)) + asyncio.run(beam_samples(half))
+    samples = both_sets(half)
     if cache is not None:
         arrays: dict[str, npt.NDArray[np.generic]] = {
             "sets": np.array([s.dataset for s in samples]),
