@@ -121,6 +121,7 @@ class EvidenceIndex:
         # Per speaker: whether it is an assistant, a system prompt or a tool (its role says so).
         self._speaker_machine: list[bool] = []
         self._machines = 0
+        self._machine_of = np.zeros(0, dtype=np.bool_)  # per passage, as last read (it only grows)
         # term -> (its passages, their term frequencies, its saturated weight in each)
         self._postings: dict[str, tuple[bytearray, bytearray, bytearray]] = {}
         self._weighed_at: dict[str, int] = {}  # term -> the sample its weights were computed at
@@ -531,8 +532,10 @@ class EvidenceIndex:
         """Per passage: whether an assistant, system or tool said it; None when none did."""
         if not self._machines:
             return None
-        machine = np.array(self._speaker_machine, dtype=np.bool_)
-        return machine[self._column(self._speaker_of, np.int64)]
+        if self._machine_of.size != len(self._speaker_of):  # each read asks it several times
+            machine = np.array(self._speaker_machine, dtype=np.bool_)
+            self._machine_of = machine[self._column(self._speaker_of, np.int64)]
+        return self._machine_of
 
     def speaker_mask(self, codes: set[int]) -> npt.NDArray[np.bool_]:
         """Which passages those speakers said."""

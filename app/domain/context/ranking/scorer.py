@@ -49,9 +49,7 @@ class Ranked:
     machine: npt.NDArray[np.bool_] | None = None
     bm25: Scores = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     docs: npt.NDArray[np.intp] = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
-    features: npt.NDArray[np.float32] = field(
-        default_factory=lambda: np.zeros((0, len(FEATURES)), dtype=np.float32)
-    )
+    features: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
 
     def explain(self, doc: int) -> dict[str, Any] | None:
         """How ``doc``'s score was made: its plain BM25, each feature's value and what it
