@@ -25,7 +25,8 @@ COPY pyproject.toml README.md requirements.lock ./
 COPY app ./app
 COPY workers ./workers
 COPY migrations ./migrations
-COPY openapi/client/tessera_client ./openapi/client/tessera_client
+COPY sdk/python/tessera_client ./sdk/python/tessera_client
+COPY sdk/python/tessera ./sdk/python/tessera
 # A plain install, not the `embedded` extra: in a container Postgres and Redis are real servers.
 # The lock is a constraint: the runtime dependencies get its versions and hashes, the dev ones
 # are not installed. Hashed constraints turn on pip's hash checking for every requirement, and a

@@ -13,7 +13,7 @@ PIP_TOOLS := pip-tools==7.6.2
 .PHONY: dev test unit lint format typecheck openapi clean bench lock browser screenshot
 
 # Third-party packages come only from the lock (so nothing unpinned slips in); the project itself,
-# with the SDK in openapi/client, is installed editable on top without resolving anything.
+# with the SDK in sdk/python, is installed editable on top without resolving anything.
 $(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Tessera needs Python 3.11 or newer")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -1,7 +1,9 @@
-"""Generate the Python client (openapi/client) from the committed spec (openapi/openapi.json).
+"""Generate the Python client package (sdk/python/tessera_client) from the committed spec.
 
-Run by `make openapi` after it writes the spec. The client is generated into a temporary folder
-and only then moved into place, so a failed run leaves the committed client as it was.
+Run by `make openapi` after it writes the spec (openapi/openapi.json). The client is generated
+into a temporary folder and only its package is then moved into place, so a failed run leaves the
+committed client as it was. The distribution around it (sdk/python: pyproject.toml, README.md and
+the idiomatic `tessera` package) is written by hand and never touched here.
 """
 
 from __future__ import annotations
@@ -19,9 +21,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 SPEC = HERE / "openapi.json"
 CONFIG = HERE / "client-config.yaml"
-OUTPUT = HERE / "client"
-# "pdm" gives a PEP 621 pyproject.toml, so the client stays installable on its own; the tessera
-# distribution ships the same tessera_client package from this folder (pyproject.toml).
+OUTPUT = HERE.parent / "sdk" / "python" / "tessera_client"
+# The generator needs a project layout to write; only its package is kept.
 META = "pdm"
 # Left behind in the client folder by an editable install or by importing it; never generated.
 IGNORED = {"__pycache__", ".pdm-build", ".ruff_cache"}
@@ -47,7 +48,7 @@ def client_spec(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def generate(spec: Path, output: Path, *, verbose: bool = False) -> None:
-    """Generate the client for ``spec`` and put it at ``output`` (replacing what was there)."""
+    """Generate the client for ``spec``; its package replaces ``output``."""
     # The post hooks call `ruff`: the one installed beside this Python, not whatever is on PATH.
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
@@ -87,7 +88,7 @@ def generate(spec: Path, output: Path, *, verbose: bool = False) -> None:
         if output.exists():
             shutil.rmtree(output)
         output.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(target, output)
+        shutil.copytree(target / "tessera_client", output)
 
 
 def files(root: Path) -> dict[str, bytes]:
@@ -100,7 +101,7 @@ def files(root: Path) -> dict[str, bytes]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: generate into openapi/client, or ``--output`` elsewhere."""
+    """Command line: generate into sdk/python/tessera_client, or ``--output`` elsewhere."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", type=Path, default=SPEC)
     parser.add_argument("--output", type=Path, default=OUTPUT)

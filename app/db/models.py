@@ -162,6 +162,15 @@ class MemoryRow(Base):
         # Forgetting finds a turn by the client's id, and what came from its source.
         _where_set("ix_memory_turn_id", "turn_id"),
         _where_set("ix_memory_source", "source"),
+        # An agent's working memory: a session's newest turns, read backwards by id.
+        Index(
+            "ix_memory_session",
+            "tenant_id",
+            "user_key",
+            "session",
+            "id",
+            postgresql_where="session IS NOT NULL",
+        ),
         Index(None, "tenant_id", "user_key", "ts"),
     )
 

@@ -361,6 +361,23 @@ class TenantRepository(HistoryRepository, SegmentRepository):
         result = await self.session.execute(stmt)
         return [_stored(r) for r in result.all()]
 
+    async def recent_turns(
+        self, user_key: str, session: str | None, before: int | None, limit: int
+    ) -> list[StoredRow]:
+        """Up to ``limit`` live turns (of ``session`` if given), newest first, below a row id."""
+        stmt = (
+            self._rows(user_key)
+            .where(MemoryRow.kind == "turn", self._alive_at(None))
+            .order_by(MemoryRow.id.desc())
+            .limit(limit)
+        )
+        if session is not None:
+            stmt = stmt.where(MemoryRow.session == session)
+        if before is not None:
+            stmt = stmt.where(MemoryRow.id < before)
+        result = await self.session.execute(stmt)
+        return [_stored(r) for r in result.all()]
+
     async def stream_rows(
         self,
         user_key: str,

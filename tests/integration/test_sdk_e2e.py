@@ -6,6 +6,7 @@ queue of their own, serve every test here.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import sys
@@ -16,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+import tessera as sdk
+from app.cli.main import main
 from tessera_client import AuthenticatedClient
 from tessera_client.api.admin import admin_create_tenant
 from tessera_client.api.context import context_get_context
@@ -37,8 +41,6 @@ from tessera_client.models import (
     TurnIn,
     VersionPage,
 )
-
-from app.cli.main import main
 from tests.integration.live import free_port, service_env, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -155,6 +157,58 @@ def test_sdk_flow_ingest_jobs_passport_versions_delete(tenant_client):
     assert json.loads(gone.content)["detail"] == "no user 'mel'"
 
 
+def test_the_idiomatic_client_remembers_reads_and_forgets(live):
+    key = live.new_tenant_key("idiomatic")
+    exchange = [
+        {"role": "user", "content": "I adopted a grey cat called Pixel last weekend.", "id": "u1"},
+        {"role": "assistant", "content": "Pixel is a fine name for a cat!", "id": "a1"},
+    ]
+    with sdk.Tessera(live.url, key) as memory:
+        job = memory.remember("ada", exchange, session="s-1", wait=30)
+        assert (job.status, job.version_after) == ("done", 1)
+        again = memory.remember("ada", exchange, idempotency_key="same", wait=30)
+        repeat = memory.remember("ada", exchange, idempotency_key="same", wait=30)
+        assert repeat.job_id == again.job_id  # the same key: stored once
+        text = memory.context("ada", "what is the cat called?", min_version=again.version_after)
+        assert "Pixel" in text
+        sections = memory.context_sections("ada", "what is the cat called?")
+        assert any("Pixel" in m["text"] for m in sections["memories"])
+        hits = memory.search("ada", "cat Pixel")
+        assert hits and hits[0].turn_ids and "Pixel" in hits[0].text
+        assert "facts" in memory.beliefs("ada")
+        document = memory.export("ada")
+        assert document["user_key"] == "ada"
+        assert memory.import_passport("copy", document).created is True
+        assert [v.version for v in memory.versions("ada", limit=1)] == [2, 1, 0]  # paged
+        assert memory.verify("ada").valid is True
+        assert memory.job(str(job.job_id)).status == "done"
+        said = memory.recent_turns("ada", session="s-1")
+        assert [t["id"] for t in said] == ["u1", "a1"]  # in the order they were said
+
+        forgotten = memory.forget_turn("ada", "u1")
+        assert forgotten.turns >= 1 and forgotten.receipt.scope == "turn"
+        assert "grey cat" not in memory.context("ada", "what is the cat called?")
+        assert memory.forget_user("copy").scope == "user"
+        with pytest.raises(sdk.NotFound) as missing:
+            memory.export("copy")
+        assert missing.value.detail == "no user 'copy'"
+        with pytest.raises(sdk.InvalidInput) as invalid:
+            memory.remember("ada", [{"speakr": "Ada", "text": "hi"}])
+        assert any("speakr" in str(e["loc"]) for e in invalid.value.errors)
+    stranger = sdk.Tessera(live.url, "tsr_nope_nope")
+    with stranger, pytest.raises(sdk.AuthenticationError):
+        stranger.context("ada")
+
+    async def read_async() -> tuple[str, list[int]]:
+        async with sdk.AsyncTessera(live.url, key) as memory:
+            text = await memory.context("ada", "cat?")
+            return text, [v.version for v in await memory.versions("ada")]
+
+    with sdk.Tessera(live.url, key) as memory:
+        expected = memory.context("ada", "cat?"), [v.version for v in memory.versions("ada")]
+    assert asyncio.run(read_async()) == expected
+
+
 def test_sdk_rejects_a_wrong_key(live):
     with AuthenticatedClient(base_url=live.url, token="tsr_nope_nope") as client:
         reply = users_get_passport.sync_detailed("mel", client=client)
@@ -165,14 +219,15 @@ def test_sdk_rejects_a_wrong_key(live):
 def test_the_sdk_guide_runs_as_written(live, monkeypatch, capsys):
     # docs/sdk.md is one script in its python blocks; run it as a reader would.
     script = "\n".join(re.findall(r"```python\n(.*?)```", SDK_GUIDE.read_text(), flags=re.S))
-    assert "users_get_passport" in script
+    assert "memory.remember(" in script
     monkeypatch.setenv("TESSERA_URL", live.url)
     monkeypatch.setenv("TESSERA_API_KEY", live.new_tenant_key("guide"))
     monkeypatch.setenv("TESSERA_ADMIN_TOKEN", ADMIN_TOKEN)
     exec(compile(script, str(SDK_GUIDE), "exec"), {"__name__": "sdk_guide"})
-    printed = capsys.readouterr().out
-    assert "('location', 'Harare')" in printed  # the facts of the imported passport
-    assert "done 1 1 2 None" in printed  # the ingest job's end state: version 2
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "done 1"  # the job's end state: version 1 holds the exchange
+    assert printed[1:3] == ["Beliefs:", "- The user lives in Lisbon"]  # the context after it
+    assert "404 no user 'nobody'" in printed
 
 
 # --- the `tessera` client commands -----------------------------------------------------------

@@ -165,6 +165,9 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                     repo.stream_rows("ana", version=1, kinds=["turn"]),
                     repo.stream_rows("ana", version=None, kinds=["turn"], newest_first=True),
                 ),
+                "recent_turns": lambda: _each(
+                    repo.recent_turns("ana", "s1", None, 5), repo.recent_turns("ana", None, 9, 5)
+                ),
                 "turn_counts": lambda: repo.turn_counts("ana"),
                 "turns_named": lambda: repo.turns_named("ana", turn_id="m1"),
                 "turns_with_ids": lambda: repo.turns_with_ids("ana", {"m1"}, 1),
@@ -227,6 +230,11 @@ async def _drain(*streams: Any) -> None:
     for rows in streams:
         async for _ in rows:
             pass
+
+
+async def _each(*reads: Awaitable[Any]) -> None:
+    for read in reads:
+        await read
 
 
 async def _both(first: Awaitable[Any], second: Awaitable[Any]) -> None:

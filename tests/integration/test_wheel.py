@@ -35,7 +35,8 @@ SOURCES = [
     "app",
     "workers",
     "migrations",
-    "openapi/client/tessera_client",
+    "sdk/python/tessera_client",
+    "sdk/python/tessera",
 ]
 ADMIN_TOKEN = "wheel-admin-token"
 

@@ -141,7 +141,7 @@ def test_the_image_gets_the_sdk_and_the_lock_it_installs_from():
         for source in line.split()[1:-1]
     ]
     assert "requirements.lock" in copied
-    assert "openapi/client/tessera_client" in copied
+    assert "sdk/python/tessera_client" in copied
     assert "-c requirements.lock" in dockerfile
     files = [
         path.relative_to(ROOT).as_posix()
@@ -150,8 +150,8 @@ def test_the_image_gets_the_sdk_and_the_lock_it_installs_from():
             [ROOT / source] if (ROOT / source).is_file() else (ROOT / source).rglob("*.py")
         )
     ]
-    assert "openapi/client/tessera_client/client.py" in files
+    assert "sdk/python/tessera_client/client.py" in files
     left_out = [path for path in files if _ignored(path, patterns)]
     assert not left_out, f".dockerignore keeps out what the Dockerfile copies: {left_out[:5]}"
-    assert _ignored("openapi/client/tessera_client/__pycache__/client.cpython-311.pyc", patterns)
+    assert _ignored("sdk/python/tessera_client/__pycache__/client.cpython-311.pyc", patterns)
     assert _ignored("tests/conftest.py", patterns)

@@ -24,19 +24,20 @@ from app.api.deps import (
 )
 from app.api.problems import COMMON, CONFLICT, NOT_FOUND, PRECONDITION
 from app.api.schemas.params import MAX_ROW_ID, MAX_VERSION, Period
-from app.api.schemas.records import reply_of
+from app.api.schemas.records import page_of, reply_of
 from app.api.schemas.users import (
     ForgottenOut,
     IntegrityOut,
     PassportWritten,
     ReceiptOut,
+    TurnPage,
     UserOut,
     UserPage,
     forgotten_out,
 )
 from app.domain.passport import SECTIONS, USER_KEY_MAX_CHARS, USER_KEY_PATTERN, Passport
 from app.runtime import Runtime
-from app.services import forget, integrity, passports, reading, receipts
+from app.services import forget, integrity, passports, reading, receipts, turns
 from app.services.errors import Behind, NotFound, Unprocessable
 from app.services.heavy import HeavySlots
 from app.services.origin import Origin
@@ -319,6 +320,26 @@ async def forget_source(
 ) -> ForgottenOut:
     """Hard-delete every turn of a source (one ingested segment) and what came of them."""
     return await _forget(runtime, tenant, key, forget.ForgetTarget(source=source_id, actor=actor))
+
+
+@router.get("/users/{key}/turns", name="list_turns")
+async def list_turns(
+    key: UserKey,
+    tenant: TenantDep,
+    uows: UowsDep,
+    session: Annotated[
+        str | None,
+        Query(min_length=1, max_length=200, description="Only the turns of this session."),
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=500, description="Most turns on one page.")] = 20,
+    cursor: Annotated[
+        int | None,
+        Query(ge=1, le=MAX_ROW_ID, description="next_cursor of the previous page"),
+    ] = None,
+) -> TurnPage:
+    """The newest turns, verbatim, newest first: an agent's working memory of a session."""
+    found = await turns.recent_turns(uows, tenant, key, session, limit, cursor)
+    return page_of(TurnPage, found, lambda item: item)
 
 
 @router.get("/users", name="list_users")

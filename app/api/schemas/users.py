@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.api.schemas.records import reply_of
+from app.domain.passport import TurnEntry
 
 
 class UserOut(BaseModel):
@@ -24,6 +25,13 @@ class UserPage(BaseModel):
     """One page of users; pass next_cursor back as cursor for the next page."""
 
     items: list[UserOut]
+    next_cursor: str | None
+
+
+class TurnPage(BaseModel):
+    """A page of turns, newest first; pass next_cursor back as cursor for older ones."""
+
+    items: list[TurnEntry]
     next_cursor: str | None
 
 

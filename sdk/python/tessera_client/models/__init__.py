@@ -51,6 +51,7 @@ from .text_in import TextIn
 from .turn_entry import TurnEntry
 from .turn_in import TurnIn
 from .turn_in_role_type_0 import TurnInRoleType0
+from .turn_page import TurnPage
 from .usage import Usage
 from .usage_counts import UsageCounts
 from .usage_out import UsageOut
@@ -119,6 +120,7 @@ __all__ = (
     "TurnEntry",
     "TurnIn",
     "TurnInRoleType0",
+    "TurnPage",
     "Usage",
     "UsageCounts",
     "UsageOut",
