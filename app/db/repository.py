@@ -27,6 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, array, insert
 from sqlalchemy.exc import IntegrityError
 
+from app.db.conversations import ConversationRepository
 from app.db.history import HistoryRepository
 from app.db.models import (
     ExtractionCache,
@@ -59,7 +60,7 @@ class PassportStamp(NamedTuple):
     created_at: datetime
 
 
-class TenantRepository(HistoryRepository, SegmentRepository):
+class TenantRepository(HistoryRepository, SegmentRepository, ConversationRepository):
     """Every query here is scoped to one tenant, by ``_scoped`` or by the row's own tenant_id."""
 
     # -- passports -------------------------------------------------------------------------
@@ -361,23 +362,6 @@ class TenantRepository(HistoryRepository, SegmentRepository):
         result = await self.session.execute(stmt)
         return [_stored(r) for r in result.all()]
 
-    async def recent_turns(
-        self, user_key: str, session: str | None, before: int | None, limit: int
-    ) -> list[StoredRow]:
-        """Up to ``limit`` live turns (of ``session`` if given), newest first, below a row id."""
-        stmt = (
-            self._rows(user_key)
-            .where(MemoryRow.kind == "turn", self._alive_at(None))
-            .order_by(MemoryRow.id.desc())
-            .limit(limit)
-        )
-        if session is not None:
-            stmt = stmt.where(MemoryRow.session == session)
-        if before is not None:
-            stmt = stmt.where(MemoryRow.id < before)
-        result = await self.session.execute(stmt)
-        return [_stored(r) for r in result.all()]
-
     async def stream_rows(
         self,
         user_key: str,
@@ -403,14 +387,22 @@ class TenantRepository(HistoryRepository, SegmentRepository):
             last = batch[-1].id
 
     async def turns_named(
-        self, user_key: str, *, turn_id: str | None = None, source: str | None = None
+        self,
+        user_key: str,
+        *,
+        turn_id: str | None = None,
+        source: str | None = None,
+        session: str | None = None,
     ) -> list[StoredRow]:
-        """Every turn row (live or not) with this client id, or of this source."""
+        """Every turn row (live or not) with this client id, of this source, or of this
+        session."""
         stmt = self._rows(user_key).where(MemoryRow.kind == "turn").order_by(MemoryRow.id)
         if turn_id is not None:
             stmt = stmt.where(MemoryRow.turn_id == turn_id)
         if source is not None:
             stmt = stmt.where(MemoryRow.source == source)
+        if session is not None:
+            stmt = stmt.where(MemoryRow.session == session)
         result = await self.session.execute(stmt)
         return [_stored(r) for r in result.all()]
 

@@ -1,4 +1,4 @@
-"""Forget a turn (or a source's turns): a hard delete from the passport and from its history.
+"""Forget a turn, a source or a session: a hard delete from the passport and from its history.
 
 One transaction under the passport's row lock: the turn rows and every row derived from them are
 deleted; the head loses what was derived from them; every stored version from the one that added
@@ -71,12 +71,25 @@ class Forgotten:
 
 @dataclass(frozen=True)
 class ForgetTarget:
-    """What to forget: the turns a client id names, or every turn of a source; and who asks
-    (the prefix of their API key, the forget's actor in the hash chain)."""
+    """What to forget: the turns a client id names, every turn of a source, or every turn of a
+    session; and who asks (the prefix of their API key, the forget's actor in the hash chain)."""
 
     turn_id: str | None = None
     source: str | None = None
+    session: str | None = None
     actor: str = ""
+
+    @property
+    def scope(self) -> str:
+        """turn, source or session: what the receipt says was forgotten."""
+        if self.turn_id is not None:
+            return "turn"
+        return "source" if self.source is not None else "session"
+
+    @property
+    def name(self) -> str:
+        """The client id, source id or session named."""
+        return str(self.turn_id or self.source or self.session)
 
 
 async def forget(
@@ -87,8 +100,8 @@ async def forget(
     target: ForgetTarget,
     settings: Settings,
 ) -> Forgotten:
-    """Hard-delete the turns with this client id (or of this source) and what came of them;
-    the result carries the signed erasure receipt, stored before the forget commits."""
+    """Hard-delete the turns with this client id (or of this source or session) and what came
+    of them; the result carries the signed erasure receipt, stored before the forget commits."""
     done = await _forget(uows, caches, tenant_id, user_key, target, settings)
     # Again after the commit: a read may have cached the old log meanwhile. The other
     # processes drop theirs on the signal the forget sent when it committed.
@@ -104,17 +117,17 @@ async def _forget(
     target: ForgetTarget,
     settings: Settings,
 ) -> Forgotten:
-    turn_id, source = target.turn_id, target.source
     snapshot_every = settings.version_snapshot_every
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(user_key, lock=True)
         if row is None:
             raise NotFound(f"no user {user_key!r}")
-        turns = await repo.turns_named(user_key, turn_id=turn_id, source=source)
+        turns = await repo.turns_named(
+            user_key, turn_id=target.turn_id, source=target.source, session=target.session
+        )
         if not turns:
-            what = f"turn {turn_id!r}" if turn_id is not None else f"source {source!r}"
-            raise NotFound(f"user {user_key!r} has no {what}")
+            raise NotFound(f"user {user_key!r} has no {target.scope} {target.name!r}")
         gone = await _with_listing_sources(repo, user_key, _forgetting(turns))
         derived, rewritten = await _derived_rows(repo, user_key, gone)
         ledger = _Ledger(row.version + 1)
@@ -179,8 +192,8 @@ def _account(
 ) -> dict[str, Any]:
     """What a forget's receipt says: what went from each store, and the chain's root after it."""
     return {
-        "scope": "turn" if target.turn_id is not None else "source",
-        "target": target.turn_id if target.turn_id is not None else target.source,
+        "scope": target.scope,
+        "target": target.name,
         "version": done.version,
         "root": recorded.root,
         "actor": target.actor,

@@ -184,6 +184,8 @@ def test_the_idiomatic_client_remembers_reads_and_forgets(live):
         assert memory.job(str(job.job_id)).status == "done"
         said = memory.recent_turns("ada", session="s-1")
         assert [t["id"] for t in said] == ["u1", "a1"]  # in the order they were said
+        assert memory.turn("ada", "a1")["text"] == exchange[1]["content"]
+        assert [s.name for s in memory.sessions("ada")] == ["s-1"]
 
         forgotten = memory.forget_turn("ada", "u1")
         assert forgotten.turns >= 1 and forgotten.receipt.scope == "turn"

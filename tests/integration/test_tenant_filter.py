@@ -165,6 +165,9 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                     repo.stream_rows("ana", version=1, kinds=["turn"]),
                     repo.stream_rows("ana", version=None, kinds=["turn"], newest_first=True),
                 ),
+                "sessions": lambda: _each(
+                    repo.sessions("ana", None, None, 5), repo.sessions("ana", "s", 9, 5)
+                ),
                 "recent_turns": lambda: _each(
                     repo.recent_turns("ana", "s1", None, 5), repo.recent_turns("ana", None, 9, 5)
                 ),

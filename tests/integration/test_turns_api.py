@@ -76,3 +76,51 @@ async def test_turns_of_another_tenant_or_unknown_user_are_404_and_bad_input_is_
     for query in ("limit=0", "limit=501", "cursor=0", "cursor=x", "session="):
         bad = await client.get(f"/users/cy/turns?{query}", headers=h)
         assert bad.status_code == 422, query
+
+
+async def test_one_turn_by_its_id_and_the_sessions_spoken_in_last_first(client, worker, tenant):
+    h = tenant.headers
+    for session in ("notes/a", "chat-1", "notes/b", "chat-1"):
+        body = {"turns": [{"role": "user", "content": f"said in {session}", "session": session}]}
+        assert (await client.post("/users/di/ingest?wait=20", json=body, headers=h)).is_success
+    mine = {"turns": [{"role": "user", "content": "mine", "id": "k/1 x", "session": "notes/a"}]}
+    assert (await client.post("/users/di/ingest?wait=20", json=mine, headers=h)).is_success
+
+    one = await client.get("/users/di/turns/k%2F1%20x", headers=h)
+    assert one.status_code == 200
+    assert (one.json()["text"], one.json()["session"]) == ("mine", "notes/a")
+    missing = await client.get("/users/di/turns/nope", headers=h)
+    assert missing.status_code == 404 and missing.json()["detail"] == "user 'di' has no turn 'nope'"
+
+    listed = (await client.get("/users/di/sessions", headers=h)).json()
+    assert [(s["name"], s["turns"]) for s in listed["items"]] == [
+        ("notes/a", 2),
+        ("chat-1", 2),
+        ("notes/b", 1),
+    ]
+    assert all(s["last_ts"] for s in listed["items"])
+    notes = (await client.get("/users/di/sessions?prefix=notes/", headers=h)).json()["items"]
+    assert [s["name"] for s in notes] == ["notes/a", "notes/b"]
+    page = (await client.get("/users/di/sessions?limit=2", headers=h)).json()
+    rest = await client.get(f"/users/di/sessions?limit=2&cursor={page['next_cursor']}", headers=h)
+    assert [s["name"] for s in rest.json()["items"]] == ["notes/b"]
+    # A prefix is a prefix, never a pattern: '%' and '_' match themselves.
+    assert (await client.get("/users/di/sessions?prefix=%25", headers=h)).json()["items"] == []
+
+
+async def test_forgetting_a_session_takes_every_turn_of_it_with_a_receipt(client, worker, tenant):
+    h = tenant.headers
+    for session, text in (("s/1", "my bike lock code is 7781"), ("s/2", "I like green tea")):
+        body = {"turns": [{"role": "user", "content": text, "session": session}]}
+        assert (await client.post("/users/ed/ingest?wait=20", json=body, headers=h)).is_success
+    gone = await client.delete("/users/ed/sessions/s/1", headers=h)
+    assert gone.status_code == 200, gone.text
+    done = gone.json()
+    assert done["turns"] == 1
+    assert (done["receipt"]["scope"], done["receipt"]["target"]) == ("session", "s/1")
+    names = [s["name"] for s in (await client.get("/users/ed/sessions", headers=h)).json()["items"]]
+    assert names == ["s/2"]
+    context = (await client.get("/users/ed/context?q=bike+lock+code", headers=h)).text
+    assert "7781" not in context
+    again = await client.delete("/users/ed/sessions/s/1", headers=h)
+    assert again.status_code == 404 and again.json()["detail"] == "user 'ed' has no session 's/1'"

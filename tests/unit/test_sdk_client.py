@@ -85,7 +85,8 @@ class FakeTessera:
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
-        path, method = request.url.path, request.method
+        # The path as sent: an escaped slash in an id stays escaped.
+        path, method = request.url.raw_path.decode().split("?")[0], request.method
         if request.headers.get("authorization") != "Bearer tsk_test":
             return _problem(401, "Missing or invalid API key")
         if method == "POST" and path == "/users/ada/ingest":
@@ -128,6 +129,13 @@ class FakeTessera:
                 return httpx.Response(200, json={"items": said[2:], "next_cursor": None})
             limit = int(request.url.params["limit"])
             return httpx.Response(200, json={"items": said[:limit], "next_cursor": "older"})
+        if path == "/users/ada/turns/k%2F1":
+            return httpx.Response(200, json={"id": "k/1", "speaker": "user", "text": "kept"})
+        if path == "/users/ada/sessions":
+            one = {"name": "s1", "turns": 2, "last_ts": NOW}
+            return httpx.Response(200, json={"items": [one], "next_cursor": None})
+        if path == "/users/ada/sessions/s%2F1" and method == "DELETE":
+            return httpx.Response(200, json=_forgotten("session"))
         if path == "/users/ada/integrity":
             integrity = {
                 "valid": True,
@@ -216,6 +224,9 @@ CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("forget_turn", ("ada", "t1"), {}),
     ("forget_source", ("ada", "s1"), {}),
     ("forget_user", ("ada",), {}),
+    ("turn", ("ada", "k/1"), {}),
+    ("sessions", ("ada",), {"prefix": "s"}),
+    ("forget_session", ("ada", "s/1"), {}),
     ("versions", ("ada",), {"limit": 2}),
     ("recent_turns", ("ada",), {"session": "s1", "limit": 3}),
     ("verify", ("ada",), {}),
@@ -244,6 +255,9 @@ def test_each_call_reads_its_reply_and_the_async_client_agrees() -> None:
     assert [v["version"] for v in synced["versions"]] == [3, 2, 1]  # both pages
     assert synced["verify"]["valid"] is True
     assert [t["id"] for t in synced["recent_turns"]] == ["t1", "t2", "t3"]  # as said
+    assert synced["turn"]["text"] == "kept"  # the id's slash sent escaped
+    assert [s["name"] for s in synced["sessions"]] == ["s1"]
+    assert synced["forget_session"]["receipt"]["scope"] == "session"
 
 
 def test_remember_sends_the_messages_with_a_fresh_idempotency_key_each_time() -> None:

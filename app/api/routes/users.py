@@ -30,12 +30,20 @@ from app.api.schemas.users import (
     IntegrityOut,
     PassportWritten,
     ReceiptOut,
+    SessionOut,
+    SessionPage,
     TurnPage,
     UserOut,
     UserPage,
     forgotten_out,
 )
-from app.domain.passport import SECTIONS, USER_KEY_MAX_CHARS, USER_KEY_PATTERN, Passport
+from app.domain.passport import (
+    SECTIONS,
+    USER_KEY_MAX_CHARS,
+    USER_KEY_PATTERN,
+    Passport,
+    TurnEntry,
+)
 from app.runtime import Runtime
 from app.services import forget, integrity, passports, reading, receipts, turns
 from app.services.errors import Behind, NotFound, Unprocessable
@@ -288,6 +296,15 @@ ClientTurnId = Annotated[
         description="The client's id of the turn, as it was sent.",
     ),
 ]
+SessionName = Annotated[
+    str,
+    Path(
+        min_length=1,
+        max_length=200,
+        pattern=NO_NUL,
+        description="The session's name, as the turns were sent with it.",
+    ),
+]
 SourceId = Annotated[
     str,
     Path(
@@ -340,6 +357,42 @@ async def list_turns(
     """The newest turns, verbatim, newest first: an agent's working memory of a session."""
     found = await turns.recent_turns(uows, tenant, key, session, limit, cursor)
     return page_of(TurnPage, found, lambda item: item)
+
+
+@router.get("/users/{key}/turns/{turn_id:path}", name="get_turn")
+async def get_turn(
+    key: UserKey, turn_id: ClientTurnId, tenant: TenantDep, uows: UowsDep
+) -> TurnEntry:
+    """One turn, verbatim, by the client's id for it."""
+    return TurnEntry.model_validate(await turns.turn(uows, tenant, key, turn_id))
+
+
+@router.get("/users/{key}/sessions", name="list_sessions")
+async def list_sessions(
+    key: UserKey,
+    tenant: TenantDep,
+    uows: UowsDep,
+    prefix: Annotated[
+        str | None,
+        Query(min_length=1, max_length=200, description="Only sessions whose name starts so."),
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=500, description="Most sessions on one page.")] = 50,
+    cursor: Annotated[
+        int | None,
+        Query(ge=1, le=MAX_ROW_ID, description="next_cursor of the previous page"),
+    ] = None,
+) -> SessionPage:
+    """The user's sessions, the one spoken in last first, with their live turns counted."""
+    found = await turns.sessions(uows, tenant, key, prefix, limit, cursor)
+    return page_of(SessionPage, found, lambda info: SessionOut.model_validate(info.__dict__))
+
+
+@router.delete("/users/{key}/sessions/{session:path}", name="forget_session")
+async def forget_session(
+    key: UserKey, session: SessionName, tenant: TenantDep, runtime: RuntimeDep, actor: ActorDep
+) -> ForgottenOut:
+    """Hard-delete every turn of a session, and what came of them, everywhere."""
+    return await _forget(runtime, tenant, key, forget.ForgetTarget(session=session, actor=actor))
 
 
 @router.get("/users", name="list_users")

@@ -35,6 +35,21 @@ class TurnPage(BaseModel):
     next_cursor: str | None
 
 
+class SessionOut(BaseModel):
+    """One session of a user: its name, how many live turns it holds, when it was last spoken."""
+
+    name: str
+    turns: int
+    last_ts: datetime | None = Field(description="The time of its newest turn, if it has one.")
+
+
+class SessionPage(BaseModel):
+    """A page of sessions, the one spoken in last first; next_cursor continues."""
+
+    items: list[SessionOut]
+    next_cursor: str | None
+
+
 class PassportWritten(BaseModel):
     """Where the passport stands after a write."""
 
@@ -66,7 +81,7 @@ class ReceiptOut(BaseModel):
     id: uuid.UUID
     tenant_id: uuid.UUID
     user_key: str
-    scope: str = Field(description="turn, source or user")
+    scope: str = Field(description="turn, source, session or user")
     target: str | None = Field(description="The turn id or source id forgotten (user: none).")
     at: str = Field(description="When, in UTC (ISO 8601).")
     version: int | None = Field(description="The version that records the forget (user: none).")

@@ -25,6 +25,7 @@ from tessera_client.models import (
     PassportWritten,
     ReceiptOut,
     SearchResult,
+    SessionPage,
     VersionPage,
 )
 
@@ -208,6 +209,23 @@ def turns(user: str, session: str | None, limit: int, cursor: str | None) -> Cal
     """A page of the user's turns (of ``session``), newest first."""
     params = {"session": session, "limit": limit, "cursor": cursor}
     return Call("GET", _user(user) + "/turns", _document, params)
+
+
+def turn(user: str, turn_id: str) -> Call[Any]:
+    """One turn, verbatim, by the client's id for it."""
+    return Call("GET", f"{_user(user)}/turns/{quote(turn_id, safe='')}", _document)
+
+
+def sessions(user: str, prefix: str | None, limit: int, cursor: str | None) -> Call[SessionPage]:
+    """A page of the user's sessions, the one spoken in last first."""
+    params = {"prefix": prefix, "limit": limit, "cursor": cursor}
+    return Call("GET", _user(user) + "/sessions", _model(SessionPage), params)
+
+
+def forget_session(user: str, session: str) -> Call[ForgottenOut]:
+    """Forget every turn of one session everywhere."""
+    path = f"{_user(user)}/sessions/{quote(session, safe='')}"
+    return Call("DELETE", path, _model(ForgottenOut))
 
 
 def forget_turn(user: str, turn_id: str) -> Call[ForgottenOut]:

@@ -26,6 +26,7 @@ from tessera_client.models import (
     PassportWritten,
     ReceiptOut,
     SearchHit,
+    SessionOut,
     VersionOut,
 )
 
@@ -177,6 +178,29 @@ class Tessera:
             if cursor is None:
                 break
         return newest[::-1]
+
+    def turn(self, user: str, turn_id: str) -> dict[str, Any]:
+        """One turn, verbatim, by the id it was sent with (``NotFound`` if it is not kept)."""
+        return dict(self._run(calls.turn(user, turn_id)))
+
+    def sessions(
+        self, user: str, *, prefix: str | None = None, limit: int = 100
+    ) -> list[SessionOut]:
+        """Up to ``limit`` of the user's sessions (named from ``prefix``), last spoken first."""
+        found: list[SessionOut] = []
+        cursor: str | None = None
+        while len(found) < limit:
+            asked = min(limit - len(found), calls.TURNS_PAGE)
+            page = self._run(calls.sessions(user, prefix, asked, cursor))
+            found += page.items
+            if not isinstance(page.next_cursor, str):
+                break
+            cursor = page.next_cursor
+        return found
+
+    def forget_session(self, user: str, session: str) -> ForgottenOut:
+        """Forget every turn of a session everywhere it is kept; the signed receipt inside."""
+        return self._run(calls.forget_session(user, session))
 
     def forget_turn(self, user: str, turn_id: str) -> ForgottenOut:
         """Forget one turn everywhere it is kept; ``.receipt`` is the signed receipt."""
@@ -346,6 +370,29 @@ class AsyncTessera:
             if cursor is None:
                 break
         return newest[::-1]
+
+    async def turn(self, user: str, turn_id: str) -> dict[str, Any]:
+        """One turn, verbatim, by the id it was sent with (``NotFound`` if it is not kept)."""
+        return dict(await self._run(calls.turn(user, turn_id)))
+
+    async def sessions(
+        self, user: str, *, prefix: str | None = None, limit: int = 100
+    ) -> list[SessionOut]:
+        """Up to ``limit`` of the user's sessions (named from ``prefix``), last spoken first."""
+        found: list[SessionOut] = []
+        cursor: str | None = None
+        while len(found) < limit:
+            asked = min(limit - len(found), calls.TURNS_PAGE)
+            page = await self._run(calls.sessions(user, prefix, asked, cursor))
+            found += page.items
+            if not isinstance(page.next_cursor, str):
+                break
+            cursor = page.next_cursor
+        return found
+
+    async def forget_session(self, user: str, session: str) -> ForgottenOut:
+        """Forget every turn of a session everywhere it is kept; the signed receipt inside."""
+        return await self._run(calls.forget_session(user, session))
 
     async def forget_turn(self, user: str, turn_id: str) -> ForgottenOut:
         """Forget one turn everywhere it is kept; ``.receipt`` is the signed receipt."""

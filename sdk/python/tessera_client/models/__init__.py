@@ -43,6 +43,8 @@ from .said_date import SaidDate
 from .search_hit import SearchHit
 from .search_result import SearchResult
 from .section_change import SectionChange
+from .session_out import SessionOut
+from .session_page import SessionPage
 from .source import Source
 from .tenant_create import TenantCreate
 from .tenant_created import TenantCreated
@@ -112,6 +114,8 @@ __all__ = (
     "SearchHit",
     "SearchResult",
     "SectionChange",
+    "SessionOut",
+    "SessionPage",
     "Source",
     "TenantCreate",
     "TenantCreated",

@@ -26,7 +26,7 @@ class ReceiptOut:
         redacted (list[str]): Content hashes of the log rows deleted; the chain keeps them, marked redacted.
         removed (ReceiptOutRemoved): How much went, per store.
         root (None | str): The chain's root after the forget (user: the root of the history deleted).
-        scope (str): turn, source or user
+        scope (str): turn, source, session or user
         signature (None | str): Hex HMAC of the receipt's canonical JSON without this field (docs/memory.md).
         target (None | str): The turn id or source id forgotten (user: none).
         tenant_id (UUID):
