@@ -6,6 +6,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -87,3 +88,27 @@ def serving(
         yield url
     finally:
         _stop(list(procs.values()))
+
+
+@contextmanager
+def api_and_worker(settings: Any, logs: Path, queue: str, admin_token: str) -> Iterator[str]:
+    """`tessera api` on a free port and one `tessera worker`, on this run's servers and a queue
+    of their own; yields the API's URL."""
+    port = free_port()
+    env = service_env(settings, logs, queue, admin_token)
+    base = [sys.executable, "-m", "app.cli.main"]
+    commands = {"api": [*base, "api", "--port", str(port)], "worker": [*base, "worker"]}
+    with serving(commands, env, logs, port) as url:
+        yield url
+
+
+def tenant_key(url: str, admin_token: str, name: str) -> str:
+    """A new tenant's first API key, made through the admin API."""
+    reply = httpx.post(
+        f"{url}/admin/tenants",
+        json={"name": name},
+        headers={"Authorization": f"Bearer {admin_token}"},
+        timeout=30,
+    )
+    assert reply.status_code == 201, reply.text
+    return str(reply.json()["api_key"]["key"])

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -41,7 +40,7 @@ from tessera_client.models import (
     TurnIn,
     VersionPage,
 )
-from tests.integration.live import free_port, service_env, serving
+from tests.integration.live import api_and_worker, free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -71,11 +70,7 @@ class Live:
 def live(settings, tmp_path_factory) -> Iterator[Live]:  # type: ignore[no-untyped-def]
     """`tessera api` on a free port and `tessera worker`, both on this run's servers."""
     logs = tmp_path_factory.mktemp("sdk-live")
-    port = free_port()
-    env = service_env(settings, logs, "tessera-sdk", ADMIN_TOKEN)
-    base = [sys.executable, "-m", "app.cli.main"]
-    commands = {"api": [*base, "api", "--port", str(port)], "worker": [*base, "worker"]}
-    with serving(commands, env, logs, port) as url:
+    with api_and_worker(settings, logs, "tessera-sdk", ADMIN_TOKEN) as url:
         yield Live(url=url)
 
 

@@ -1,4 +1,4 @@
-"""No code in app/ or workers/ reaches a private name of a library (FastAPI, Starlette, ...)."""
+"""No code in app/, workers/ or the SDK reaches a private name of a library (FastAPI, ...)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,24 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("app", "workers")
+PACKAGES = ("app", "workers", "sdk/python/tessera")
 # Frameworks whose private attributes (``fastapi.routing._x``) are caught even without an import.
-FRAMEWORKS = frozenset({"fastapi", "starlette", "sqlalchemy", "arq", "redis", "pydantic"})
+FRAMEWORKS = frozenset(
+    {
+        "fastapi",
+        "starlette",
+        "sqlalchemy",
+        "arq",
+        "redis",
+        "pydantic",
+        "httpx",
+        "langgraph",
+        "agents",
+    }
+)
 # Our own packages: a private name shared between their modules is a style matter, not a bet on
 # a library's internals staying as they are.
-OURS = frozenset({"app", "workers", "migrations", "tessera_client"})
+OURS = frozenset({"app", "workers", "migrations", "tessera", "tessera_client"})
 
 
 def _private(name: str) -> bool:

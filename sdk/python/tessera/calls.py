@@ -26,6 +26,7 @@ from tessera_client.models import (
     ReceiptOut,
     SearchResult,
     SessionPage,
+    UserPage,
     VersionPage,
 )
 
@@ -226,6 +227,11 @@ def forget_session(user: str, session: str) -> Call[ForgottenOut]:
     """Forget every turn of one session everywhere."""
     path = f"{_user(user)}/sessions/{quote(session, safe='')}"
     return Call("DELETE", path, _model(ForgottenOut))
+
+
+def users(limit: int, cursor: str | None) -> Call[UserPage]:
+    """A page of the tenant's users."""
+    return Call("GET", "/users", _model(UserPage), {"limit": limit, "cursor": cursor})
 
 
 def forget_turn(user: str, turn_id: str) -> Call[ForgottenOut]:

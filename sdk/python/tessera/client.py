@@ -27,10 +27,13 @@ from tessera_client.models import (
     ReceiptOut,
     SearchHit,
     SessionOut,
+    UserOut,
     VersionOut,
 )
 
 T = TypeVar("T")
+# The most users the API lists in one page.
+USERS_PAGE = 1000
 DEFAULT_URL = "http://127.0.0.1:8000"
 # An ingest may wait up to 60 s for its job (?wait): the read timeout leaves room for that.
 DEFAULT_TIMEOUT = httpx.Timeout(70.0, connect=5.0)
@@ -70,7 +73,8 @@ class Tessera:
             httpx_args={"transport": retrying},
         )
 
-    def _run(self, call: Call[T]) -> T:
+    def run(self, call: Call[T]) -> T:
+        """Send a prepared call (``tessera.calls``) and read its reply."""
         return call.result(self.api.get_httpx_client().request(**call.send()))
 
     def __enter__(self) -> Self:
@@ -106,7 +110,7 @@ class Tessera:
         ``version_after`` is the version that holds what was sent (``min_version`` of a read).
         """
         body = ingest_body(messages, text=text, rows=rows, session=session, session_ts=session_ts)
-        return self._run(calls.remember(user, body, wait=wait, idempotency_key=idempotency_key))
+        return self.run(calls.remember(user, body, wait=wait, idempotency_key=idempotency_key))
 
     def context(
         self,
@@ -122,7 +126,7 @@ class Tessera:
         call = calls.context(
             user, q, budget_chars, since=since, until=until, min_version=min_version
         )
-        return str(self._run(call))
+        return str(self.run(call))
 
     def context_sections(
         self,
@@ -134,7 +138,7 @@ class Tessera:
     ) -> dict[str, Any]:
         """The same context as JSON sections: each memory with its score and why."""
         call = calls.context(user, q, budget_chars, as_json=True, min_version=min_version)
-        return dict(self._run(call))
+        return dict(self.run(call))
 
     def search(
         self,
@@ -148,21 +152,21 @@ class Tessera:
     ) -> list[SearchHit]:
         """The passages that match ``q`` best, best first."""
         call = calls.search(user, q, limit, since=since, until=until, min_version=min_version)
-        return list(self._run(call).items)
+        return list(self.run(call).items)
 
     def beliefs(self, user: str) -> dict[str, Any]:
         """What is believed now: facts, preferences, entities, open loops, contradictions..."""
-        return dict(self._run(calls.passport(user, calls.BELIEFS)))
+        return dict(self.run(calls.passport(user, calls.BELIEFS)))
 
     def export(self, user: str, *, version: int | None = None) -> dict[str, Any]:
         """The user's whole passport (a plain JSON document), now or as it was at ``version``."""
-        return dict(self._run(calls.passport(user, version=version)))
+        return dict(self.run(calls.passport(user, version=version)))
 
     def import_passport(
         self, user: str, document: Mapping[str, Any], *, if_match: str | None = None
     ) -> PassportWritten:
         """Store ``document`` (an export) as the user's whole passport."""
-        return self._run(calls.put_passport(user, document, if_match))
+        return self.run(calls.put_passport(user, document, if_match))
 
     def recent_turns(
         self, user: str, *, session: str | None = None, limit: int = 20
@@ -172,7 +176,7 @@ class Tessera:
         cursor: str | None = None
         while len(newest) < limit:
             asked = min(limit - len(newest), calls.TURNS_PAGE)
-            page = self._run(calls.turns(user, session, asked, cursor))
+            page = self.run(calls.turns(user, session, asked, cursor))
             newest += page["items"]
             cursor = page["next_cursor"]
             if cursor is None:
@@ -181,7 +185,7 @@ class Tessera:
 
     def turn(self, user: str, turn_id: str) -> dict[str, Any]:
         """One turn, verbatim, by the id it was sent with (``NotFound`` if it is not kept)."""
-        return dict(self._run(calls.turn(user, turn_id)))
+        return dict(self.run(calls.turn(user, turn_id)))
 
     def sessions(
         self, user: str, *, prefix: str | None = None, limit: int = 100
@@ -191,7 +195,7 @@ class Tessera:
         cursor: str | None = None
         while len(found) < limit:
             asked = min(limit - len(found), calls.TURNS_PAGE)
-            page = self._run(calls.sessions(user, prefix, asked, cursor))
+            page = self.run(calls.sessions(user, prefix, asked, cursor))
             found += page.items
             if not isinstance(page.next_cursor, str):
                 break
@@ -200,38 +204,50 @@ class Tessera:
 
     def forget_session(self, user: str, session: str) -> ForgottenOut:
         """Forget every turn of a session everywhere it is kept; the signed receipt inside."""
-        return self._run(calls.forget_session(user, session))
+        return self.run(calls.forget_session(user, session))
 
     def forget_turn(self, user: str, turn_id: str) -> ForgottenOut:
         """Forget one turn everywhere it is kept; ``.receipt`` is the signed receipt."""
-        return self._run(calls.forget_turn(user, turn_id))
+        return self.run(calls.forget_turn(user, turn_id))
 
     def forget_source(self, user: str, source_id: str) -> ForgottenOut:
         """Forget every turn of a source (a session, a document) everywhere it is kept."""
-        return self._run(calls.forget_source(user, source_id))
+        return self.run(calls.forget_source(user, source_id))
 
     def forget_user(self, user: str) -> ReceiptOut:
         """Delete the user and everything kept of them; the signed receipt."""
-        return self._run(calls.forget_user(user))
+        return self.run(calls.forget_user(user))
 
     def versions(self, user: str, *, limit: int = 100) -> list[VersionOut]:
         """The user's versions, newest first, every page read."""
         out: list[VersionOut] = []
         cursor: str | None = None
         while True:
-            page = self._run(calls.versions(user, limit, cursor))
+            page = self.run(calls.versions(user, limit, cursor))
             out += page.items
             if not isinstance(page.next_cursor, str):
                 return out
             cursor = page.next_cursor
 
+    def users(self, *, limit: int = 1000) -> list[UserOut]:
+        """Up to ``limit`` of the tenant's users, every page read."""
+        found: list[UserOut] = []
+        cursor: str | None = None
+        while len(found) < limit:
+            page = self.run(calls.users(min(limit - len(found), USERS_PAGE), cursor))
+            found += page.items
+            if not isinstance(page.next_cursor, str):
+                break
+            cursor = page.next_cursor
+        return found
+
     def verify(self, user: str, *, root: str | None = None) -> IntegrityOut:
         """Recompute the user's hash chain; ``.ok`` says whether it holds."""
-        return self._run(calls.verify(user, root))
+        return self.run(calls.verify(user, root))
 
     def job(self, job_id: str) -> JobOut:
         """A job's state now."""
-        return self._run(calls.job(job_id))
+        return self.run(calls.job(job_id))
 
 
 class AsyncTessera:
@@ -260,7 +276,8 @@ class AsyncTessera:
             httpx_args={"transport": retrying},
         )
 
-    async def _run(self, call: Call[T]) -> T:
+    async def run(self, call: Call[T]) -> T:
+        """Send a prepared call (``tessera.calls``) and read its reply."""
         http = self.api.get_async_httpx_client()
         return call.result(await http.request(**call.send()))
 
@@ -298,7 +315,7 @@ class AsyncTessera:
         """
         body = ingest_body(messages, text=text, rows=rows, session=session, session_ts=session_ts)
         call = calls.remember(user, body, wait=wait, idempotency_key=idempotency_key)
-        return await self._run(call)
+        return await self.run(call)
 
     async def context(
         self,
@@ -314,7 +331,7 @@ class AsyncTessera:
         call = calls.context(
             user, q, budget_chars, since=since, until=until, min_version=min_version
         )
-        return str(await self._run(call))
+        return str(await self.run(call))
 
     async def context_sections(
         self,
@@ -326,7 +343,7 @@ class AsyncTessera:
     ) -> dict[str, Any]:
         """The same context as JSON sections: each memory with its score and why."""
         call = calls.context(user, q, budget_chars, as_json=True, min_version=min_version)
-        return dict(await self._run(call))
+        return dict(await self.run(call))
 
     async def search(
         self,
@@ -340,21 +357,21 @@ class AsyncTessera:
     ) -> list[SearchHit]:
         """The passages that match ``q`` best, best first."""
         call = calls.search(user, q, limit, since=since, until=until, min_version=min_version)
-        return list((await self._run(call)).items)
+        return list((await self.run(call)).items)
 
     async def beliefs(self, user: str) -> dict[str, Any]:
         """What is believed now: facts, preferences, entities, open loops, contradictions..."""
-        return dict(await self._run(calls.passport(user, calls.BELIEFS)))
+        return dict(await self.run(calls.passport(user, calls.BELIEFS)))
 
     async def export(self, user: str, *, version: int | None = None) -> dict[str, Any]:
         """The user's whole passport (a plain JSON document), now or as it was at ``version``."""
-        return dict(await self._run(calls.passport(user, version=version)))
+        return dict(await self.run(calls.passport(user, version=version)))
 
     async def import_passport(
         self, user: str, document: Mapping[str, Any], *, if_match: str | None = None
     ) -> PassportWritten:
         """Store ``document`` (an export) as the user's whole passport."""
-        return await self._run(calls.put_passport(user, document, if_match))
+        return await self.run(calls.put_passport(user, document, if_match))
 
     async def recent_turns(
         self, user: str, *, session: str | None = None, limit: int = 20
@@ -364,7 +381,7 @@ class AsyncTessera:
         cursor: str | None = None
         while len(newest) < limit:
             asked = min(limit - len(newest), calls.TURNS_PAGE)
-            page = await self._run(calls.turns(user, session, asked, cursor))
+            page = await self.run(calls.turns(user, session, asked, cursor))
             newest += page["items"]
             cursor = page["next_cursor"]
             if cursor is None:
@@ -373,7 +390,7 @@ class AsyncTessera:
 
     async def turn(self, user: str, turn_id: str) -> dict[str, Any]:
         """One turn, verbatim, by the id it was sent with (``NotFound`` if it is not kept)."""
-        return dict(await self._run(calls.turn(user, turn_id)))
+        return dict(await self.run(calls.turn(user, turn_id)))
 
     async def sessions(
         self, user: str, *, prefix: str | None = None, limit: int = 100
@@ -383,7 +400,7 @@ class AsyncTessera:
         cursor: str | None = None
         while len(found) < limit:
             asked = min(limit - len(found), calls.TURNS_PAGE)
-            page = await self._run(calls.sessions(user, prefix, asked, cursor))
+            page = await self.run(calls.sessions(user, prefix, asked, cursor))
             found += page.items
             if not isinstance(page.next_cursor, str):
                 break
@@ -392,35 +409,47 @@ class AsyncTessera:
 
     async def forget_session(self, user: str, session: str) -> ForgottenOut:
         """Forget every turn of a session everywhere it is kept; the signed receipt inside."""
-        return await self._run(calls.forget_session(user, session))
+        return await self.run(calls.forget_session(user, session))
 
     async def forget_turn(self, user: str, turn_id: str) -> ForgottenOut:
         """Forget one turn everywhere it is kept; ``.receipt`` is the signed receipt."""
-        return await self._run(calls.forget_turn(user, turn_id))
+        return await self.run(calls.forget_turn(user, turn_id))
 
     async def forget_source(self, user: str, source_id: str) -> ForgottenOut:
         """Forget every turn of a source (a session, a document) everywhere it is kept."""
-        return await self._run(calls.forget_source(user, source_id))
+        return await self.run(calls.forget_source(user, source_id))
 
     async def forget_user(self, user: str) -> ReceiptOut:
         """Delete the user and everything kept of them; the signed receipt."""
-        return await self._run(calls.forget_user(user))
+        return await self.run(calls.forget_user(user))
 
     async def versions(self, user: str, *, limit: int = 100) -> list[VersionOut]:
         """The user's versions, newest first, every page read."""
         out: list[VersionOut] = []
         cursor: str | None = None
         while True:
-            page = await self._run(calls.versions(user, limit, cursor))
+            page = await self.run(calls.versions(user, limit, cursor))
             out += page.items
             if not isinstance(page.next_cursor, str):
                 return out
             cursor = page.next_cursor
 
+    async def users(self, *, limit: int = 1000) -> list[UserOut]:
+        """Up to ``limit`` of the tenant's users, every page read."""
+        found: list[UserOut] = []
+        cursor: str | None = None
+        while len(found) < limit:
+            page = await self.run(calls.users(min(limit - len(found), USERS_PAGE), cursor))
+            found += page.items
+            if not isinstance(page.next_cursor, str):
+                break
+            cursor = page.next_cursor
+        return found
+
     async def verify(self, user: str, *, root: str | None = None) -> IntegrityOut:
         """Recompute the user's hash chain; ``.ok`` says whether it holds."""
-        return await self._run(calls.verify(user, root))
+        return await self.run(calls.verify(user, root))
 
     async def job(self, job_id: str) -> JobOut:
         """A job's state now."""
-        return await self._run(calls.job(job_id))
+        return await self.run(calls.job(job_id))

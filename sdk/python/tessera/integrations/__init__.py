@@ -1,0 +1,1 @@
+"""Tessera inside agent frameworks: LangGraph, the OpenAI Agents SDK (optional extras)."""
