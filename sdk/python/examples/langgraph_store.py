@@ -4,7 +4,8 @@
     TESSERA_API_KEY=$(cat .tessera/dev-api-key) python sdk/python/examples/langgraph_store.py
 
 The graph reads back what the user said before that bears on the new message, then keeps the
-message (one store item each). No model is called: a real agent would put the recalled notes in its prompt.
+message (one store item each). No model is called: a real agent would put the recalled notes
+in its prompt.
 """
 
 from __future__ import annotations
