@@ -69,9 +69,13 @@ format: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The spec, then both clients from it: the Python package (openapi/generate.py) and the
+# TypeScript types (openapi-typescript, from sdk/typescript's lock, on the venv's node).
+WITH_NODE := PATH="$(abspath $(BIN)):$$PATH"
 openapi: $(STAMP)
 	$(BIN)/tessera openapi > openapi/openapi.json
 	$(BIN)/python openapi/generate.py
+	cd sdk/typescript && $(WITH_NODE) npm ci --no-audit --no-fund --silent && $(WITH_NODE) npm run --silent generate
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.ingest
