@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
@@ -448,3 +451,39 @@ def test_the_key_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     wrong = Tessera(URL, "tsk_wrong", transport=httpx.MockTransport(FakeTessera()))
     with pytest.raises(tessera.AuthenticationError):
         wrong.context("ada")
+
+
+def test_a_real_server_answering_429_then_200_is_waited_for() -> None:
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.path)
+            if len(seen) == 1:
+                self.send_response(429)
+                self.send_header("Retry-After", "1")
+                self.send_header("Content-Type", "application/problem+json")
+                body = json.dumps({"title": "Too many requests", "status": 429}).encode()
+            else:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                body = b"Book club: Thursdays"
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        started = time.monotonic()
+        with Tessera(url, "tsk_test") as client:
+            assert client.context("ada", "book club?") == "Book club: Thursdays"
+        assert time.monotonic() - started >= 1.0  # the second Retry-After asked for
+        assert len(seen) == 2 and seen[0] == seen[1]
+    finally:
+        server.shutdown()
