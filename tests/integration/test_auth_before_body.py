@@ -40,6 +40,7 @@ def _concrete(path: str) -> str:
         ("turn_id", "m1"),
         ("job_id", "00000000-0000-0000-0000-000000000001"),
         ("source_id", "seg_1"),
+        ("session", "chat-1"),
         ("tenant_id", "00000000-0000-0000-0000-000000000002"),
         ("prefix", "abc"),
         ("version", "1"),

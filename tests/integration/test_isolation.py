@@ -26,6 +26,10 @@ READS_AND_DELETES = {
     ("DELETE", "/users/{key}"): "/users/alice",
     ("DELETE", "/users/{key}/turns/{turn_id}"): "/users/alice/turns/a1",
     ("DELETE", "/users/{key}/sources/{source_id}"): "/users/alice/sources/seg_1",
+    ("DELETE", "/users/{key}/sessions/{session}"): "/users/alice/sessions/s1",
+    ("GET", "/users/{key}/turns"): "/users/alice/turns",
+    ("GET", "/users/{key}/turns/{turn_id}"): "/users/alice/turns/a1",
+    ("GET", "/users/{key}/sessions"): "/users/alice/sessions",
     ("POST", "/users/{key}/reprocess"): "/users/alice/reprocess",
     ("POST", "/users/{key}/compact"): "/users/alice/compact",
 }

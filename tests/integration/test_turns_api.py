@@ -80,8 +80,9 @@ async def test_turns_of_another_tenant_or_unknown_user_are_404_and_bad_input_is_
 
 async def test_one_turn_by_its_id_and_the_sessions_spoken_in_last_first(client, worker, tenant):
     h = tenant.headers
-    for session in ("notes/a", "chat-1", "notes/b", "chat-1"):
-        body = {"turns": [{"role": "user", "content": f"said in {session}", "session": session}]}
+    for n, session in enumerate(("notes/a", "chat-1", "notes/b", "chat-1")):
+        said = f"message {n} in {session}"
+        body = {"turns": [{"role": "user", "content": said, "session": session}]}
         assert (await client.post("/users/di/ingest?wait=20", json=body, headers=h)).is_success
     mine = {"turns": [{"role": "user", "content": "mine", "id": "k/1 x", "session": "notes/a"}]}
     assert (await client.post("/users/di/ingest?wait=20", json=mine, headers=h)).is_success
@@ -124,3 +125,12 @@ async def test_forgetting_a_session_takes_every_turn_of_it_with_a_receipt(client
     assert "7781" not in context
     again = await client.delete("/users/ed/sessions/s/1", headers=h)
     assert again.status_code == 404 and again.json()["detail"] == "user 'ed' has no session 's/1'"
+
+
+async def test_a_nul_in_a_session_or_prefix_is_refused_before_the_database(client, tenant):
+    h = tenant.headers
+    await client.put("/users/fa/passport", json={"version": "2.1", "facts": []}, headers=h)
+    for query in ("session=a%00b", "prefix=%00q"):
+        route = "turns" if query.startswith("session") else "sessions"
+        bad = await client.get(f"/users/fa/{route}?{query}", headers=h)
+        assert bad.status_code == 422, (query, bad.text)

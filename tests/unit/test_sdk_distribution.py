@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -45,5 +46,7 @@ def test_the_client_wheel_holds_only_the_two_client_packages(tmp_path: Path) -> 
     assert {t for t in tops if not t.endswith(".dist-info")} == {"tessera", "tessera_client"}
     assert "tessera/client.py" in names and "tessera_client/client.py" in names
     assert "tessera/py.typed" in names and "tessera_client/py.typed" in names
-    required = sorted(r.split(">")[0].split("<")[0].strip() for r in meta.get_all("Requires-Dist"))
-    assert required == ["attrs", "httpx"]  # nothing of the server, no app/ beside the agent's
+    requires = meta.get_all("Requires-Dist") or []
+    always = sorted(re.split(r"[<>=!~;\[ ]", r)[0] for r in requires if "extra ==" not in r)
+    assert always == ["attrs", "httpx"]  # nothing of the server, no app/ beside the agent's
+    assert sorted(meta.get_all("Provides-Extra") or []) == ["agents", "langgraph"]

@@ -346,7 +346,12 @@ async def list_turns(
     uows: UowsDep,
     session: Annotated[
         str | None,
-        Query(min_length=1, max_length=200, description="Only the turns of this session."),
+        Query(
+            min_length=1,
+            max_length=200,
+            pattern=NO_NUL,
+            description="Only the turns of this session.",
+        ),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=500, description="Most turns on one page.")] = 20,
     cursor: Annotated[
@@ -374,7 +379,12 @@ async def list_sessions(
     uows: UowsDep,
     prefix: Annotated[
         str | None,
-        Query(min_length=1, max_length=200, description="Only sessions whose name starts so."),
+        Query(
+            min_length=1,
+            max_length=200,
+            pattern=NO_NUL,
+            description="Only sessions whose name starts so.",
+        ),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=500, description="Most sessions on one page.")] = 50,
     cursor: Annotated[
