@@ -339,25 +339,26 @@ async def forget_source(
     return await _forget(runtime, tenant, key, forget.ForgetTarget(source=source_id, actor=actor))
 
 
+# A page cursor of a listing of log rows: the row id the previous page ended on.
+RowCursor = Annotated[
+    int | None, Query(ge=1, le=MAX_ROW_ID, description="next_cursor of the previous page")
+]
+
+
+# What a session name in a query may be: as long as the column holds, never a NUL.
+SESSION_TEXT: dict[str, Any] = {"min_length": 1, "max_length": 200, "pattern": NO_NUL}
+
+
 @router.get("/users/{key}/turns", name="list_turns")
 async def list_turns(
     key: UserKey,
     tenant: TenantDep,
     uows: UowsDep,
     session: Annotated[
-        str | None,
-        Query(
-            min_length=1,
-            max_length=200,
-            pattern=NO_NUL,
-            description="Only the turns of this session.",
-        ),
+        str | None, Query(**SESSION_TEXT, description="Only the turns of this session.")
     ] = None,
     limit: Annotated[int, Query(ge=1, le=500, description="Most turns on one page.")] = 20,
-    cursor: Annotated[
-        int | None,
-        Query(ge=1, le=MAX_ROW_ID, description="next_cursor of the previous page"),
-    ] = None,
+    cursor: RowCursor = None,
 ) -> TurnPage:
     """The newest turns, verbatim, newest first: an agent's working memory of a session."""
     found = await turns.recent_turns(uows, tenant, key, session, limit, cursor)
@@ -378,19 +379,10 @@ async def list_sessions(
     tenant: TenantDep,
     uows: UowsDep,
     prefix: Annotated[
-        str | None,
-        Query(
-            min_length=1,
-            max_length=200,
-            pattern=NO_NUL,
-            description="Only sessions whose name starts so.",
-        ),
+        str | None, Query(**SESSION_TEXT, description="Only sessions whose name starts so.")
     ] = None,
     limit: Annotated[int, Query(ge=1, le=500, description="Most sessions on one page.")] = 50,
-    cursor: Annotated[
-        int | None,
-        Query(ge=1, le=MAX_ROW_ID, description="next_cursor of the previous page"),
-    ] = None,
+    cursor: RowCursor = None,
 ) -> SessionPage:
     """The user's sessions, the one spoken in last first, with their live turns counted."""
     found = await turns.sessions(uows, tenant, key, prefix, limit, cursor)
