@@ -862,9 +862,10 @@ async def run_scenario(
         last_version[job["user_key"]] = max(
             last_version.get(job["user_key"], 0), job["version_after"]
         )
+    # Every job writes at least one version (a long one may write one per batch of segments).
     wanted = {key: start_version[key] + len(bodies[key]) for key in keys}
-    if last_version != wanted:
-        raise RuntimeError(f"expected versions {wanted}, got {last_version}")
+    if set(last_version) != set(wanted) or any(last_version[k] < wanted[k] for k in wanted):
+        raise RuntimeError(f"expected versions of at least {wanted}, got {last_version}")
     # The jobs' own clocks: end = the last merge, not the next poll that saw it.
     elapsed = max(_parse_time(j["finished_at"]) for j in jobs) - wall_start
     n_jobs = len(jobs)
