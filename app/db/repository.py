@@ -670,10 +670,10 @@ class TenantRepository(HistoryRepository, SegmentRepository, ConversationReposit
             )
         )
 
-    async def lock_quota(self) -> None:
-        """Hold the tenant's quota lock until this transaction ends: its quota checks and counts
-        run one at a time (a transaction-scoped advisory lock, keyed by the tenant)."""
-        key = func.hashtextextended(f"tessera-quota:{self.tenant_id}", 0)
+    async def lock_user_turns(self, user_key: str) -> None:
+        """Hold the user's turn lock until this transaction ends: checks of that user's turns
+        run one at a time (a transaction-scoped advisory lock, keyed by tenant and user)."""
+        key = func.hashtextextended(f"tessera-turns:{self.tenant_id}:{user_key}", 0)
         await self.session.execute(select(func.pg_advisory_xact_lock(key)))
 
     async def ingest_bytes_since(self, since: datetime) -> int:

@@ -95,7 +95,7 @@ async def write_facts(
             every = settings.version_snapshot_every
             recorded = await passports.record_version(repo, user_key, new, every)
             version = recorded.version
-        await quotas.count_bytes(repo, size, now)
+        await quotas.charge_bytes(repo, size, now, settings)
         await uow.commit()
     return FactsResult(version=version, changed=report.changed, summary=report.summary())
 

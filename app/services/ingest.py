@@ -116,8 +116,8 @@ async def accept(
 ) -> Accepted:
     """Write the job row (the outbox) in one transaction, then enqueue it after commit.
 
-    The tenant's daily ingest bytes and the user's stored turns are checked first: a request
-    past either is refused (``LimitExceeded``) and nothing is stored.
+    The user's stored turns are checked first and the tenant's daily ingest bytes charged last:
+    a request past either is refused (``LimitExceeded``) and nothing is stored.
     """
     # Serialising, hashing and cutting a large payload is CPU work: off the event loop.
     body, request_hash, size, segments = await asyncio.to_thread(_prepared, payload, settings)
@@ -130,7 +130,6 @@ async def accept(
             if earlier is not None:
                 return _replay(earlier, user_key, request_hash, job_plan)
         now = datetime.now(UTC)
-        await quotas.check_bytes(repo, size, now, settings)
         await quotas.check_turns(repo, user_key, job_plan.interactions, settings)
         await passports.create_if_missing(repo, user_key, now, actor=actor)
         job = IngestJob(
@@ -158,7 +157,7 @@ async def accept(
             job, created = await repo.add_job_once(job)
             if not created:
                 return _replay(job, user_key, request_hash, job_plan)
-        await quotas.count_bytes(repo, size, now)
+        await quotas.charge_bytes(repo, size, now, settings)
         uow.enqueue_after_commit(tenant_id, job.id)
         await uow.commit()
     return Accepted(job=job_view(job), plan=job_plan, replayed=False)

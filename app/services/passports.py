@@ -581,9 +581,7 @@ async def put_passport(
         )
     async with uows() as uow:
         await quotas.check_bytes(uow.tenant(tenant_id), size, datetime.now(UTC), settings)
-        return await _put(
-            uow, tenant_id, user_key, (new_doc, size), settings.version_snapshot_every, origin
-        )
+        return await _put(uow, tenant_id, user_key, (new_doc, size), settings, origin)
 
 
 def _parsed_and_sized(doc: Any) -> tuple[dict[str, Any], int]:
@@ -597,10 +595,10 @@ async def _put(
     tenant_id: uuid.UUID,
     user_key: str,
     sized: tuple[dict[str, Any], int],
-    snapshot_every: int,
+    settings: Settings,
     origin: Origin,
 ) -> WriteResult:
-    """Write the document (and count its size in the tenant's usage) under the row lock."""
+    """Write the document (and charge its size to the tenant's usage) under the row lock."""
     new_doc, size = sized
     repo = uow.tenant(tenant_id)
     if_match, actor = origin.if_match, origin.actor
@@ -619,15 +617,16 @@ async def _put(
     live = [r async for r in repo.stream_rows(user_key, version=None)]
     new_head, change = plan_import(new_doc, live, spill=HEAD_CAPS)
     if new_head == row.doc and not change:
-        await quotas.count_bytes(repo, size, now)
+        await quotas.charge_bytes(repo, size, now, settings)
         await uow.commit()
         return WriteResult(user_key, row.version, created, changed=created)
     kinds = {r.id: r.kind for r in live}
     new = NewVersion(
         row.doc, new_head, row.version, "import", now, change, kinds, old_root=row.root, actor=actor
     )
-    version = (await record_version(repo, user_key, new, snapshot_every)).version
-    await quotas.count_bytes(repo, size, now)
+    every = settings.version_snapshot_every
+    version = (await record_version(repo, user_key, new, every)).version
+    await quotas.charge_bytes(repo, size, now, settings)
     await uow.commit()
     return WriteResult(user_key, version, created, changed=True)
 

@@ -1,11 +1,16 @@
 """A tenant's quotas, checked and counted in turn: the daily bytes every write sends, and the
 turns one user's memory holds.
 
-Every write route counts what it sends (an ingest's body, a passport put, a facts write) in the
-tenant's hourly usage, in the transaction that accepts it. The check reads totals and the count
-adds to them, so two requests checked at once would each see room for one: the check runs under
-the tenant's quota lock (a transaction-scoped advisory lock), held until that transaction ends.
-Requests of one tenant are checked one at a time; the overshoot is never more than one request.
+Every write route charges what it sends (an ingest's body, a passport put, a facts write) to the
+tenant's hourly usage, last in the transaction that accepts it: the hour's usage row is counted
+first and the rolling day summed after, so the row stays locked from the count to the commit and
+writes charged at once are counted one after another. Together they never pass the quota (across
+the turn of an hour, by at most one request), and a tenant's writes wait for each other only for
+that last step, not for the whole of each other's transactions. A write whose work is heavy checks
+first, without the lock, so a day already spent is refused before the work (``check_bytes``).
+
+A user's turns are checked under a lock of that user (a transaction-scoped advisory lock): two
+writes for one user are checked one after another; writes for different users never wait.
 """
 
 from __future__ import annotations
@@ -23,30 +28,44 @@ def hour_of(now: datetime) -> datetime:
 
 
 async def check_bytes(repo: TenantRepository, size: int, now: datetime, settings: Settings) -> None:
-    """Refuse ``size`` more bytes (429) past the tenant's day; ``count_bytes`` counts them.
+    """Refuse ``size`` more bytes (429) when the tenant's day is already past, before any work.
 
-    Takes the tenant's quota lock: call it first in the transaction that accepts the write, and
-    ``count_bytes`` last in it (the usage row is locked last, as a job's writes lock it last).
+    Reads without a lock: ``charge_bytes`` at the end of the transaction is what holds exactly.
     """
-    await repo.lock_quota()
     daily = settings.tenant_ingest_bytes_per_day
-    hour = hour_of(now)
     if daily > 0:
+        hour = hour_of(now)
         sent = await repo.ingest_bytes_since(hour - timedelta(hours=23))
         if sent + size > daily:
-            # The oldest hour of the rolling day leaves it at the next hour's start.
-            wait = int((hour + timedelta(hours=1) - now).total_seconds()) + 1
-            raise LimitExceeded(
-                f"this tenant has sent {sent} bytes in the last 24 hours; {size} more would "
-                f"pass tenant_ingest_bytes_per_day ({daily})",
-                limit="tenant_ingest_bytes_per_day",
-                retry_after=wait,
-            )
+            raise _past_day(sent, size, daily, hour, now)
 
 
-async def count_bytes(repo: TenantRepository, size: int, now: datetime) -> None:
-    """Count ``size`` bytes in the tenant's usage of this hour (after ``check_bytes``)."""
-    await repo.add_usage(hour_of(now), {"ingest_bytes": size})
+async def charge_bytes(
+    repo: TenantRepository, size: int, now: datetime, settings: Settings
+) -> None:
+    """Count ``size`` bytes in this hour's usage, then refuse (429) if the day is past it.
+
+    Call it last in the transaction that accepts the write: a refusal rolls the write back, and
+    the hour's usage row stays locked only from here to the commit.
+    """
+    hour = hour_of(now)
+    await repo.add_usage(hour, {"ingest_bytes": size})
+    daily = settings.tenant_ingest_bytes_per_day
+    if daily > 0:
+        sent = await repo.ingest_bytes_since(hour - timedelta(hours=23))
+        if sent > daily:
+            raise _past_day(sent - size, size, daily, hour, now)
+
+
+def _past_day(sent: int, size: int, daily: int, hour: datetime, now: datetime) -> LimitExceeded:
+    # The oldest hour of the rolling day leaves it at the next hour's start.
+    wait = int((hour + timedelta(hours=1) - now).total_seconds()) + 1
+    return LimitExceeded(
+        f"this tenant has sent {sent} bytes in the last 24 hours; {size} more would "
+        f"pass tenant_ingest_bytes_per_day ({daily})",
+        limit="tenant_ingest_bytes_per_day",
+        retry_after=wait,
+    )
 
 
 async def check_turns(
@@ -54,11 +73,12 @@ async def check_turns(
 ) -> None:
     """Refuse (413) ``turns`` more for a user whose log and queued ingests hold the most.
 
-    Checked under the quota lock ``charge_bytes`` takes, in the same transaction.
+    Takes the user's turn lock, held until the transaction ends.
     """
     most = settings.user_max_turns
     if most <= 0:
         return
+    await repo.lock_user_turns(user_key)
     stored, pending = await repo.turn_counts(user_key)
     if stored + pending + turns > most:
         raise LimitExceeded(

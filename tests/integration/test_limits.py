@@ -122,6 +122,25 @@ async def test_concurrent_writes_never_pass_the_daily_bytes_or_the_users_turns(m
     assert {a.json()["limit"] for a in answers if a.status_code != 202} == {"user_max_turns"}
 
 
+async def test_concurrent_writes_for_many_users_never_pass_the_daily_bytes(metered):  # type: ignore[no-untyped-def]
+    t = await make_tenant(metered, "metered-many")
+    answers = await asyncio.gather(
+        *(
+            metered.post(f"/users/u{n}/ingest", json=_two_turns(n), headers=t.headers)
+            for n in range(40)
+        )
+    )
+    codes = [a.status_code for a in answers]
+    assert set(codes) <= {202, 429}, codes
+    # About 400 bytes each as stored: 24 fit the day's 10,000, whichever 24 were first.
+    assert codes.count(202) == 24, codes
+    refused = [a.json() for a in answers if a.status_code == 429]
+    assert {r["limit"] for r in refused} == {"tenant_ingest_bytes_per_day"}
+    # A refused write left nothing: only the accepted users exist.
+    listed = (await metered.get("/users?limit=100", headers=t.headers)).json()["items"]
+    assert len(listed) == 24
+
+
 async def test_passport_puts_and_facts_writes_count_against_the_daily_bytes(metered):  # type: ignore[no-untyped-def]
     t = await make_tenant(metered, "metered-put")
     # About 6,500 bytes as stored: one fits the day's 10,000, two do not.

@@ -31,7 +31,7 @@ TENANT_TABLES = (
 
 
 # Repository methods that take a lock of the tenant's own and read no table.
-LOCKS = ("lock_quota",)
+LOCKS = ("lock_user_turns",)
 
 
 def _flat(parameters: Any) -> list[Any]:
@@ -195,7 +195,7 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "add_usage": lambda: repo.add_usage(now, {"jobs": 1}),
                 "usage_by_day": lambda: repo.usage_by_day(now - timedelta(days=1), later),
                 "ingest_bytes_since": lambda: repo.ingest_bytes_since(now),
-                "lock_quota": repo.lock_quota,
+                "lock_user_turns": lambda: repo.lock_user_turns("ana"),
                 "delete_user": lambda: repo.delete_user("ana"),
             }
             public = {

@@ -100,7 +100,7 @@ class FakeTenantRepo:
         )
         return (0 if row is None else getattr(row, "turn_count", 0)), pending
 
-    async def lock_quota(self) -> None:
+    async def lock_user_turns(self, user_key: str) -> None:
         """One event loop, no other writer: checks and counts already run one at a time."""
 
     async def ingest_bytes_since(self, since: datetime) -> int:
