@@ -441,3 +441,20 @@ async def test_another_services_memories_and_a_message_list_are_imported_as_turn
     assert resp.status_code == 422
     assert resp.headers["content-type"].startswith("application/problem+json")
     assert "memory, text, content or fact" in resp.text
+
+
+async def test_a_job_is_followed_with_one_waiting_request(client, tenant, worker):
+    h = tenant.headers
+    body = {"turns": [{"role": "user", "content": "I repainted the fence green on Sunday."}]}
+    queued = await client.post("/users/gus/ingest", json=body, headers=h)
+    assert queued.status_code == 202
+    job_id = queued.json()["job_id"]
+    ended = await client.get(f"/jobs/{job_id}?wait=20", headers=h)
+    assert ended.status_code == 200
+    assert (ended.json()["status"], ended.json()["version_after"]) == ("done", 1)
+    # An ended job answers at once; a bad wait is refused; another tenant's job is not found.
+    assert (await client.get(f"/jobs/{job_id}?wait=20", headers=h)).json()["status"] == "done"
+    assert (await client.get(f"/jobs/{job_id}?wait=-1", headers=h)).status_code == 422
+    other = await make_tenant(client, "other")
+    hidden = await client.get(f"/jobs/{job_id}?wait=1", headers=other.headers)
+    assert hidden.status_code == 404

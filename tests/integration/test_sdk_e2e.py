@@ -177,6 +177,8 @@ def test_the_idiomatic_client_remembers_reads_and_forgets(live):
         assert [v.version for v in memory.versions("ada", limit=1)] == [2, 1, 0]  # paged
         assert memory.verify("ada").valid is True
         assert memory.job(str(job.job_id)).status == "done"
+        queued = memory.remember("ada", text="A note about the allotment.")
+        assert memory.job(str(queued.job_id), wait=30).status == "done"  # no polling
         said = memory.recent_turns("ada", session="s-1")
         assert [t["id"] for t in said] == ["u1", "a1"]  # in the order they were said
         assert memory.turn("ada", "a1")["text"] == exchange[1]["content"]

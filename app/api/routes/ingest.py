@@ -14,10 +14,12 @@ from app.api.deps import (
     AcceptingDep,
     ActorDep,
     HeavyDep,
+    RuntimeDep,
     SettingsDep,
     TenantDep,
     UowsDep,
     UserKey,
+    Wait,
 )
 from app.api.problems import COMMON, CONFLICT, NOT_FOUND
 from app.api.schemas.jobs import (
@@ -129,9 +131,16 @@ async def plan_route(
 
 
 @router.get("/jobs/{job_id}", tags=["jobs"], name="get_job")
-async def get_job(job_id: uuid.UUID, tenant: TenantDep, uows: UowsDep) -> JobOut:
-    """One ingest job: status, progress, usage, error, the version it produced."""
-    return job_out(await jobs.get_job(uows, tenant, job_id))
+async def get_job(
+    job_id: uuid.UUID, tenant: TenantDep, runtime: RuntimeDep, wait: Wait = 0
+) -> JobOut:
+    """One ingest job: status, progress, usage, error, the version it produced; with ?wait, as
+    it is once it ends (or the wait, capped, is over): no polling."""
+    job = await jobs.get_job(runtime.uows, tenant, job_id)
+    if wait > 0:
+        seconds = min(wait, runtime.settings.ingest_wait_max_seconds)
+        job = await jobs.wait_for_job(job, runtime.uows, tenant, seconds, runtime.signals)
+    return job_out(job)
 
 
 @router.get("/users/{key}/jobs", tags=["jobs"], name="list_jobs")

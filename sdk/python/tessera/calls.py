@@ -262,6 +262,7 @@ def verify(user: str, root: str | None) -> Call[IntegrityOut]:
     return Call("GET", _user(user) + "/integrity", _model(IntegrityOut), {"root": root})
 
 
-def job(job_id: str) -> Call[JobOut]:
-    """A job's state now."""
-    return Call("GET", f"/jobs/{uuid.UUID(str(job_id))}", _model(JobOut))
+def job(job_id: str, wait: float | None = None) -> Call[JobOut]:
+    """A job's state now, or (``wait`` seconds at most) once it has ended."""
+    path = f"/jobs/{uuid.UUID(str(job_id))}"
+    return Call("GET", path, _model(JobOut), {"wait": wait})

@@ -245,9 +245,9 @@ class Tessera:
         """Recompute the user's hash chain; ``.ok`` says whether it holds."""
         return self.run(calls.verify(user, root))
 
-    def job(self, job_id: str) -> JobOut:
-        """A job's state now."""
-        return self.run(calls.job(job_id))
+    def job(self, job_id: str, *, wait: float | None = None) -> JobOut:
+        """A job's state now; with ``wait`` (seconds, up to 60), once it has ended."""
+        return self.run(calls.job(job_id, wait))
 
 
 class AsyncTessera:
@@ -450,6 +450,6 @@ class AsyncTessera:
         """Recompute the user's hash chain; ``.ok`` says whether it holds."""
         return await self.run(calls.verify(user, root))
 
-    async def job(self, job_id: str) -> JobOut:
-        """A job's state now."""
-        return await self.run(calls.job(job_id))
+    async def job(self, job_id: str, *, wait: float | None = None) -> JobOut:
+        """A job's state now; with ``wait`` (seconds, up to 60), once it has ended."""
+        return await self.run(calls.job(job_id, wait))

@@ -248,9 +248,13 @@ export class Tessera {
     return this.send<Integrity>({ method: "GET", path: `${user(key)}/integrity`, query: { root: options.root } });
   }
 
-  /** A job's state now. */
-  job(jobId: string): Promise<Job> {
-    return this.send<Job>({ method: "GET", path: `/jobs/${encodeURIComponent(jobId)}` });
+  /** A job's state now; with `wait` (seconds, up to 60), once it has ended. */
+  job(jobId: string, options: { wait?: number } = {}): Promise<Job> {
+    return this.send<Job>({
+      method: "GET",
+      path: `/jobs/${encodeURIComponent(jobId)}`,
+      query: { wait: options.wait },
+    });
   }
 
   /** Up to `limit` of the tenant's users. */

@@ -77,7 +77,8 @@ export interface paths {
         };
         /**
          * Get Job
-         * @description One ingest job: status, progress, usage, error, the version it produced.
+         * @description One ingest job: status, progress, usage, error, the version it produced; with ?wait, as
+         *     it is once it ends (or the wait, capped, is over): no polling.
          */
         get: operations["jobs-get_job"];
         put?: never;
@@ -2327,7 +2328,10 @@ export interface operations {
     };
     "jobs-get_job": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Seconds to wait for the job to finish (capped). */
+                wait?: number;
+            };
             header?: never;
             path: {
                 job_id: string;

@@ -48,6 +48,8 @@ test("remembers an exchange and reads it back every way", async () => {
   assert.deepEqual((await memory.versions("ts-ada", { limit: 1 })).map((v) => v.version), [2, 1, 0]);
   assert.equal((await memory.verify("ts-ada")).valid, true);
   assert.equal((await memory.job(job.job_id)).status, "done");
+  const queued = await memory.remember("ts-ada", { text: "A note about the allotment." });
+  assert.equal((await memory.job(queued.job_id, { wait: 30 })).status, "done"); // no polling
 
   const forgotten = await memory.forgetTurn("ts-ada", "u1");
   assert.equal(forgotten.receipt.scope, "turn");

@@ -9,18 +9,27 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.job_out import JobOut
 from ...models.problem import Problem
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     job_id: UUID,
+    *,
+    wait: float | Unset = 0.0,
 ) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["wait"] = wait
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
     _kwargs: dict[str, Any] = {
         "method": "get",
         "url": "/jobs/{job_id}".format(
             job_id=quote(str(job_id), safe=""),
         ),
+        "params": params,
     }
 
     return _kwargs
@@ -91,13 +100,16 @@ def sync_detailed(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    wait: float | Unset = 0.0,
 ) -> Response[JobOut | Problem]:
     """Get Job
 
-     One ingest job: status, progress, usage, error, the version it produced.
+     One ingest job: status, progress, usage, error, the version it produced; with ?wait, as
+    it is once it ends (or the wait, capped, is over): no polling.
 
     Args:
         job_id (UUID):
+        wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -109,6 +121,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         job_id=job_id,
+        wait=wait,
     )
 
     response = client.get_httpx_client().request(
@@ -122,13 +135,16 @@ def sync(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    wait: float | Unset = 0.0,
 ) -> JobOut | Problem | None:
     """Get Job
 
-     One ingest job: status, progress, usage, error, the version it produced.
+     One ingest job: status, progress, usage, error, the version it produced; with ?wait, as
+    it is once it ends (or the wait, capped, is over): no polling.
 
     Args:
         job_id (UUID):
+        wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -141,6 +157,7 @@ def sync(
     return sync_detailed(
         job_id=job_id,
         client=client,
+        wait=wait,
     ).parsed
 
 
@@ -148,13 +165,16 @@ async def asyncio_detailed(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    wait: float | Unset = 0.0,
 ) -> Response[JobOut | Problem]:
     """Get Job
 
-     One ingest job: status, progress, usage, error, the version it produced.
+     One ingest job: status, progress, usage, error, the version it produced; with ?wait, as
+    it is once it ends (or the wait, capped, is over): no polling.
 
     Args:
         job_id (UUID):
+        wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -166,6 +186,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         job_id=job_id,
+        wait=wait,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -177,13 +198,16 @@ async def asyncio(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    wait: float | Unset = 0.0,
 ) -> JobOut | Problem | None:
     """Get Job
 
-     One ingest job: status, progress, usage, error, the version it produced.
+     One ingest job: status, progress, usage, error, the version it produced; with ?wait, as
+    it is once it ends (or the wait, capped, is over): no polling.
 
     Args:
         job_id (UUID):
+        wait (float | Unset): Seconds to wait for the job to finish (capped). Default: 0.0.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -197,5 +221,6 @@ async def asyncio(
         await asyncio_detailed(
             job_id=job_id,
             client=client,
+            wait=wait,
         )
     ).parsed
