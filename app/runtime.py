@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from arq.connections import ArqRedis
 
-from app.db.budget import TenantBudget
+from app.adapters.budget import TenantBudget
+from app.adapters.queue import enqueuer, later_enqueuer, open_pool
+from app.adapters.rate import RequestRate
 from app.db.engine import Engine, create_engine, read_session_factory, session_factory
-from app.db.queue import enqueuer, later_enqueuer, open_pool
-from app.db.rate import RequestRate
 from app.db.signals import JobSignals
 from app.db.uow import Enqueue, UowFactory, uow_factory
 from app.llm.factory import make_client, make_extractor

@@ -15,7 +15,7 @@ from arq.worker import Function, Worker, check_health, func
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, WatchError
 
-from app.db.queue import LEGACY_PROCESS_JOB, PROCESS_JOB, redis_settings
+from app.adapters.queue import LEGACY_PROCESS_JOB, PROCESS_JOB, redis_settings
 from app.logging import configure_logging
 from app.runtime import Runtime, close_worker_runtime, open_worker_runtime
 from app.services import processing

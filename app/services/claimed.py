@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from app.db.budget import TenantBudget
+from app.adapters.budget import TenantBudget
+from app.adapters.queue import EnqueueLater
 from app.db.models import IngestJob
-from app.db.queue import EnqueueLater
 from app.db.uow import UowFactory
 from app.domain.extraction import Extractor
 from app.llm.structured import StructuredClient

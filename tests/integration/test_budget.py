@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.asyncio import Redis
 
-from app.db.budget import TenantBudget
+from app.adapters.budget import TenantBudget
 
 pytestmark = pytest.mark.integration
 

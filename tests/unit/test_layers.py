@@ -38,6 +38,11 @@ FORBIDDEN = {
         "app.main",
         "workers",
     ),
+    # What is not Postgres (Redis: the queue, request rates, model budgets): no SQL, no routes.
+    "app/adapters": (
+        *("fastapi", "sqlalchemy", "asyncpg", "app.api", "app.services", "app.cli"),
+        *("app.runtime", "app.main", "app.mcp", "app.ui", "workers"),
+    ),
     # Metrics are recorded by the API and the worker from what services return.
     "app/services": (
         "fastapi",

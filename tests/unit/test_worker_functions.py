@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.db.queue import LEGACY_PROCESS_JOB, PROCESS_JOB
+from app.adapters.queue import LEGACY_PROCESS_JOB, PROCESS_JOB
 from app.settings import Settings
 from workers.main import build_worker, process_job
 
