@@ -1,0 +1,370 @@
+"""A soak at the agent's rhythm (issue 45, step 4): hours of agent loops, nothing lost.
+
+``python -m bench.soak [--minutes 20] [--tenants 3] [--users 100] [--loops 16] [--json OUT]``
+(``--smoke``: one minute, small; the test suite runs the same loops for seconds).
+
+Against the service as ``make dev`` runs it (an API process per core, one worker, embedded
+Postgres and Redis, the default limits), ``--loops`` agents loop over the users of several
+tenants, each user spoken to by one loop at a time, through the Python client
+(``tessera.AsyncTessera``, which honours 429's ``Retry-After``): remember one exchange with
+``?wait``, read the context for the user's next question at the version the write reported, now
+and then a search, a forget of one of the user's turns, an export. Every ``--interval`` seconds
+it prints the calls made, p50 and p99 of each kind, the resident memory of the API processes
+and the worker, the queue depth and the errors by kind. At the end it checks every user: each
+turn whose write was acknowledged is in the user's passport, and each turn forgotten is in
+neither the passport nor a search.
+
+Targets (issue 45): no errors but 429s the client honoured, no acknowledged turn missing, no
+forgotten turn found, each process's memory flat after warm-up (at most 10% growth over the
+last three quarters of the run), p99 of context reads at most 50 ms and of ``?wait`` writes at
+most 250 ms in every interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+
+from app.db.engine import sync_url
+from bench.ingest import log, percentile, running_stack, table
+from tessera import AsyncTessera, Retry, TesseraError
+
+SEED = 45
+TOPICS = (
+    ("my allotment", "The beans are climbing the fence now.", "How are the beans doing?"),
+    ("my sister's wedding", "It moved to the last Saturday of June.", "When is the wedding?"),
+    (
+        "the bike repair",
+        "The shop said the new chain arrives on Thursday.",
+        "When is the chain due?",
+    ),
+    ("my choir", "We rehearse the spring concert on Tuesdays at six.", "When is choir practice?"),
+    ("the flat search", "We are looking at two flats near the river this week.", "Which flats?"),
+)
+ANSWER = (
+    "That sounds like a good plan. A few thoughts on it: keep a short list of what matters most, "
+    "note the dates somewhere you will see them, and check back in a week to see how it went. "
+)
+
+
+@dataclass
+class Tally:
+    """What the loops did in one interval: latencies by kind, errors by kind, 429s honoured."""
+
+    ms: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: Counter[str] = field(default_factory=Counter)
+    refused: int = 0
+
+
+@dataclass
+class User:
+    """One user's truth as the loops know it: turns acknowledged, turns forgotten."""
+
+    tenant: int
+    key: str
+    said: list[str] = field(default_factory=list)
+    forgotten: set[str] = field(default_factory=set)
+    topics: dict[str, str] = field(default_factory=dict)  # a turn's topic: what finds it
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class Counting(httpx.AsyncBaseTransport):
+    """The HTTP transport under the client's retries: it sees, and counts, every 429."""
+
+    def __init__(self, soak: Soak) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.soak = soak
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Send it; count a 429 (the client waits its Retry-After and sends it again)."""
+        response = await self.inner.handle_async_request(request)
+        if response.status_code == 429:
+            self.soak.tally.refused += 1
+        return response
+
+    async def aclose(self) -> None:
+        """Close the real transport."""
+        await self.inner.aclose()
+
+
+class Soak:
+    """The loops, the users they speak to, and what each interval saw."""
+
+    def __init__(self, url: str, keys: list[str], users: int, loops: int, seed: int = SEED) -> None:
+        self.rng = random.Random(seed)
+        self.loops = loops
+        self.forget_share = 0.03  # of the steps that also forget one of the user's turns
+        retry = Retry(attempts=8, max_wait=30)
+        self.clients = [
+            AsyncTessera(url, key, retry=retry, transport=Counting(self)) for key in keys
+        ]
+        self.users = [User(t, f"soak-{t}-{n}") for t in range(len(keys)) for n in range(users)]
+        self.tally = Tally()
+        self.intervals: list[dict[str, Any]] = []
+
+    async def timed(self, kind: str, call: Any) -> Any:
+        """Await a call, its latency under ``kind``; an error counted by its kind, not raised."""
+        started = time.perf_counter()
+        try:
+            result = await call
+        except (TesseraError, httpx.HTTPError) as error:
+            self.tally.errors[f"{kind}: {type(error).__name__}"] += 1
+            return None
+        self.tally.ms[kind].append((time.perf_counter() - started) * 1000)
+        return result
+
+    async def step(self, user: User, n: int) -> None:
+        """One exchange with ``user``, then what an agent reads and sometimes does."""
+        client = self.clients[user.tenant]
+        topic, fact, question = TOPICS[n % len(TOPICS)]
+        ids = [f"{user.key}-m{n}-u", f"{user.key}-m{n}-a"]
+        exchange = [
+            {"role": "user", "content": f"About {topic} ({n}): {fact}", "id": ids[0]},
+            {"role": "assistant", "content": ANSWER * 4, "id": ids[1]},
+        ]
+        job = await self.timed(
+            "write ?wait", client.remember(user.key, exchange, session=f"s{n // 10}", wait=30)
+        )
+        if job is None or job.status != "done":
+            if job is not None:
+                self.tally.errors[f"write: job {job.status}"] += 1
+            return
+        user.said += ids
+        user.topics.update(dict.fromkeys(ids, topic))
+        version = job.version_after if isinstance(job.version_after, int) else None
+        await self.timed("context", client.context(user.key, question, min_version=version))
+        roll = self.rng.random()
+        if roll < 0.1:
+            await self.timed("search", client.search(user.key, topic, limit=5))
+        elif roll < 0.1 + self.forget_share and len(user.said) > 4:
+            gone = self.rng.choice([t for t in user.said if t not in user.forgotten])
+            if await self.timed("forget", client.forget_turn(user.key, gone)) is not None:
+                user.forgotten.add(gone)
+        elif roll < 0.11 + self.forget_share:
+            await self.timed("export", client.export(user.key))
+
+    async def loop(self, deadline: float) -> None:
+        """An agent: a free user, one step with them, again, until the deadline."""
+        n = 0
+        while time.monotonic() < deadline:
+            user = self.rng.choice(self.users)
+            if user.lock.locked():
+                await asyncio.sleep(0)
+                continue
+            async with user.lock:
+                await self.step(user, len(user.said) // 2 + n)
+            n += 1
+
+    async def verify(self) -> dict[str, int]:
+        """Every acknowledged turn kept, every forgotten one gone, user by user."""
+        missing = found = 0
+        for user in self.users:
+            if not user.said:
+                continue
+            client = self.clients[user.tenant]
+            doc = await client.export(user.key)
+            kept = {t.get("id") for t in doc.get("turns", [])}
+            missing += len(set(user.said) - user.forgotten - kept)
+            found += len(user.forgotten & kept)
+            for gone in user.forgotten:
+                hits = await client.search(user.key, user.topics[gone], limit=50)
+                found += sum(gone in hit.turn_ids for hit in hits)
+        return {
+            "acknowledged": sum(len(u.said) for u in self.users),
+            "missing": missing,
+            "forgotten": sum(len(u.forgotten) for u in self.users),
+            "found": found,
+        }
+
+    async def close(self) -> None:
+        """Close every client."""
+        for client in self.clients:
+            await client.aclose()
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process and its children, in MB (NaN if unknown)."""
+    try:
+        import psutil
+    except ImportError:
+        return float("nan")
+    try:
+        proc = psutil.Process(pid)
+        total = proc.memory_info().rss
+        for child in proc.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                total += child.memory_info().rss
+        return total / 1e6
+    except psutil.Error:
+        return float("nan")
+
+
+def queue_depth(database_url: str) -> int:
+    """Jobs queued or running now."""
+    with psycopg.connect(sync_url(database_url).replace("+psycopg", "")) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM ingest_job WHERE status IN ('queued', 'running')"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+async def run(
+    soak: Soak, pids: dict[str, int], database_url: str, seconds: float, every: float
+) -> dict[str, Any]:
+    """The loops for ``seconds``, an interval's figures every ``every`` seconds, then the check."""
+    started = time.monotonic()
+    deadline = started + seconds
+    loops = [asyncio.create_task(soak.loop(deadline)) for _ in range(soak.loops)]
+    while time.monotonic() < deadline:
+        await asyncio.sleep(min(every, max(deadline - time.monotonic(), 0.1)))
+        seen, soak.tally = soak.tally, Tally()
+        soak.intervals.append(
+            {
+                "at_s": round(time.monotonic() - started, 1),
+                "calls": {k: len(v) for k, v in seen.ms.items()},
+                "p50_ms": {k: percentile(v, 50) for k, v in seen.ms.items()},
+                "p99_ms": {k: percentile(v, 99) for k, v in seen.ms.items()},
+                "errors": dict(seen.errors),
+                "refused_429": seen.refused,
+                "rss_mb": {name: rss_mb(pid) for name, pid in pids.items()},
+                "queue": await asyncio.to_thread(queue_depth, database_url),
+            }
+        )
+        log(f"{soak.intervals[-1]['at_s']:.0f} s: {sum(len(v) for v in seen.ms.values())} calls")
+    await asyncio.gather(*loops)
+    checked = await soak.verify()
+    await soak.close()
+    return {"intervals": soak.intervals, "check": checked, "seconds": seconds}
+
+
+def verdict(result: dict[str, Any]) -> dict[str, bool]:
+    """Each of the issue's targets, met or not."""
+    intervals = result["intervals"]
+    errors = sum(sum(i["errors"].values()) for i in intervals)
+    check = result["check"]
+    growth = {}
+    later = intervals[len(intervals) // 4 :] or intervals
+    for name in intervals[0]["rss_mb"] if intervals else ():
+        first, last = later[0]["rss_mb"][name], later[-1]["rss_mb"][name]
+        growth[name] = (last - first) / first if first else 0.0
+    p99 = {
+        kind: max((i["p99_ms"].get(kind, 0.0) for i in intervals), default=0.0)
+        for kind in ("context", "write ?wait")
+    }
+    return {
+        "no errors but honoured 429s": errors == 0,
+        "no acknowledged turn missing": check["missing"] == 0,
+        "no forgotten turn found": check["found"] == 0,
+        "memory flat (<= 10% over the last three quarters)": all(
+            g <= 0.10 for g in growth.values()
+        ),
+        "context p99 <= 50 ms in every interval": p99["context"] <= 50,
+        "?wait write p99 <= 250 ms in every interval": p99["write ?wait"] <= 250,
+    }
+
+
+def report(result: dict[str, Any]) -> str:
+    """The intervals, then the check and the verdict."""
+    rows = []
+    for i in result["intervals"]:
+        kinds = ("write ?wait", "context", "search")
+        rows.append(
+            [
+                f"{i['at_s']:.0f}",
+                f"{sum(i['calls'].values()):,}",
+                *(f"{i['p50_ms'].get(k, 0):.0f}/{i['p99_ms'].get(k, 0):.0f}" for k in kinds),
+                f"{i['refused_429']}",
+                f"{sum(i['errors'].values())}",
+                *(f"{mb:.0f}" for mb in i["rss_mb"].values()),
+                f"{i['queue']}",
+            ]
+        )
+    names = list(result["intervals"][0]["rss_mb"]) if result["intervals"] else []
+    lines = [
+        table(
+            [
+                "at s",
+                "calls",
+                "write p50/p99 ms",
+                "context p50/p99",
+                "search p50/p99",
+                "429s",
+                "errors",
+                *(f"{n} MB" for n in names),
+                "queue",
+            ],
+            rows,
+        )
+    ]
+    check = result["check"]
+    lines.append(
+        f"turns acknowledged {check['acknowledged']:,}, missing {check['missing']}; "
+        f"forgotten {check['forgotten']}, found again {check['found']}"
+    )
+    kinds = Counter()
+    for i in result["intervals"]:
+        kinds.update(i["errors"])
+    if kinds:
+        lines.append("errors: " + ", ".join(f"{k} {v}" for k, v in kinds.most_common()))
+    lines += [f"{'PASS' if ok else 'FAIL'}  {name}" for name, ok in verdict(result).items()]
+    return "\n".join(lines)
+
+
+async def tenant_keys(url: str, admin_token: str, tenants: int) -> list[str]:
+    """A new tenant's API key for each tenant of the soak."""
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        keys = []
+        for n in range(tenants):
+            reply = await http.post(
+                "/admin/tenants",
+                json={"name": f"soak-{n}"},
+                headers={"Authorization": f"Bearer {admin_token}"},
+            )
+            reply.raise_for_status()
+            keys.append(str(reply.json()["api_key"]["key"]))
+        return keys
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI: start the stack, soak it, print the intervals and the verdict."""
+    parser = argparse.ArgumentParser(prog="python -m bench.soak", description=__doc__)
+    parser.add_argument("--minutes", type=float, default=20.0)
+    parser.add_argument("--tenants", type=int, default=3)
+    parser.add_argument("--users", type=int, default=100, help="users per tenant")
+    parser.add_argument("--loops", type=int, default=16, help="agents looping at once")
+    parser.add_argument("--interval", type=float, default=30.0, help="seconds per line")
+    parser.add_argument("--smoke", action="store_true", help="one minute, 2 tenants of 10")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.minutes, args.tenants, args.users, args.loops, args.interval = 1, 2, 10, 4, 10
+    with running_stack(api_processes=os.cpu_count() or 1) as stack:
+        pids = {name: child.pid for name, child in stack.children.items()}
+
+        async def soaked() -> dict[str, Any]:
+            keys = await tenant_keys(stack.base_url, stack.admin_token, args.tenants)
+            soak = Soak(stack.base_url, keys, args.users, args.loops)
+            return await run(soak, pids, stack.database_url, args.minutes * 60, args.interval)
+
+        result = asyncio.run(soaked())
+    print(report(result))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1, default=str) + "\n")
+    return 0 if all(verdict(result).values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
