@@ -78,6 +78,7 @@ class User:
     said: list[str] = field(default_factory=list)
     forgotten: set[str] = field(default_factory=set)
     topics: dict[str, str] = field(default_factory=dict)  # a turn's topic: what finds it
+    exchanges: int = 0  # exchanges sent: numbers each one's ids, never the same twice
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -126,9 +127,10 @@ class Soak:
         self.tally.ms[kind].append((time.perf_counter() - started) * 1000)
         return result
 
-    async def step(self, user: User, n: int) -> None:
+    async def step(self, user: User) -> None:
         """One exchange with ``user``, then what an agent reads and sometimes does."""
         client = self.clients[user.tenant]
+        n, user.exchanges = user.exchanges, user.exchanges + 1
         topic, fact, question = TOPICS[n % len(TOPICS)]
         ids = [f"{user.key}-m{n}-u", f"{user.key}-m{n}-a"]
         exchange = [
@@ -158,15 +160,13 @@ class Soak:
 
     async def loop(self, deadline: float) -> None:
         """An agent: a free user, one step with them, again, until the deadline."""
-        n = 0
         while time.monotonic() < deadline:
             user = self.rng.choice(self.users)
             if user.lock.locked():
                 await asyncio.sleep(0)
                 continue
             async with user.lock:
-                await self.step(user, len(user.said) // 2 + n)
-            n += 1
+                await self.step(user)
 
     async def verify(self) -> dict[str, int]:
         """Every acknowledged turn kept, every forgotten one gone, user by user."""
