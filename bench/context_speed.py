@@ -75,6 +75,7 @@ from bench.ingest import (
     percentile,
     table,
 )
+from bench.stacks import busy_stacks
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = 20240504
@@ -864,16 +865,6 @@ PROFILE_FUNCTIONS = (
     ("BoundLogger.info (access line)", "BoundLogger.info", "structlog/stdlib.py"),
     ("RequestContext (id, metrics, log)", "RequestContext.__call__", "app/api/request_id.py"),
 )
-# Leaf frames of idle threads (the thread pools waiting for work), not the event loop's work.
-IDLE_LEAVES = (("Condition.wait", "/threading.py"), ("_worker", "/concurrent/futures/thread.py"))
-
-
-def _frame(frame: str) -> tuple[str, str]:
-    """(function, path relative to its package root) of one py-spy frame ``func (path:line)``."""
-    name, _, rest = frame.rpartition(" (")
-    path = rest.rpartition(":")[0]
-    path = path.split("site-packages/")[-1].removeprefix(str(REPO) + "/")
-    return name, "/" + path
 
 
 def profile_warm(
@@ -919,15 +910,8 @@ def summarize_profile(path: Path, load: Load) -> dict[str, Any]:
     components: Counter[str] = Counter()
     functions: Counter[str] = Counter()
     leaves: Counter[str] = Counter()
-    for line in path.read_text(errors="replace").splitlines():
-        stack, _, count_text = line.rpartition(" ")
-        if not stack or not count_text.isdigit():
-            continue
-        count = int(count_text)
-        frames = [_frame(f) for f in stack.split(";")]
+    for frames, count in busy_stacks(path):  # idle thread-pool threads left out
         leaf_name, leaf_path = frames[-1]
-        if any(leaf_name == n and leaf_path.endswith(p) for n, p in IDLE_LEAVES):
-            continue  # an idle thread-pool thread waiting for work, not the event loop
         total += count
         leaves[f"{leaf_name} ({leaf_path[1:]})"] += count
         component = next(

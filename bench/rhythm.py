@@ -53,8 +53,8 @@ from bench.realtalk.data import DEFAULT_DATA as REALTALK_DATA
 from bench.realtalk.data import load as load_realtalk
 from bench.realtalk.run import payload_of as realtalk_payload
 from bench.splits import of_half
+from bench.stacks import busy_stacks
 
-REPO = Path(__file__).resolve().parents[1]
 SEED = 45
 # Exchanges to a request in the batched run: an agent that posts every few minutes.
 BATCH = 20
@@ -75,7 +75,6 @@ COMPONENTS = (
     ("json (orjson, json)", ("orjson", "json")),
     ("asyncio / event loop", ("asyncio",)),
 )
-IDLE_LEAVES = (("Condition.wait", "/threading.py"), ("_worker", "/concurrent/futures/thread.py"))
 
 
 def exchanges_of(chat: Any) -> list[list[Any]]:
@@ -218,13 +217,6 @@ def sampled(pids: dict[str, int], out: Path) -> Iterator[dict[str, Path]]:
                 proc.kill()
 
 
-def _frame(frame: str) -> tuple[str, str]:
-    """(function, path from its package root) of one py-spy frame ``func (path:line)``."""
-    name, _, rest = frame.rpartition(" (")
-    path = rest.rpartition(":")[0].split("site-packages/")[-1].removeprefix(str(REPO) + "/")
-    return name, "/" + path
-
-
 def summarize(path: Path, cpu_ms: float) -> dict[str, Any]:
     """py-spy's stacks as CPU ms per unit: self time by component, our functions inclusive."""
     if not path.exists():
@@ -233,17 +225,8 @@ def summarize(path: Path, cpu_ms: float) -> dict[str, Any]:
     components: Counter[str] = Counter()
     ours: Counter[str] = Counter()
     leaves: Counter[str] = Counter()
-    for line in path.read_text(errors="replace").splitlines():
-        stack, _, count_text = line.rpartition(" ")
-        if not stack or not count_text.isdigit():
-            continue
-        count = int(count_text)
-        frames = [_frame(f) for f in stack.split(";") if " (" in f]
-        if not frames:
-            continue
+    for frames, count in busy_stacks(path):
         leaf_name, leaf_path = frames[-1]
-        if any(leaf_name == n and leaf_path.endswith(p) for n, p in IDLE_LEAVES):
-            continue
         total += count
         leaves[f"{leaf_name} ({leaf_path[1:]})"] += count
         label = next(
