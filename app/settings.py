@@ -113,6 +113,13 @@ class Settings(BaseSettings):
         "job is written slice by slice, each a version of its own, and goes back in the queue "
         "between slices so other tenants' jobs run meanwhile.",
     )
+    job_batch_max: int = Field(
+        default=16,
+        ge=1,
+        le=1000,
+        description="A worker that takes a user's small ingest job takes up to this many of "
+        "that user's queued ones with it and writes them as one version; 1: each job alone.",
+    )
     job_max_attempts: int = Field(
         default=5, description="A job that crashed this many times is marked failed."
     )

@@ -862,10 +862,10 @@ async def run_scenario(
         last_version[job["user_key"]] = max(
             last_version.get(job["user_key"], 0), job["version_after"]
         )
-    # Every job writes at least one version (a long one may write one per batch of segments).
-    wanted = {key: start_version[key] + len(bodies[key]) for key in keys}
-    if set(last_version) != set(wanted) or any(last_version[k] < wanted[k] for k in wanted):
-        raise RuntimeError(f"expected versions of at least {wanted}, got {last_version}")
+    # Every job lands in a version written after the run began (jobs run together share one).
+    early = [j for j in jobs if j["version_after"] <= start_version[j["user_key"]]]
+    if set(last_version) != set(keys) or early:
+        raise RuntimeError(f"jobs without a new version: {len(early)}, last: {last_version}")
     # The jobs' own clocks: end = the last merge, not the next poll that saw it.
     elapsed = max(_parse_time(j["finished_at"]) for j in jobs) - wall_start
     n_jobs = len(jobs)

@@ -70,7 +70,9 @@ async def process_job(ctx: dict[str, Any], tenant_id: str, job_id: str) -> str:
             log.exception("job run after message %s: unexpected error", job_id)
             metrics.record_job("retried", time.perf_counter() - started)
             raise Retry(defer=min(60, 2 ** ctx.get("job_try", 1))) from exc
-        metrics.record_job(outcome.status, time.perf_counter() - started, outcome.usage)
+        metrics.record_job(
+            outcome.status, time.perf_counter() - started, outcome.usage, outcome.jobs
+        )
         log.info("job %s: %s (version %s)", job_id, outcome.status, outcome.version)
         return outcome.status
 

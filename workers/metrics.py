@@ -43,9 +43,12 @@ for _type in ("input", "output"):
     EXTRACTION_TOKENS.labels(_type)
 
 
-def record_job(outcome: str, seconds: float, usage: Mapping[str, int] | None = None) -> None:
-    """Count one job run: its outcome, its duration and the extraction usage it reported."""
-    JOBS.labels(outcome).inc()
+def record_job(
+    outcome: str, seconds: float, usage: Mapping[str, int] | None = None, jobs: int = 1
+) -> None:
+    """Count a run of ``jobs`` jobs (more when run together): the lead's outcome, the run's
+    duration and the extraction usage it reported."""
+    JOBS.labels(outcome).inc(jobs)
     JOB_DURATION.labels(outcome).observe(seconds)
     if usage:
         EXTRACTION_CALLS.inc(usage.get("calls", 0))

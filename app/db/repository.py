@@ -545,6 +545,54 @@ class TenantRepository(HistoryRepository, SegmentRepository, ConversationReposit
         )
         return result.scalar_one_or_none()
 
+    async def claim_user_jobs(
+        self, lead: IngestJob, now: datetime, limit: int, max_segments: int
+    ) -> list[IngestJob]:
+        """Take up to ``limit`` more of the lead job's user's queued ingest jobs, oldest first.
+
+        Only jobs never tried and done in one slice (at most ``max_segments`` segments) are
+        taken: a job that raised before runs alone, so one that always raises fails alone.
+        """
+        if limit < 1:
+            return []
+        taken = (
+            self._scoped(select(IngestJob.id), IngestJob)
+            .where(
+                IngestJob.status == "queued",
+                IngestJob.queue == lead.queue,
+                IngestJob.user_key == lead.user_key,
+                IngestJob.kind == "ingest",
+                IngestJob.attempts == 0,
+                IngestJob.progress_total <= max_segments,
+                _due(now),
+            )
+            .order_by(IngestJob.created_at, IngestJob.id)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+            .cte("taken")  # taken once: as a subquery, the planner may run the LIMIT again
+        )
+        result = await self.session.execute(
+            self._scoped(update(IngestJob), IngestJob)
+            .where(IngestJob.id.in_(select(taken.c.id)))
+            .values(**_claimed(now))
+            .returning(IngestJob)
+        )
+        return sorted(result.scalars().all(), key=lambda job: (job.created_at, job.id))
+
+    async def jobs_by_id(
+        self, job_ids: Collection[uuid.UUID], *, lock: bool = False
+    ) -> dict[uuid.UUID, IngestJob]:
+        """These jobs by id (those that exist); with lock=True held FOR UPDATE, in id order."""
+        query = (
+            self._scoped(select(IngestJob), IngestJob)
+            .where(IngestJob.id.in_(sorted(job_ids)))
+            .order_by(IngestJob.id)
+        )
+        if lock:
+            query = query.with_for_update()
+        result = await self.session.execute(query)
+        return {job.id: job for job in result.scalars().all()}
+
     async def update_job(self, job_id: uuid.UUID, **values: Any) -> None:
         """Set columns of a job row."""
         await self.session.execute(

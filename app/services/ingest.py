@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import logging
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -298,3 +299,146 @@ async def _turns(claimed: ClaimedJob, segments: list[Segment]) -> list[LogRow]:
         # The words are kept whatever happens: without the days their dates name, if need be.
         rows = turn_rows(segments, received, resolve_dates=False)
     return [turn for _, turn in rows]
+
+
+def prepared_each(
+    stored: list[dict[str, Any]], cutting: dict[str, Any]
+) -> list[list[Segment] | str]:
+    """Each stored payload's segments, or why it is not a payload (run in a pool process)."""
+    out: list[list[Segment] | str] = []
+    for payload in stored:
+        try:
+            out.append(prepared(payload, cutting))
+        except (InputError, ValueError) as exc:
+            out.append(str(exc))
+    return out
+
+
+def turn_rows_each(
+    requests: list[tuple[list[Segment], datetime]], resolve_dates: bool = True
+) -> list[list[LogRow]]:
+    """Each request's turns as log rows (``turn_rows`` of each; run in a pool process)."""
+    return [
+        [turn for _, turn in turn_rows(segments, received, resolve_dates=resolve_dates)]
+        for segments, received in requests
+    ]
+
+
+@dataclass
+class _Batch:
+    """A user's small ingest jobs run together: each one's segments, and how each ended."""
+
+    jobs: Sequence[ClaimedJob]
+    segments: dict[int, list[Segment]] = dataclasses.field(default_factory=dict)
+    outcomes: dict[int, Outcome] = dataclasses.field(default_factory=dict)
+
+    @property
+    def lead(self) -> ClaimedJob:
+        """The job the batch was claimed for: it lends the batch its worker and settings."""
+        return self.jobs[0]
+
+    @property
+    def going(self) -> list[int]:
+        """The jobs still to be written, by place in the batch."""
+        return [i for i in range(len(self.jobs)) if i not in self.outcomes]
+
+    async def fail(self, i: int, reason: str) -> None:
+        """End one job of the batch as failed; the others go on."""
+        claimed = self.jobs[i]
+        self.outcomes[i] = await running.fail(
+            claimed.uows, claimed.tenant_id, claimed.job.id, reason
+        )
+
+
+async def run_together(jobs: Sequence[ClaimedJob]) -> list[Outcome]:
+    """Run a user's small ingest jobs (one slice each) as one: one version holds them all.
+
+    Their payloads are prepared in one call to the pool and their rows looked up in one read;
+    each job's segments are extracted as they would be alone, then merged in the jobs' order
+    and written together (``running.finish_together``). Each job still ends on its own: an
+    invalid payload fails that job only, and each reports its own result and usage.
+    """
+    batch = _Batch(jobs)
+    lead = batch.lead
+    ids = [claimed.job.id for claimed in jobs]
+    passport, rows = await running.passport_then(lead, lambda repo: repo.jobs_by_id(ids))
+    if passport is None:
+        return [Outcome(status="skipped") for _ in jobs]  # the user was deleted meanwhile
+    payloads = {i: rows[c.job.id].payload for i, c in enumerate(jobs) if c.job.id in rows}
+    batch.outcomes = {i: Outcome(status="skipped") for i in range(len(jobs)) if i not in payloads}
+    for i in [i for i, payload in payloads.items() if payload is None]:
+        await batch.fail(i, "the job's payload is no longer stored")
+    going = batch.going
+    cut = await lead.resources.cpu(
+        prepared_each, [payloads[i] for i in going], _cutting(lead.settings)
+    )
+    for i, segments in zip(going, cut, strict=True):
+        if isinstance(segments, str):
+            await batch.fail(i, f"invalid payload: {segments}")
+        else:
+            batch.segments[i] = segments
+    known = known_keys_of(passport.doc)
+    works = await _works(batch, payloads)
+    turns = await _turns_each(batch)
+    going = batch.going
+    extracted = await asyncio.gather(
+        *(
+            running.extract(
+                jobs[i], works[i], known, done_before=len(batch.segments[i]) - len(works[i])
+            )
+            for i in going
+        )
+    )
+    edits: list[running.Edit] = []
+    ended: list[tuple[int, running.Ended]] = []
+    for i, done in zip(going, extracted, strict=True):
+        settled = running.settle(
+            done, cause="ingest", total=len(batch.segments[i]), keep_on_failure=True
+        )
+        if settled is None:
+            batch.outcomes[i] = await running.stop(jobs[i], done)
+            continue
+        edits.append(running.merge_all(settled.done, turns[i], epoch=passport.log_epoch))
+        ended.append((i, (jobs[i], settled.ending)))
+    if edits:
+        written = await running.finish_together([e for _, e in ended], running.joined(edits))
+        batch.outcomes.update((i, outcome) for (i, _), outcome in zip(ended, written, strict=True))
+    return [batch.outcomes[i] for i in range(len(jobs))]
+
+
+async def _works(batch: _Batch, payloads: dict[int, Any]) -> dict[int, list[Work]]:
+    """Each job's segments to extract: those no earlier write or earlier job merged already."""
+    lead = batch.lead
+    going = batch.going
+    async with lead.reads() as uow:
+        repo = uow.tenant(lead.tenant_id)
+        untimed = set().union(*(untimed_ids(batch.segments[i]) for i in going))
+        filed = await repo.sources_of_turns(lead.user_key, untimed)
+        for i in going:
+            batch.segments[i] = refiled(batch.segments[i], filed)
+        keys = {k for i in going for s in batch.segments[i] for k in segment_keys(s)}
+        seen = {row.hash for row in await repo.rows_by_hash(lead.user_key, keys)}
+    works: dict[int, list[Work]] = {}
+    for i in going:
+        subject = payloads[i].get("subject")
+        received = batch.jobs[i].job.created_at
+        by_keys = {segment_keys(s): s for s in batch.segments[i]}
+        works[i] = [
+            Work(s, subject if isinstance(subject, str) else None, received)
+            for keys, s in by_keys.items()
+            if seen.isdisjoint(keys)
+        ]
+        seen.update(k for keys in by_keys for k in keys)
+    return works
+
+
+async def _turns_each(batch: _Batch) -> dict[int, list[LogRow]]:
+    """Each job's turns as log rows, their dates resolved in the pool when time allows."""
+    going = batch.going
+    requests = [(batch.segments[i], batch.jobs[i].job.created_at) for i in going]
+    try:
+        rows = await batch.lead.resources.cpu(turn_rows_each, requests)
+    except TimeLimitExceeded:
+        # The words are kept whatever happens: without the days their dates name, if need be.
+        rows = turn_rows_each(requests, resolve_dates=False)
+    return dict(zip(going, rows, strict=True))

@@ -3,6 +3,7 @@ and sweep the outbox (jobs Redis lost, payloads past retention)."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -45,9 +46,12 @@ async def run_next(
             tenant_id = await uow.system.next_fair_tenant(settings.queue_name, datetime.now(UTC))
         if tenant_id is None:
             break
-        job = await _claim_next(uows, tenant_id, settings)
-        if job is not None:
-            return await _run(ClaimedJob(uows, tenant_id, job, settings, resources))
+        jobs = await _claim_next(uows, tenant_id, settings)
+        batch = [ClaimedJob(uows, tenant_id, job, settings, resources) for job in jobs]
+        if len(batch) > 1:
+            return await _run_together(batch)
+        if batch:
+            return await _run(batch[0])
     return await run_job(uows, *message, settings, resources)
 
 
@@ -77,11 +81,30 @@ async def _claim(
 
 async def _claim_next(
     uows: UowFactory, tenant_id: uuid.UUID, settings: Settings
-) -> IngestJob | None:
+) -> list[IngestJob]:
+    """The tenant's oldest due job; with it, when it is a small ingest, its user's next ones."""
     now = datetime.now(UTC)
     async with uows() as uow:
-        job = await uow.tenant(tenant_id).claim_next_job(settings.queue_name, now)
-        return await _served(uow, tenant_id, job, now)
+        repo = uow.tenant(tenant_id)
+        job = await repo.claim_next_job(settings.queue_name, now)
+        jobs = [job] if job is not None else []
+        if job is not None and _batches(job, settings):
+            more = settings.job_batch_max - 1
+            jobs += await repo.claim_user_jobs(job, now, more, settings.job_slice_segments)
+        await _served(uow, tenant_id, job, now)
+    return jobs
+
+
+def _batches(job: IngestJob, settings: Settings) -> bool:
+    """Whether a claimed job may take its user's next jobs with it: an ingest of one slice
+    never tried before (one that raised runs alone, so it fails alone)."""
+    return (
+        settings.job_batch_max > 1
+        and job.kind == "ingest"
+        and job.attempts == 1
+        and job.progress_total <= settings.job_slice_segments
+        and "segments_done" not in (job.result or {})
+    )
 
 
 async def _served(
@@ -106,6 +129,38 @@ async def _run(claimed: ClaimedJob) -> Outcome:
         reason = described(exc, f"job {job.id}")
         await release_for_retry(claimed.uows, claimed.tenant_id, job.id, reason)
         raise
+
+
+async def _run_together(batch: list[ClaimedJob]) -> Outcome:
+    """Run a user's small ingest jobs together; when that raises, run each alone at once.
+
+    Run alone, a job that raises is put back for a retry, where it runs alone again: one job
+    that always raises fails by itself, its turns kept, and the others are written.
+    """
+    try:
+        async with running.kept_alive(*batch):
+            outcomes = await ingest.run_together(batch)
+        return _summed_outcome(outcomes)
+    except Exception as exc:
+        log.warning("a batch of %d jobs raised (%s): each runs alone", len(batch), exc)
+    outcomes, raised = [], None
+    for claimed in batch:
+        try:
+            outcomes.append(await _run(claimed))
+        except Exception as exc:
+            raised = raised or exc
+    if raised is not None:
+        raise raised
+    return _summed_outcome(outcomes)
+
+
+def _summed_outcome(outcomes: list[Outcome]) -> Outcome:
+    """The lead job's outcome, with what the whole batch spent and how many jobs it ran."""
+    usage: dict[str, int] = {}
+    for outcome in outcomes:
+        for name, count in outcome.usage.items():
+            usage[name] = usage.get(name, 0) + count
+    return dataclasses.replace(outcomes[0], usage=usage, jobs=len(outcomes))
 
 
 async def _give_up(claimed: ClaimedJob, reason: str) -> Outcome:

@@ -19,9 +19,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from app.db.engine import DatabaseError
-from app.db.models import PassportRow
+from app.db.models import IngestJob, PassportRow
 from app.db.repository import TenantRepository
-from app.db.uow import UowFactory
+from app.db.uow import Uow, UowFactory
 from app.domain.dates import iso_utc
 from app.domain.extraction import Extraction
 from app.domain.memory import LogDraft, LogRow, MergeReport, delta, merge_extraction
@@ -57,6 +57,7 @@ class Outcome:
     changed: bool = False
     failed_segments: list[dict[str, str]] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)  # model calls, tokens and cache hits
+    jobs: int = 1  # jobs run by this message: more than one when run together
 
 
 async def passport_then(
@@ -88,20 +89,22 @@ async def progress(
 
 
 @contextlib.asynccontextmanager
-async def kept_alive(claimed: ClaimedJob) -> AsyncIterator[None]:
-    """While the block runs, the job's row moves every third of the stale time, so no sweeper
-    takes it back however long a step without progress (preparing a big payload) takes."""
+async def kept_alive(*jobs: ClaimedJob) -> AsyncIterator[None]:
+    """While the block runs, the jobs' rows move every third of the stale time, so no sweeper
+    takes them back however long a step without progress (preparing a big payload) takes."""
+    lead = jobs[0]
 
     async def beat() -> None:
         while True:
-            await asyncio.sleep(claimed.settings.job_stale_seconds / 3)
+            await asyncio.sleep(lead.settings.job_stale_seconds / 3)
             try:
-                async with claimed.uows() as uow:
-                    repo = uow.tenant(claimed.tenant_id)
-                    await repo.update_job(claimed.job.id, updated_at=datetime.now(UTC))
+                async with lead.uows() as uow:
+                    repo = uow.tenant(lead.tenant_id)
+                    for claimed in jobs:
+                        await repo.update_job(claimed.job.id, updated_at=datetime.now(UTC))
                     await uow.commit()
             except DatabaseError as exc:
-                log.warning("heartbeat of job %s failed: %s", claimed.job.id, exc)
+                log.warning("heartbeat of job %s failed: %s", lead.job.id, exc)
 
     beating = asyncio.create_task(beat())
     try:
@@ -273,6 +276,8 @@ class Merged:
     summary: dict[str, int]
     changed: bool
     head_delta: dict[str, Any] | None
+    # Each job's counts and whether it changed anything, when jobs were merged together.
+    parts: tuple[tuple[dict[str, int], bool], ...] = ()
 
 
 def merged(doc: dict[str, Any], existing: list[StoredRow], apply: Apply, now: str) -> Merged:
@@ -285,40 +290,49 @@ def merged(doc: dict[str, Any], existing: list[StoredRow], apply: Apply, now: st
     head = passport.to_dict()
     changed = bool(change) or _content(head) != _content(doc)
     head_delta = delta.diff(doc, with_sections(head, change)) if changed else None
-    return Merged(head, change, draft.kinds, report.summary(), changed, head_delta)
+    parts = tuple(report.parts) if isinstance(report, PartsReport) else ()
+    return Merged(head, change, draft.kinds, report.summary(), changed, head_delta, parts)
 
 
 # Merges made before the row lock that a concurrent write made stale; the next one holds it.
 MERGE_TRIES = 3
 
+# A job in a batch and how it ends.
+Ended = tuple[ClaimedJob, Ending]
+
 
 async def finish(claimed: ClaimedJob, edit: Edit, ending: Ending) -> Outcome:
-    """Apply ``edit`` and version it, then finish the job (or queue its next slice).
+    """Apply ``edit`` and version it, then finish the job (or queue its next slice)."""
+    return (await finish_together([(claimed, ending)], edit))[0]
+
+
+async def finish_together(together: Sequence[Ended], edit: Edit) -> list[Outcome]:
+    """Apply ``edit`` (the jobs' changes, in their order) as one version; finish each job.
 
     The merge runs in the worker's pool, within its time limit, on the head and the rows the
     edit may meet as read without a lock; the passport's row lock is then held only to check
     that no other write came between and to write: the head, the new log rows, the version row,
-    the job row and the tenant's usage. A write that came between makes the merge run again,
-    and the last try merges under the lock. A job another worker finished first is skipped; an
-    edit that changes no row and leaves the head as it was (``updated_at`` aside) makes no
-    version.
+    the jobs' rows and the tenant's usage. A write that came between makes the merge run again,
+    and the last try merges under the lock. A job another worker finished first is left as it
+    is; an edit that changes no row and leaves the head as it was (``updated_at`` aside) makes
+    no version. Every job gets the one version as its ``version_after``: it holds its turns.
     """
-    job = claimed.job
+    lead = together[0][0]
     for attempt in range(MERGE_TRIES):
         held = attempt == MERGE_TRIES - 1
         unlocked: tuple[int, Merged] | None = None
         if not held:
-            async with claimed.reads() as uow:
-                repo = uow.tenant(claimed.tenant_id)
-                row = await repo.passport(job.user_key)
+            async with lead.reads() as uow:
+                repo = uow.tenant(lead.tenant_id)
+                row = await repo.passport(lead.user_key)
                 if row is None:
-                    return Outcome(status="skipped")  # the user is gone
-                existing = await _existing(repo, job.user_key, edit)
+                    return [Outcome(status="skipped") for _ in together]  # the user is gone
+                existing = await _existing(repo, lead.user_key, edit)
             stamp = iso_utc(datetime.now(UTC)) or ""
-            unlocked = (row.version, await _merge(claimed, row.doc, existing, edit, stamp))
-        outcome = await _write(claimed, edit, ending, unlocked)
-        if outcome is not None:
-            return outcome
+            unlocked = (row.version, await _merge(lead, row.doc, existing, edit, stamp))
+        outcomes = await _write(together, edit, unlocked)
+        if outcomes is not None:
+            return outcomes
     raise AssertionError("the last try holds the lock and always writes")
 
 
@@ -337,29 +351,34 @@ async def _merge(
 
 
 async def _write(
-    claimed: ClaimedJob, edit: Edit, ending: Ending, unlocked: tuple[int, Merged] | None
-) -> Outcome | None:
+    together: Sequence[Ended], edit: Edit, unlocked: tuple[int, Merged] | None
+) -> list[Outcome] | None:
     """Write a merge under the row lock; None when a write came between (merge again).
 
     ``unlocked`` is a merge made without the lock, with the version it read; None merges here.
     """
-    job, tenant_id = claimed.job, claimed.tenant_id
-    async with claimed.uows() as uow:
-        repo = uow.tenant(tenant_id)
-        row = await repo.passport(job.user_key, lock=True)
-        locked = await repo.job(job.id, lock=True)
-        if row is None or locked is None or locked.status in ("done", "failed"):
-            return Outcome(status="skipped")  # the user is gone, or another worker finished it
+    lead = together[0][0]
+    skipped = [Outcome(status="skipped") for _ in together]
+    async with lead.uows() as uow:
+        repo = uow.tenant(lead.tenant_id)
+        row = await repo.passport(lead.user_key, lock=True)
+        locked = await repo.jobs_by_id([claimed.job.id for claimed, _ in together], lock=True)
+        live = {i for i, (c, _) in enumerate(together) if _unfinished(locked.get(c.job.id))}
+        if row is None or not live:
+            return skipped  # the user is gone, or other workers finished the jobs
         if edit.epoch is not None and row.log_epoch != edit.epoch:
-            # Rewritten while the job ran (a forget): what it read may hold what went.
-            await _start_over(repo, claimed, edit, datetime.now(UTC))
+            # Rewritten while the jobs ran (a forget): what they read may hold what went.
+            await repo.drop_cached_segments(lead.user_key, edit.segments)
+            for i in sorted(live):
+                await _start_over(repo, together[i][0], datetime.now(UTC))
             await uow.commit()
-            await _enqueue_soon(claimed)
-            return Outcome(status="restarted")
+            for i in sorted(live):
+                await _enqueue_soon(together[i][0])
+            return [Outcome(status="restarted") if i in live else o for i, o in enumerate(skipped)]
         if unlocked is None:
-            existing = await _existing(repo, job.user_key, edit)
+            existing = await _existing(repo, lead.user_key, edit)
             stamp = iso_utc(datetime.now(UTC)) or ""
-            merge = await _merge(claimed, row.doc, existing, edit, stamp)
+            merge = await _merge(lead, row.doc, existing, edit, stamp)
         elif unlocked[0] != row.version:
             return None
         else:
@@ -371,62 +390,85 @@ async def _write(
                 row.doc,
                 merge.head,
                 row.version,
-                ending.cause,
+                together[0][1].cause,
                 now,
                 merge.change,
                 merge.kinds,
-                job.id,
+                lead.job.id,
                 old_root=row.root,
-                actor=job.actor or "",
+                actor=lead.job.actor or "",
                 head_delta=merge.head_delta,
             )
-            every = claimed.settings.version_snapshot_every
-            version = (await passports.record_version(repo, job.user_key, new, every)).version
-        result = _result_of(locked.result, ending, merge.changed, merge.summary)
-        usage = add_usage(locked.usage or {}, ending.usage)
-        if ending.resume_at is not None:
-            # The next slice goes back in the queue: other tenants' jobs are taken in between.
-            await repo.update_job(
-                job.id,
-                status="queued",
-                attempts=max(0, locked.attempts - 1),
-                progress_done=ending.resume_at,
-                usage=usage,
-                result=result,
-                version_after=version,
-                updated_at=now,
-            )
-            await repo.add_usage(hour_of(now), ending.usage)
-            await uow.commit()
-            await _enqueue_soon(claimed)
-            return Outcome("sliced", version, merge.changed, ending.failures, ending.usage)
-        status = "failed" if ending.failed else "done"
+            every = lead.settings.version_snapshot_every
+            version = (await passports.record_version(repo, lead.user_key, new, every)).version
+        outcomes = list(skipped)
+        spent, jobs = new_usage(), 0
+        for i in sorted(live):
+            claimed, ending = together[i]
+            summary, changed = merge.parts[i] if merge.parts else (merge.summary, merge.changed)
+            done = (changed, summary, version, now)
+            outcomes[i] = await _end(uow, claimed, ending, locked[claimed.job.id], done)
+            spent = add_usage(spent, ending.usage)
+            jobs += ending.resume_at is None
+        await repo.add_usage(hour_of(now), {**spent, "jobs": jobs} if jobs else spent)
+        await uow.commit()
+    for i in sorted(live):
+        if together[i][1].resume_at is not None:
+            await _enqueue_soon(together[i][0])
+    return outcomes
+
+
+def _unfinished(job: IngestJob | None) -> bool:
+    return job is not None and job.status not in ("done", "failed")
+
+
+async def _end(
+    uow: Uow,
+    claimed: ClaimedJob,
+    ending: Ending,
+    locked: IngestJob,
+    done: tuple[bool, dict[str, int], int, datetime],
+) -> Outcome:
+    """Finish a written job (or queue its next slice): its result, usage and version."""
+    changed, summary, version, now = done
+    job, repo = claimed.job, uow.tenant(claimed.tenant_id)
+    result = _result_of(locked.result, ending, changed, summary)
+    usage = add_usage(locked.usage or {}, ending.usage)
+    if ending.resume_at is not None:
+        # The next slice goes back in the queue: other tenants' jobs are taken in between.
         await repo.update_job(
             job.id,
-            status=status,
-            error=ending.error,
-            progress_done=locked.progress_total,
+            status="queued",
+            attempts=max(0, locked.attempts - 1),
+            progress_done=ending.resume_at,
             usage=usage,
             result=result,
             version_after=version,
-            finished_at=now,
             updated_at=now,
         )
-        await repo.add_usage(hour_of(now), {**ending.usage, "jobs": 1})
-        await uow.system.signal_job_done(job.id, tenant_id, job.user_key)
-        await uow.commit()
-    return Outcome(status, version, merge.changed, ending.failures, ending.usage)
+        return Outcome("sliced", version, changed, ending.failures, ending.usage)
+    status = "failed" if ending.failed else "done"
+    await repo.update_job(
+        job.id,
+        status=status,
+        error=ending.error,
+        progress_done=locked.progress_total,
+        usage=usage,
+        result=result,
+        version_after=version,
+        finished_at=now,
+        updated_at=now,
+    )
+    await uow.system.signal_job_done(job.id, claimed.tenant_id, job.user_key)
+    return Outcome(status, version, changed, ending.failures, ending.usage)
 
 
 STARTED_OVER = "started over: the passport was rewritten (a forget) while the job ran"
 
 
-async def _start_over(
-    repo: TenantRepository, claimed: ClaimedJob, edit: Edit, now: datetime
-) -> None:
-    """Queue the job again (the attempt not counted), without what it cached meanwhile."""
+async def _start_over(repo: TenantRepository, claimed: ClaimedJob, now: datetime) -> None:
+    """Queue the job again (the attempt not counted); what it cached meanwhile is dropped first."""
     job = claimed.job
-    await repo.drop_cached_segments(job.user_key, edit.segments)
     await repo.update_job(
         job.id,
         status="queued",
@@ -472,12 +514,49 @@ class MergeAll:
             # Who the passport is about: beliefs without a person's name are this person's.
             passport.meta["subject"] = self.subject
         for source, extraction in self.merges:
-            step = merge_extraction(passport, extraction, source, now=now)
-            report.changed |= step.changed
-            for name, count in step.counts.items():
-                report.bump(name, count)
-            report.decisions.extend(step.decisions)
+            _add(report, merge_extraction(passport, extraction, source, now=now))
         return report
+
+
+def _add(report: MergeReport, step: MergeReport) -> None:
+    report.changed |= step.changed
+    for name, count in step.counts.items():
+        report.bump(name, count)
+    report.decisions.extend(step.decisions)
+
+
+@dataclass
+class PartsReport(MergeReport):
+    """What several jobs' edits did together, and each one's counts and change, in order."""
+
+    parts: list[tuple[dict[str, int], bool]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Together:
+    """Several jobs' edits applied one after another to one passport, as one version."""
+
+    applies: tuple[Apply, ...]
+
+    def __call__(self, passport: Passport, now: str, draft: LogDraft) -> MergeReport:
+        """Apply each in order to ``passport`` and ``draft``; each one's counts are kept."""
+        report = PartsReport(counts={})
+        for apply in self.applies:
+            step = apply(passport, now, draft)
+            _add(report, step)
+            report.parts.append((step.summary(), step.changed))
+        return report
+
+
+def joined(edits: Sequence[Edit]) -> Edit:
+    """One edit that makes these edits, in order (all read at one epoch of the log)."""
+    return Edit(
+        Together(tuple(edit.apply for edit in edits)),
+        frozenset().union(*(edit.hashes for edit in edits)),
+        frozenset().union(*(edit.sources for edit in edits)),
+        epoch=edits[0].epoch,
+        segments=frozenset().union(*(edit.segments for edit in edits)),
+    )
 
 
 def merge_all(

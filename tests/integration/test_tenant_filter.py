@@ -134,6 +134,8 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "list_jobs": lambda: repo.list_jobs("ana", 10, later),
                 "claim_job": lambda: repo.claim_job(first.id, now, now),
                 "claim_next_job": lambda: repo.claim_next_job("tessera", now),
+                "claim_user_jobs": lambda: repo.claim_user_jobs(first, now, 4, 32),
+                "jobs_by_id": lambda: repo.jobs_by_id([first.id], lock=True),
                 "update_job": lambda: repo.update_job(first.id, status="done", finished_at=now),
                 "requeue_finished_job": lambda: repo.requeue_finished_job(first.id, now),
                 "unfinished_job_of_kind": lambda: repo.unfinished_job_of_kind("ana", "ingest"),
