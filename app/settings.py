@@ -146,7 +146,7 @@ class Settings(BaseSettings):
     tenant_calls_per_minute: int = _limit(0, "Model calls per tenant per minute")
     tenant_tokens_per_minute: int = _limit(0, "Model tokens per tenant per minute")
     tenant_requests_per_second: int = _limit(
-        100, "API requests per tenant per second, across API processes (429 past it)"
+        1000, "API requests per tenant per second, across API processes (429 past it)"
     )
     tenant_ingest_bytes_per_day: int = _limit(
         1_000_000_000, "Ingest body bytes per tenant in any 24 hours (429 past it)"
