@@ -193,3 +193,24 @@ async def test_a_job_that_raises_in_a_batch_fails_alone_with_its_turns_kept(
     assert sorted(t["id"] for t in doc["turns"]) == sorted(
         x for n in range(4) for x in (f"u{n}", f"a{n}")
     )
+
+
+async def test_after_one_tenants_batch_another_tenants_job_goes_next(client, app):  # type: ignore[no-untyped-def]
+    from app.domain.extraction.rules import RuleExtractor
+    from app.services import processing
+    from app.services.claimed import WorkerResources
+    from tests.conftest import make_tenant
+
+    quiet, own = quiet_jobs(app)
+    own = own.model_copy(update={"job_batch_max": 4})
+    loud, calm = await make_tenant(client, "loud-batch"), await make_tenant(client, "calm-batch")
+    loud_id, calm_id = uuid.UUID(loud.id), uuid.UUID(calm.id)
+    flood = await _accept_all(quiet, loud_id, own, "mina", [_exchange(n) for n in range(12)])
+    late = await _accept_all(quiet, calm_id, own, "otto", [_exchange(1)])
+    resources = WorkerResources(RuleExtractor())
+    message = (loud_id, flood[0])
+    runs = [await processing.run_next(quiet, message, own, resources) for _ in range(2)]
+    # The first run took four of the loud tenant's jobs; the calm tenant's one job ran next.
+    assert [o.jobs for o in runs] == [4, 1]
+    assert (await _jobs(client, calm.headers, late))[0]["status"] == "done"
+    assert [j["status"] for j in await _jobs(client, loud.headers, flood)].count("done") == 4
