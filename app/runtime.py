@@ -20,8 +20,14 @@ from arq.connections import ArqRedis
 from app.adapters.budget import TenantBudget
 from app.adapters.queue import enqueuer, later_enqueuer, open_pool
 from app.adapters.rate import RequestRate
-from app.db.engine import Engine, create_engine, read_session_factory, session_factory
-from app.db.signals import JobSignals
+from app.adapters.signals import JobSignals
+from app.db.engine import (
+    Engine,
+    create_engine,
+    listen_dsn,
+    read_session_factory,
+    session_factory,
+)
 from app.db.uow import Enqueue, UowFactory, uow_factory
 from app.llm.factory import make_client, make_extractor
 from app.services.cache import ContextCaches, KeyCache, forget_cached
@@ -117,7 +123,8 @@ async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     def forgotten(tenant_id: uuid.UUID, user_key: str) -> None:
         forget_cached(caches, tenant_id, user_key)
 
-    runtime.signals = JobSignals(settings.require_database_url(), refresher.note, forgotten)
+    dsn = listen_dsn(settings.require_database_url())
+    runtime.signals = JobSignals(dsn, refresher.note, forgotten)
     await runtime.signals.start()
     refresher.start()
     try:

@@ -14,10 +14,10 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.security.base import SecurityBase
 from pydantic import AfterValidator
 
+from app.adapters.signals import JobSignals
 from app.api.auth import TENANT_STATE, bearer
 from app.api.schemas.jobs import JobOut, job_out
 from app.api.schemas.params import MAX_VERSION
-from app.db.signals import JobSignals
 from app.db.uow import UowFactory
 from app.domain.apikeys import key_prefix
 from app.domain.passport import (

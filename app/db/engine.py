@@ -51,6 +51,11 @@ def sync_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
 
 
+def listen_dsn(url: str) -> str:
+    """The libpq-style DSN asyncpg takes (for the job signals' listening connection)."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
 # The engine type, named here so the runtime can hold one without importing SQLAlchemy.
 Engine = AsyncEngine
 

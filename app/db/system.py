@@ -10,9 +10,9 @@ from typing import Any
 from sqlalchemy import Select, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.adapters.signals import CHANNEL as JOB_DONE_CHANNEL
+from app.adapters.signals import FORGOTTEN, job_signal, user_signal
 from app.db.models import ApiKey, IngestJob, Tenant
-from app.db.signals import CHANNEL as JOB_DONE_CHANNEL
-from app.db.signals import FORGOTTEN, job_signal, user_signal
 
 # The tenants with a job queued are found by skipping from one to the next along the partial
 # index of queued jobs (Postgres has no skip scan of its own), so the pick costs the number of

@@ -11,8 +11,8 @@ import contextlib
 import uuid
 from datetime import UTC, datetime
 
+from app.adapters.signals import JobSignals
 from app.db.models import IngestJob
-from app.db.signals import JobSignals
 from app.db.uow import Uow, UowFactory
 from app.domain.ids import sha256_hex
 from app.services import paging

@@ -38,9 +38,10 @@ FORBIDDEN = {
         "app.main",
         "workers",
     ),
-    # What is not Postgres (Redis: the queue, request rates, model budgets): no SQL, no routes.
+    # What is not the database's tables (Redis: the queue, request rates, model budgets; the job
+    # signals, which listen on a Postgres connection of their own): no SQL, no routes.
     "app/adapters": (
-        *("fastapi", "sqlalchemy", "asyncpg", "app.api", "app.services", "app.cli"),
+        *("fastapi", "sqlalchemy", "app.api", "app.services", "app.cli"),
         *("app.runtime", "app.main", "app.mcp", "app.ui", "workers"),
     ),
     # Metrics are recorded by the API and the worker from what services return.

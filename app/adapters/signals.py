@@ -1,5 +1,8 @@
 """Job completion signals: Postgres LISTEN/NOTIFY wakes a request waiting on ``?wait``.
 
+The notifications adapter (DESIGN §7): it listens on a connection of its own and sends no SQL;
+the ``pg_notify`` that sends a signal is in ``app.db.system``, in the writing transaction.
+
 A worker that ends a job calls ``pg_notify`` in the transaction that writes the job's end, so the
 signal goes out only when that end is committed. Each API process keeps one listening connection
 and wakes the requests waiting for that job; they read the job row again, which stays the only
@@ -21,7 +24,6 @@ from collections.abc import Callable
 from typing import Any
 
 import asyncpg
-from sqlalchemy.engine import make_url
 
 log = logging.getLogger(__name__)
 
@@ -41,21 +43,16 @@ def user_signal(tenant_id: uuid.UUID, user_key: str) -> str:
     return json.dumps({"tenant": str(tenant_id), "user": user_key})
 
 
-def listen_dsn(database_url: str) -> str:
-    """The libpq-style DSN asyncpg takes, from the SQLAlchemy URL the app is configured with."""
-    return make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
 class JobSignals:
     """Futures of requests waiting for jobs, resolved when a worker commits a job's end."""
 
     def __init__(
         self,
-        database_url: str,
+        dsn: str,
         on_done: Callable[[uuid.UUID, str], None] | None = None,
         on_forgotten: Callable[[uuid.UUID, str], None] | None = None,
     ) -> None:
-        self._dsn = listen_dsn(database_url)
+        self._dsn = dsn  # libpq-style, as asyncpg takes it (``app.db.engine.listen_dsn``)
         self._on_done = on_done
         self._on_forgotten = on_forgotten
         self._waiting: dict[str, list[asyncio.Future[None]]] = {}
