@@ -421,6 +421,54 @@ def test_a_connection_that_never_opened_is_tried_again() -> None:
     assert calls == 2
 
 
+def _breaking_once(error: type[httpx.TransportError]) -> tuple[list[str], Any]:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.method)
+        if len(seen) == 1:
+            raise error("the server closed the connection", request=request)
+        return httpx.Response(200, json={"ok": True})
+
+    return seen, handler
+
+
+@pytest.mark.parametrize("error", [httpx.RemoteProtocolError, httpx.ReadError])
+def test_a_broken_connection_is_tried_again_only_for_what_is_safe_to_repeat(
+    error: type[httpx.TransportError],
+) -> None:
+    # A read, and a write that carries an Idempotency-Key, are sent again.
+    for method, headers in (("GET", {}), ("POST", {"idempotency-key": "k1"})):
+        seen, handler = _breaking_once(error)
+        http, slept = _transport_client(handler, Retry(backoff=0.0))
+        assert http.request(method, "/users/ada/ingest", headers=headers).is_success
+        assert seen == [method, method] and len(slept) == 1
+    # A write without one may have been done: the error is the caller's to see.
+    seen, handler = _breaking_once(error)
+    http, _ = _transport_client(handler, Retry(backoff=0.0))
+    with pytest.raises(error):
+        http.post("/users/ada/facts", json={"facts": []})
+    assert seen == ["POST"]
+
+
+def test_the_client_sends_an_ingest_again_after_a_broken_connection() -> None:
+    calls = 0
+
+    def flaky(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise httpx.RemoteProtocolError("disconnected", request=request)
+        return FakeTessera()(request)
+
+    async def run() -> Any:
+        async with _async(flaky, retry=Retry(backoff=0.0)) as client:
+            return await client.remember("ada", MESSAGES)
+
+    assert asyncio.run(run()) is not None
+    assert calls == 2
+
+
 def test_retry_after_as_a_date() -> None:
     now = datetime(2026, 12, 6, 10, 0, tzinfo=UTC)
     later = format_datetime(now + timedelta(seconds=90), usegmt=True)

@@ -1,9 +1,11 @@
 """Sending a request again when Tessera asks for it later: 429 and 503, honouring Retry-After.
 
 The retries sit in an httpx transport around the real one, so every call of the client (and of
-the generated ``tessera_client`` it drives) gets them. Only what was certainly not done is sent
-again: a 429 or 503 reply (Tessera refused before doing anything), or a connection that failed
-to open. Writes carry an ``Idempotency-Key``, so even a repeat Tessera did see is done once.
+the generated ``tessera_client`` it drives) gets them. What is sent again: a 429 or 503 reply
+(Tessera refused before doing anything), a connection that failed to open, and a connection that
+broke before a reply came (a kept-alive connection the server closed just as the request went
+out) when the request is safe to repeat: a read, or a write with an ``Idempotency-Key``, which
+Tessera does once however often it sees it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,19 @@ from tessera.errors import retry_after
 
 # Errors raised before the request left this machine: sending it again cannot do it twice.
 NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout)
+# A connection that broke before a reply came: the request may have been done, so it is sent
+# again only when doing it twice is the same as once (``repeatable``).
+BROKEN = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def repeatable(request: httpx.Request) -> bool:
+    """Whether sending ``request`` twice does what sending it once does."""
+    return request.method in SAFE_METHODS or "idempotency-key" in request.headers
+
+
+def _worth_retrying(error: httpx.TransportError, request: httpx.Request) -> bool:
+    return isinstance(error, NOT_SENT) or (isinstance(error, BROKEN) and repeatable(request))
 
 
 @dataclass(frozen=True)
@@ -63,9 +78,9 @@ class RetryingTransport(httpx.BaseTransport):
             tried += 1
             try:
                 response = self.inner.handle_request(request)
-            except NOT_SENT:
+            except httpx.TransportError as error:
                 wait = self.retry.delay(tried, None)
-                if wait is None:
+                if wait is None or not _worth_retrying(error, request):
                     raise
                 self.sleep(wait)
                 continue
@@ -102,9 +117,9 @@ class AsyncRetryingTransport(httpx.AsyncBaseTransport):
             tried += 1
             try:
                 response = await self.inner.handle_async_request(request)
-            except NOT_SENT:
+            except httpx.TransportError as error:
                 wait = self.retry.delay(tried, None)
-                if wait is None:
+                if wait is None or not _worth_retrying(error, request):
                     raise
                 await self.sleep(wait)
                 continue

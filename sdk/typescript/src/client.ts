@@ -71,9 +71,26 @@ function sleep(seconds: number): Promise<void> {
 }
 
 /** Whether a fetch failed before the request left this machine (nothing was sent). */
+function causeCode(error: unknown): string | undefined {
+  return (error as { cause?: { code?: string } })?.cause?.code;
+}
+
 function notSent(error: unknown): boolean {
-  const code = (error as { cause?: { code?: string } })?.cause?.code;
+  const code = causeCode(error);
   return code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN";
+}
+
+/** A connection that broke before a reply came (a kept-alive one the server closed): the
+ * request may have been done, so it is sent again only when that is safe (`repeatable`). */
+function broken(error: unknown): boolean {
+  const code = causeCode(error);
+  return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
+}
+
+/** Whether sending the request twice does what sending it once does: a read, or a write that
+ * carries an Idempotency-Key. */
+function repeatable(method: string, headers: Record<string, string>): boolean {
+  return method === "GET" || method === "HEAD" || "Idempotency-Key" in headers;
 }
 
 /** A tenant's client: `new Tessera({ url, apiKey })`. */
@@ -296,7 +313,8 @@ export class Tessera {
       try {
         response = await this.fetcher(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
       } catch (error) {
-        const wait = notSent(error) ? this.delay(tried, null) : null;
+        const again = notSent(error) || (broken(error) && repeatable(request.method, headers));
+        const wait = again ? this.delay(tried, null) : null;
         if (wait === null) throw error;
         await sleep(wait);
         continue;

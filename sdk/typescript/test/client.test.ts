@@ -105,6 +105,30 @@ test("a 429 is sent again after the wait Retry-After asks, with the same idempot
   assert.match(server.seen[0], /^[0-9a-f-]{36}$/);
 });
 
+test("a connection the server drops is sent again only when that is safe", async () => {
+  const seen: string[] = [];
+  const server = createServer((request, response) => {
+    seen.push(request.method ?? "");
+    if (seen.length % 2 === 1) {
+      request.socket.destroy(); // closed without a reply, as a kept-alive connection can be
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ job: { job_id: "j1", status: "done" }, job_id: "j1", status: "done" }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = new Tessera({ url, apiKey: "k", retry: { backoff: 0 } });
+  try {
+    await client.remember("u", { text: "hello" }); // a write with its Idempotency-Key
+    await client.job("j1"); // a read
+    assert.deepEqual(seen, ["POST", "POST", "GET", "GET"]);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
 test("the client gives up past its attempts, or when the wait asked is too long", async () => {
   const busy = await refusing(9, { "retry-after": "0" });
   const client = new Tessera({ url: busy.url, apiKey: "k", retry: { attempts: 3 } });
