@@ -406,31 +406,32 @@ def test_the_async_client_retries_too() -> None:
     assert len(server.requests) == 3
 
 
-def test_a_connection_that_never_opened_is_tried_again() -> None:
-    calls = 0
-
-    def flaky(request: httpx.Request) -> httpx.Response:
-        nonlocal calls
-        calls += 1
-        if calls == 1:
-            raise httpx.ConnectError("refused", request=request)
-        return FakeTessera()(request)
-
-    with _sync(flaky, retry=Retry(backoff=0.0)) as client:
-        assert client.job(JOB_ID).status == "done"
-    assert calls == 2
-
-
-def _breaking_once(error: type[httpx.TransportError]) -> tuple[list[str], Any]:
+def _failing_once(
+    error: type[httpx.TransportError],
+    reply: Callable[[httpx.Request], httpx.Response] | None = None,
+) -> tuple[list[str], Any]:
+    """A server whose first request fails with ``error``; the methods it was sent."""
     seen: list[str] = []
+    answer = reply or FakeTessera()
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request.method)
         if len(seen) == 1:
-            raise error("the server closed the connection", request=request)
-        return httpx.Response(200, json={"ok": True})
+            raise error("the connection failed", request=request)
+        return answer(request)
 
     return seen, handler
+
+
+def test_a_connection_that_never_opened_is_tried_again() -> None:
+    seen, flaky = _failing_once(httpx.ConnectError)
+    with _sync(flaky, retry=Retry(backoff=0.0)) as client:
+        assert client.job(JOB_ID).status == "done"
+    assert seen == ["GET", "GET"]
+
+
+def _ok(request: httpx.Request) -> httpx.Response:
+    return httpx.Response(200, json={"ok": True})
 
 
 @pytest.mark.parametrize("error", [httpx.RemoteProtocolError, httpx.ReadError])
@@ -439,12 +440,12 @@ def test_a_broken_connection_is_tried_again_only_for_what_is_safe_to_repeat(
 ) -> None:
     # A read, and a write that carries an Idempotency-Key, are sent again.
     for method, headers in (("GET", {}), ("POST", {"idempotency-key": "k1"})):
-        seen, handler = _breaking_once(error)
+        seen, handler = _failing_once(error, _ok)
         http, slept = _transport_client(handler, Retry(backoff=0.0))
         assert http.request(method, "/users/ada/ingest", headers=headers).is_success
         assert seen == [method, method] and len(slept) == 1
     # A write without one may have been done: the error is the caller's to see.
-    seen, handler = _breaking_once(error)
+    seen, handler = _failing_once(error, _ok)
     http, _ = _transport_client(handler, Retry(backoff=0.0))
     with pytest.raises(error):
         http.post("/users/ada/facts", json={"facts": []})
@@ -452,21 +453,14 @@ def test_a_broken_connection_is_tried_again_only_for_what_is_safe_to_repeat(
 
 
 def test_the_client_sends_an_ingest_again_after_a_broken_connection() -> None:
-    calls = 0
-
-    def flaky(request: httpx.Request) -> httpx.Response:
-        nonlocal calls
-        calls += 1
-        if calls == 1:
-            raise httpx.RemoteProtocolError("disconnected", request=request)
-        return FakeTessera()(request)
+    seen, flaky = _failing_once(httpx.RemoteProtocolError)
 
     async def run() -> Any:
         async with _async(flaky, retry=Retry(backoff=0.0)) as client:
             return await client.remember("ada", MESSAGES)
 
     assert asyncio.run(run()) is not None
-    assert calls == 2
+    assert seen == ["POST", "POST"]
 
 
 def test_retry_after_as_a_date() -> None:
