@@ -12,6 +12,7 @@ from app.db.models import IngestJob
 from app.db.uow import Enqueue, Uow, UowFactory
 from app.services import compact, ingest, reprocess, running
 from app.services.claimed import ClaimedJob, WorkerResources
+from app.services.extraction import add_usage, new_usage
 from app.services.failures import described
 from app.services.running import Outcome
 from app.settings import Settings
@@ -156,10 +157,9 @@ async def _run_together(batch: list[ClaimedJob]) -> Outcome:
 
 def _summed_outcome(outcomes: list[Outcome]) -> Outcome:
     """The lead job's outcome, with what the whole batch spent and how many jobs it ran."""
-    usage: dict[str, int] = {}
+    usage = new_usage()
     for outcome in outcomes:
-        for name, count in outcome.usage.items():
-            usage[name] = usage.get(name, 0) + count
+        usage = add_usage(usage, outcome.usage)
     return dataclasses.replace(outcomes[0], usage=usage, jobs=len(outcomes))
 
 
