@@ -1,18 +1,23 @@
 """A soak at the agent's rhythm (issue 45, step 4): hours of agent loops, nothing lost.
 
-``python -m bench.soak [--minutes 20] [--tenants 3] [--users 100] [--loops 16] [--json OUT]``
-(``--smoke``: one minute, small; the test suite runs the same loops for seconds).
+``python -m bench.soak [--minutes 20] [--tenants 3] [--users 100] [--loops 16] [--pause S]
+[--history N] [--json OUT]`` (``--smoke``: one minute, small; the test suite runs the same loops
+for seconds).
 
 Against the service as ``make dev`` runs it (an API process per core, one worker, embedded
 Postgres and Redis, the default limits), ``--loops`` agents loop over the users of several
 tenants, each user spoken to by one loop at a time, through the Python client
 (``tessera.AsyncTessera``, which honours 429's ``Retry-After``): remember one exchange with
 ``?wait``, read the context for the user's next question at the version the write reported, now
-and then a search, a forget of one of the user's turns, an export. Every ``--interval`` seconds
-it prints the calls made, p50 and p99 of each kind, the resident memory of the API processes
-and the worker, the queue depth and the errors by kind. At the end it checks every user: each
-turn whose write was acknowledged is in the user's passport, and each turn forgotten is in
-neither the passport nor a search.
+and then a search, a forget of one of the user's turns, an export. With ``--pause S`` every user
+is an agent of its own that waits between its steps (S seconds on average, at random: the person
+reading the answer and typing the next message), so the load is what that many people make, not
+the machine's ceiling; ``--history N`` gives each user N earlier exchanges before the loops start
+(one request each, not timed), so the caches meet histories as a service that has run for a
+while does. Every ``--interval`` seconds it prints the calls made, p50 and p99 of each kind, the
+resident memory of the API processes and the worker, the queue depth and the errors by kind. At
+the end it checks every user: each turn whose write was acknowledged is in the user's passport,
+and each turn forgotten is in neither the passport nor a search.
 
 Targets (issue 45): no errors but 429s the client honoured, no acknowledged turn missing, no
 forgotten turn found, each process's memory flat after warm-up (at most 10% growth over the
@@ -104,9 +109,12 @@ class Counting(httpx.AsyncBaseTransport):
 class Soak:
     """The loops, the users they speak to, and what each interval saw."""
 
-    def __init__(self, url: str, keys: list[str], users: int, loops: int, seed: int = SEED) -> None:
-        self.rng = random.Random(seed)
+    def __init__(
+        self, url: str, keys: list[str], users: int, loops: int, pause: float = 0.0
+    ) -> None:
+        self.rng = random.Random(SEED)
         self.loops = loops
+        self.pause = pause  # mean seconds a user's agent waits between steps; 0: loops never wait
         self.forget_share = 0.03  # of the steps that also forget one of the user's turns
         retry = Retry(attempts=8, max_wait=30)
         self.clients = [
@@ -127,16 +135,42 @@ class Soak:
         self.tally.ms[kind].append((time.perf_counter() - started) * 1000)
         return result
 
-    async def step(self, user: User) -> None:
-        """One exchange with ``user``, then what an agent reads and sometimes does."""
-        client = self.clients[user.tenant]
+    def exchange(self, user: User) -> tuple[list[dict[str, str]], str]:
+        """The user's next exchange (ids numbered per user, never the same twice), its question."""
         n, user.exchanges = user.exchanges, user.exchanges + 1
         topic, fact, question = TOPICS[n % len(TOPICS)]
         ids = [f"{user.key}-m{n}-u", f"{user.key}-m{n}-a"]
-        exchange = [
+        user.topics.update(dict.fromkeys(ids, topic))
+        return [
             {"role": "user", "content": f"About {topic} ({n}): {fact}", "id": ids[0]},
             {"role": "assistant", "content": ANSWER * 4, "id": ids[1]},
-        ]
+        ], question
+
+    async def seed(self, exchanges: int, at_once: int = 8) -> None:
+        """Give every user ``exchanges`` earlier exchanges, in one request each (not timed)."""
+        gate = asyncio.Semaphore(at_once)
+
+        async def one(user: User) -> None:
+            turns: list[dict[str, str]] = []
+            for _ in range(exchanges):
+                turns += self.exchange(user)[0]
+            async with gate:
+                job = await self.clients[user.tenant].remember(
+                    user.key, turns, session="history", wait=60
+                )
+            if job.status != "done":
+                raise RuntimeError(f"seeding {user.key}: job {job.status}")
+            user.said += [turn["id"] for turn in turns]
+
+        await asyncio.gather(*(one(user) for user in self.users))
+
+    async def step(self, user: User) -> None:
+        """One exchange with ``user``, then what an agent reads and sometimes does."""
+        client = self.clients[user.tenant]
+        exchange, question = self.exchange(user)
+        ids = [turn["id"] for turn in exchange]
+        topic = user.topics[ids[0]]
+        n = user.exchanges - 1
         job = await self.timed(
             "write ?wait", client.remember(user.key, exchange, session=f"s{n // 10}", wait=30)
         )
@@ -145,7 +179,6 @@ class Soak:
                 self.tally.errors[f"write: job {job.status}"] += 1
             return
         user.said += ids
-        user.topics.update(dict.fromkeys(ids, topic))
         version = job.version_after if isinstance(job.version_after, int) else None
         await self.timed("context", client.context(user.key, question, min_version=version))
         roll = self.rng.random()
@@ -167,6 +200,20 @@ class Soak:
                 continue
             async with user.lock:
                 await self.step(user)
+
+    async def agent(self, user: User, deadline: float) -> None:
+        """One user's agent: a step, a pause of ``pause`` seconds on average, until the deadline."""
+        await asyncio.sleep(self.rng.uniform(0, self.pause))  # users do not start in step
+        while time.monotonic() < deadline:
+            async with user.lock:
+                await self.step(user)
+            await asyncio.sleep(min(self.rng.expovariate(1 / self.pause), 10 * self.pause))
+
+    def agents(self, deadline: float) -> list[asyncio.Task[None]]:
+        """The loops of the run: ``loops`` over every user, or an agent per user with a pause."""
+        if self.pause > 0:
+            return [asyncio.create_task(self.agent(user, deadline)) for user in self.users]
+        return [asyncio.create_task(self.loop(deadline)) for _ in range(self.loops)]
 
     async def verify(self) -> dict[str, int]:
         """Every acknowledged turn kept, every forgotten one gone, user by user."""
@@ -227,7 +274,7 @@ async def run(
     """The loops for ``seconds``, an interval's figures every ``every`` seconds, then the check."""
     started = time.monotonic()
     deadline = started + seconds
-    loops = [asyncio.create_task(soak.loop(deadline)) for _ in range(soak.loops)]
+    loops = soak.agents(deadline)
     while time.monotonic() < deadline:
         await asyncio.sleep(min(every, max(deadline - time.monotonic(), 0.1)))
         seen, soak.tally = soak.tally, Tally()
@@ -314,11 +361,11 @@ def report(result: dict[str, Any]) -> str:
         f"turns acknowledged {check['acknowledged']:,}, missing {check['missing']}; "
         f"forgotten {check['forgotten']}, found again {check['found']}"
     )
-    kinds = Counter()
+    errors: Counter[str] = Counter()
     for i in result["intervals"]:
-        kinds.update(i["errors"])
-    if kinds:
-        lines.append("errors: " + ", ".join(f"{k} {v}" for k, v in kinds.most_common()))
+        errors.update(i["errors"])
+    if errors:
+        lines.append("errors: " + ", ".join(f"{k} {v}" for k, v in errors.most_common()))
     lines += [f"{'PASS' if ok else 'FAIL'}  {name}" for name, ok in verdict(result).items()]
     return "\n".join(lines)
 
@@ -345,6 +392,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tenants", type=int, default=3)
     parser.add_argument("--users", type=int, default=100, help="users per tenant")
     parser.add_argument("--loops", type=int, default=16, help="agents looping at once")
+    parser.add_argument(
+        "--pause",
+        type=float,
+        default=0.0,
+        help="mean seconds each user's agent waits between steps (0: --loops that never wait)",
+    )
+    parser.add_argument("--history", type=int, default=0, help="earlier exchanges per user")
     parser.add_argument("--interval", type=float, default=30.0, help="seconds per line")
     parser.add_argument("--smoke", action="store_true", help="one minute, 2 tenants of 10")
     parser.add_argument("--json", type=Path)
@@ -356,7 +410,12 @@ def main(argv: list[str] | None = None) -> int:
 
         async def soaked() -> dict[str, Any]:
             keys = await tenant_keys(stack.base_url, stack.admin_token, args.tenants)
-            soak = Soak(stack.base_url, keys, args.users, args.loops)
+            soak = Soak(stack.base_url, keys, args.users, args.loops, args.pause)
+            if args.history:
+                started = time.monotonic()
+                await soak.seed(args.history)
+                took = time.monotonic() - started
+                log(f"history: {args.history} exchanges per user in {took:.0f} s")
             return await run(soak, pids, stack.database_url, args.minutes * 60, args.interval)
 
         result = asyncio.run(soaked())

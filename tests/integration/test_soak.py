@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -37,4 +38,21 @@ def test_agent_loops_lose_nothing_and_leave_nothing_forgotten(url: str, settings
     errors = [i["errors"] for i in result["intervals"] if i["errors"]]
     assert errors == []
     assert check["acknowledged"] > 0 and check["forgotten"] > 0
+    assert (check["missing"], check["found"]) == (0, 0)
+
+
+def test_agents_that_pause_over_users_with_a_history_lose_nothing(url: str, settings) -> None:  # type: ignore[no-untyped-def]
+    keys = [tenant_key(url, ADMIN_TOKEN, "soak-paused")]
+    soak = Soak(url, keys, users=3, loops=0, pause=0.2)
+    soak.forget_share = 0.3
+
+    async def seeded_then_run() -> dict[str, Any]:
+        await soak.seed(5)
+        return await run(soak, {}, settings.database_url, seconds=5, every=5)
+
+    result = asyncio.run(seeded_then_run())
+    check = result["check"]
+    assert [i["errors"] for i in result["intervals"] if i["errors"]] == []
+    assert check["acknowledged"] > 3 * 5 * 2  # each user's history, and exchanges after it
+    assert result["intervals"][0]["calls"]["write ?wait"] > 3  # every user's agent stepped
     assert (check["missing"], check["found"]) == (0, 0)
