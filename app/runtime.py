@@ -8,6 +8,7 @@ a runtime when they start and close it when they stop; nothing is created at imp
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import time
 import uuid
@@ -118,6 +119,7 @@ async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     # ?wait wakes when a worker commits the job's end, instead of polling for it; and the
     # index of the user it wrote catches up before the next read asks.
     refresher = IndexRefresher(runtime.read_uows, runtime.caches)
+    runtime.caches = dataclasses.replace(runtime.caches, index_again=refresher.index_again)
     caches = runtime.caches
 
     def forgotten(tenant_id: uuid.UUID, user_key: str) -> None:

@@ -227,6 +227,9 @@ class ContextCaches:
     results: ResultLRU
     # Where indexes not held are loaded from, and built ones stored (None: built from the log).
     stored: IndexStore | None = None
+    # Called with a user whose held index a forget here dropped: the API indexes the user again
+    # in the background, so the read that follows does not index the whole log (None: it does).
+    index_again: Callable[[uuid.UUID, str], None] | None = None
 
     @classmethod
     def of_size(cls, max_bytes: int, stored: IndexStore | None = None) -> ContextCaches:

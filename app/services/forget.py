@@ -102,10 +102,13 @@ async def forget(
 ) -> Forgotten:
     """Hard-delete the turns with this client id (or of this source or session) and what came
     of them; the result carries the signed erasure receipt, stored before the forget commits."""
+    held = caches.indexes.peek(tenant_id, user_key) is not None
     done = await _forget(uows, caches, tenant_id, user_key, target, settings)
     # Again after the commit: a read may have cached the old log meanwhile. The other
     # processes drop theirs on the signal the forget sent when it committed.
     forget_cached(caches, tenant_id, user_key)
+    if held and caches.index_again is not None:
+        caches.index_again(tenant_id, user_key)  # the user is being read: keep it warm
     return done
 
 

@@ -340,8 +340,10 @@ class IndexRefresher:
 
     A worker's signal names the user whose passport a job wrote; if this process holds that
     user's index, it catches up in the background (one user at a time, each user queued once),
-    so the read that usually follows a write finds the index current. A user this process does
-    not hold is left alone: building an index is the read's business.
+    so the read that usually follows a write finds the index current. A user whose held index
+    a forget in this process dropped is indexed again (``index_again``), and the index stored
+    for the other processes, so the read that follows does not index the whole log. A user this
+    process does not hold is left alone: building an index is the read's business.
     """
 
     def __init__(self, uows: UowFactory, caches: ContextCaches) -> None:
@@ -353,11 +355,15 @@ class IndexRefresher:
 
     def note(self, tenant_id: uuid.UUID, user_key: str) -> None:
         """A write to this user's passport was committed."""
+        if self._caches.indexes.peek(tenant_id, user_key) is not None:
+            self.index_again(tenant_id, user_key)
+
+    def index_again(self, tenant_id: uuid.UUID, user_key: str) -> None:
+        """Bring the user's index up to date in the background (queued once)."""
         key = (tenant_id, user_key)
-        if key in self._queued or self._caches.indexes.peek(tenant_id, user_key) is None:
-            return
-        self._queued.add(key)
-        self._queue.put_nowait(key)
+        if key not in self._queued:
+            self._queued.add(key)
+            self._queue.put_nowait(key)
 
     def start(self) -> None:
         """Start catching up in the background."""

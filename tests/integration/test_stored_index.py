@@ -3,6 +3,7 @@ and answers as a warm process does; forgets and deletions take the segments with
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -180,6 +181,31 @@ async def test_forget_and_delete_take_the_segments_and_say_so(  # type: ignore[n
     assert deleted.status_code == 200
     assert deleted.json()["removed"]["stored_index_segments"] == 1
     assert segments(database_url, "max") == []
+
+
+async def test_a_process_that_held_a_user_indexes_it_again_after_a_forget_unasked(  # type: ignore[no-untyped-def]
+    client, worker, tenant, fresh, database_url
+):
+    h = tenant.headers
+    for n in range(3):
+        await write(client, "ora", n, h)
+        await contexts(client, "ora", h)  # this process holds ora's index, and a base is stored
+    gone = await client.delete("/users/ora/turns/u1", headers=h)
+    assert gone.status_code == 200, gone.text
+    # No read comes; the process that served the forget held the user's index: it indexes the
+    # log again and stores it, so the next read anywhere loads it instead of the whole log.
+    for _ in range(100):
+        stored = segments(database_url, "ora")
+        if stored:
+            break
+        await asyncio.sleep(0.05)
+    assert len(stored) == 1
+    assert b"Note 1:" not in stored[0][3] and b"Note 2:" in stored[0][3]
+    started, application = await fresh()
+    cold_builds = whole_log_reads(application)
+    assert await contexts(started, "ora", h) == await contexts(client, "ora", h)
+    assert cold_builds == []
+    assert "listens on port 8001" not in "".join(await contexts(started, "ora", h))
 
 
 async def test_a_passport_without_meta_reads_after_a_forget_and_a_restart(  # type: ignore[no-untyped-def]
