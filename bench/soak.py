@@ -38,7 +38,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import psycopg
@@ -63,6 +63,16 @@ ANSWER = (
     "That sounds like a good plan. A few thoughts on it: keep a short list of what matters most, "
     "note the dates somewhere you will see them, and check back in a week to see how it went. "
 )
+
+
+class Exchange(NamedTuple):
+    """One exchange a loop sends: its number for the user, its topic, the question that follows
+    it, and its two turns."""
+
+    n: int
+    topic: str
+    question: str
+    turns: list[dict[str, str]]
 
 
 @dataclass
@@ -135,16 +145,17 @@ class Soak:
         self.tally.ms[kind].append((time.perf_counter() - started) * 1000)
         return result
 
-    def exchange(self, user: User) -> tuple[list[dict[str, str]], str]:
-        """The user's next exchange (ids numbered per user, never the same twice), its question."""
+    def exchange(self, user: User) -> Exchange:
+        """The user's next exchange (ids numbered per user, never the same twice)."""
         n, user.exchanges = user.exchanges, user.exchanges + 1
         topic, fact, question = TOPICS[n % len(TOPICS)]
         ids = [f"{user.key}-m{n}-u", f"{user.key}-m{n}-a"]
         user.topics.update(dict.fromkeys(ids, topic))
-        return [
+        turns = [
             {"role": "user", "content": f"About {topic} ({n}): {fact}", "id": ids[0]},
             {"role": "assistant", "content": ANSWER * 4, "id": ids[1]},
-        ], question
+        ]
+        return Exchange(n, topic, question, turns)
 
     async def seed(self, exchanges: int, at_once: int = 8) -> None:
         """Give every user ``exchanges`` earlier exchanges, in one request each (not timed)."""
@@ -153,7 +164,7 @@ class Soak:
         async def one(user: User) -> None:
             turns: list[dict[str, str]] = []
             for _ in range(exchanges):
-                turns += self.exchange(user)[0]
+                turns += self.exchange(user).turns
             async with gate:
                 job = await self.clients[user.tenant].remember(
                     user.key, turns, session="history", wait=60
@@ -167,10 +178,8 @@ class Soak:
     async def step(self, user: User) -> None:
         """One exchange with ``user``, then what an agent reads and sometimes does."""
         client = self.clients[user.tenant]
-        exchange, question = self.exchange(user)
+        n, topic, question, exchange = self.exchange(user)
         ids = [turn["id"] for turn in exchange]
-        topic = user.topics[ids[0]]
-        n = user.exchanges - 1
         job = await self.timed(
             "write ?wait", client.remember(user.key, exchange, session=f"s{n // 10}", wait=30)
         )

@@ -70,11 +70,12 @@ function sleep(seconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 }
 
-/** Whether a fetch failed before the request left this machine (nothing was sent). */
+/** The system error code under a failed fetch, if any. */
 function causeCode(error: unknown): string | undefined {
   return (error as { cause?: { code?: string } })?.cause?.code;
 }
 
+/** Whether a fetch failed before the request left this machine (nothing was sent). */
 function notSent(error: unknown): boolean {
   const code = causeCode(error);
   return code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN";
