@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from arq.connections import ArqRedis
 
 from app.adapters.budget import TenantBudget
+from app.adapters.embeddings import make_embedder
 from app.adapters.queue import enqueuer, later_enqueuer, open_pool
 from app.adapters.rate import RequestRate
 from app.adapters.signals import JobSignals
@@ -118,6 +119,14 @@ async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
         runtime.read_uows = uow_factory(read_session_factory(runtime.read_engine))
     # ?wait wakes when a worker commits the job's end, instead of polling for it; and the
     # index of the user it wrote catches up before the next read asks.
+    key = settings.embeddings_api_key
+    embedder = make_embedder(
+        settings.embeddings,
+        base_url=settings.embeddings_base_url,
+        api_key=key.get_secret_value() if key is not None else None,
+        timeout=settings.embeddings_timeout_seconds,
+    )
+    runtime.caches = dataclasses.replace(runtime.caches, embedder=embedder)
     refresher = IndexRefresher(runtime.read_uows, runtime.caches)
     runtime.caches = dataclasses.replace(runtime.caches, index_again=refresher.index_again)
     caches = runtime.caches
@@ -133,6 +142,8 @@ async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
         yield runtime
     finally:
         await refresher.stop()
+        if embedder is not None:
+            await embedder.aclose()
         await runtime.signals.stop()
         await redis.aclose()
         await runtime.engine.dispose()

@@ -170,6 +170,34 @@ class Settings(BaseSettings):
         provider, model = parse_spec(value)
         return provider if provider == "rules" else f"{provider}:{model}"
 
+    # semantic recall
+    embeddings: str = Field(
+        default="off",
+        description="An embedding model beside BM25: off; local (static word vectors from the "
+        "tessera[embeddings] extra, nothing downloaded); or openai:<model> (any OpenAI-compatible "
+        "/v1/embeddings server: OpenAI, Ollama, vLLM, TEI).",
+    )
+    embeddings_base_url: str | None = Field(
+        default=None,
+        description="Base URL of the openai:<model> embeddings server, e.g. "
+        "http://localhost:11434/v1 for Ollama (unset: OpenAI's).",
+    )
+    embeddings_api_key: SecretStr | None = Field(
+        default=None,
+        description="Key of the openai:<model> embeddings server (unset: OPENAI_API_KEY, or none).",
+    )
+    embeddings_timeout_seconds: float = Field(
+        default=30.0, gt=0, description="Timeout of one call of the embeddings server."
+    )
+
+    @field_validator("embeddings")
+    @classmethod
+    def _known_embeddings(cls, value: str) -> str:
+        from app.adapters.embeddings import parse_spec
+
+        provider, model = parse_spec(value)
+        return f"{provider}:{model}" if model else provider
+
     # reading
     auth_cache_seconds: float = Field(
         default=10.0,

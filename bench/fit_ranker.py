@@ -20,18 +20,21 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from app.adapters.embeddings.static import StaticEmbedder
 from app.domain.context.index import EvidenceIndex
-from app.domain.context.ranking.candidates import candidates
+from app.domain.context.ranking.candidates import NEAREST, candidates
 from app.domain.context.ranking.features import FEATURES, cheap_features, text_features
 from app.domain.context.ranking.question import Question
-from app.domain.context.ranking.weights import BIAS, WEIGHTS
+from app.domain.context.ranking.scorer import similarity_of, weights_of
+from app.domain.context.vectors import Vectors
+from app.services.embedding import catch_up
 from bench.conversations import data as beam_data
 from bench.conversations import run as beam_run
 from bench.realtalk import data as realtalk_data
@@ -62,18 +65,25 @@ class Sample:
 
 
 def sample_of(
-    dataset: str, chat: str, index: EvidenceIndex, text: str, labels: Iterable[str]
+    dataset: str,
+    chat: str,
+    index: EvidenceIndex,
+    question: Question | None,
+    labels: Iterable[str],
 ) -> Sample | None:
     """A question's sample; None when it has no words to rank by or no labelled message."""
-    question = Question.of(text)
     wanted = set(labels)
     records = [t for t in range(len(index)) if wanted & set(index.record(t).turn_ids)]
     if question is None or not question.tokens or not records:
         return None
-    found = candidates(index, question.tokens, None, BUDGET)
-    rows = cheap_features(index, question, found)
+    similarity = similarity_of(index, question)
+    found = candidates(index, question.tokens, None, BUDGET, similarity)
+    rows = cheap_features(index, question, found, similarity)
     prior = rows[:, FEATURES.index("bm25")] + 0.5 * rows[:, FEATURES.index("neighbours")]
     keep = np.argsort(-prior, kind="stable")[:ROWS]
+    if similarity is not None:  # the passages nearest the question are candidates too
+        near = np.argsort(-rows[:, FEATURES.index("similarity")], kind="stable")[:NEAREST]
+        keep = np.union1d(keep, near)
     rows = rows[keep]
     docs = found.docs[keep]
     text_features(index, question, docs.tolist(), rows)
@@ -88,16 +98,24 @@ async def questions_of(
     ingest: Callable[[Any], Awaitable[Any]],
     labels: Callable[[Any], Iterable[str]],
 ) -> list[Sample]:
-    """Every question of ``chats`` with labels: each chat ingested as ``ingest`` does it."""
+    """Every question of ``chats`` with labels: each chat ingested as ``ingest`` does it, its
+    passages embedded by the local model."""
+    embedder = StaticEmbedder()
     out = []
     for chat in chats:
         index = (await ingest(chat)).user.index().evidence
+        await catch_up(index, embedder)
         for q in chat.questions:
-            found = sample_of(dataset, chat.id, index, q.question, labels(q))
+            question = _with_vector(Question.of(q.question), embedder.vectors([q.question])[0])
+            found = sample_of(dataset, chat.id, index, question, labels(q))
             if found is not None:
                 out.append(found)
         print(f"  {dataset} {chat.id}: {len(out)} questions so far", file=sys.stderr)
     return out
+
+
+def _with_vector(question: Question | None, vector: Vectors) -> Question | None:
+    return replace(question, vector=vector) if question is not None else None
 
 
 def both_sets(half: str) -> list[Sample]:
@@ -215,13 +233,22 @@ def folds(samples: Sequence[Sample], n: int) -> list[tuple[list[Sample], list[Sa
     return out
 
 
+OFF = "similarity"  # the feature an embedding model gives: 0 when none is on
+
+
 def report(
-    samples: Sequence[Sample], n_folds: int, without: Sequence[str] = (), l2: float = L2
+    samples: Sequence[Sample],
+    n_folds: int,
+    without: Sequence[str] = (),
+    l2: float = L2,
+    current: Matrix | None = None,
 ) -> str:
-    """Recall at each k per set: BM25 alone, the weights in the repository, cross-validated."""
+    """Recall at each k per set: BM25 alone, the weights in the repository (``current``; by
+    default those used without an embedding model), cross-validated."""
     bm25 = np.zeros(len(FEATURES) + 1)
     bm25[FEATURES.index("bm25")] = 1.0
-    current = np.array([*(WEIGHTS[f] for f in FEATURES), BIAS])
+    if current is None:
+        current = repository_weights(similar=False)
     cv: dict[str, list[tuple[Sample, Matrix]]] = {}
     for train, test in folds(samples, n_folds):
         beta = fit(train, l2, without)
@@ -244,8 +271,13 @@ def _cv_recall(pairs: Sequence[tuple[Sample, Matrix]], k: int) -> float:
     return sum(recall([s], beta, k) for s, beta in pairs) / len(pairs)
 
 
-def write(beta: Matrix, half: str, path: Path = WEIGHTS_FILE) -> None:
-    """The weights as the module the scorer reads."""
+def repository_weights(similar: bool) -> Matrix:
+    """The weights the scorer uses with (``similar``) or without an embedding model, bias last."""
+    return weights_of(similar).astype(np.float64)
+
+
+def write(off: Matrix, similar: Matrix, half: str, path: Path = WEIGHTS_FILE) -> None:
+    """The weights without and with an embedding model, as the module the scorer reads."""
     lines = [
         '"""The scorer\'s fitted weights, one per feature of ``features.FEATURES`` and the bias.',
         "",
@@ -253,10 +285,15 @@ def write(beta: Matrix, half: str, path: Path = WEIGHTS_FILE) -> None:
         "on the relevance labels of both development sets); do not edit by hand.",
         '"""',
         "",
-        "WEIGHTS: dict[str, float] = {",
-        *(f'    "{name}": {value:.4f},' for name, value in zip(FEATURES, beta[:-1], strict=True)),
+        "# Per feature: its weight without an embedding model (similarity is then 0), and with",
+        "# one.",
+        "WEIGHTS: dict[str, tuple[float, float]] = {",
+        *(
+            f'    "{name}": ({a:.4f}, {b:.4f}),'
+            for name, a, b in zip(FEATURES, off[:-1], similar[:-1], strict=True)
+        ),
         "}",
-        f"BIAS = {beta[-1]:.4f}",
+        f"BIAS = ({off[-1]:.4f}, {similar[-1]:.4f})",
         "",
     ]
     path.write_text("\n".join(lines), encoding="utf-8")
@@ -296,20 +333,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, help="keep (or read) the samples here")
     parser.add_argument("--without", default="", help="comma-separated features held at weight 0")
     parser.add_argument("--l2", type=float, default=L2, help="the penalty on the weights")
+    parser.add_argument(
+        "--similar-only",
+        action="store_true",
+        help="write only the weights used with an embedding model, keeping the others",
+    )
     args = parser.parse_args(argv)
     samples = load_samples(args.half, args.cache)
     without = [name for name in args.without.split(",") if name]
     unknown = set(without) - set(FEATURES)
     if unknown:
         parser.error(f"no such features: {', '.join(sorted(unknown))}")
-    print(report(samples, args.folds, without, args.l2))
-    beta = fit(samples, args.l2, without)
-    print(
-        "fitted on all: "
-        + ", ".join(f"{n} {v:+.3f}" for n, v in zip([*FEATURES, "bias"], beta, strict=True))
-    )
+    fitted = []
+    for similar in (False, True):
+        held = without if similar else [*without, OFF]
+        print("with the local embedding model" if similar else "without an embedding model")
+        print(report(samples, args.folds, held, args.l2, repository_weights(similar)))
+        beta = fit(samples, args.l2, held)
+        print(
+            "fitted on all: "
+            + ", ".join(f"{n} {v:+.3f}" for n, v in zip([*FEATURES, "bias"], beta, strict=True))
+        )
+        fitted.append(beta)
     if args.write:
-        write(beta, args.half)
+        off = repository_weights(similar=False) if args.similar_only else fitted[0]
+        write(off, fitted[1], args.half)
         print(f"wrote {WEIGHTS_FILE}")
     return 0
 

@@ -208,7 +208,7 @@ async def search(
         index, stamp = await reading.index_for(
             who.runtime.read_uows, who.runtime.caches, who.tenant, user
         )
-        hits = reading.search_memories(index, query, limit, DateWindow())
+        hits = await reading.search_memories(who.runtime.caches, index, query, limit, DateWindow())
     return search_result(stamp.version, hits)
 
 

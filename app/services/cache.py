@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from threading import Lock
 from typing import Generic, TypeVar
 
+from app.adapters.embeddings import Embedder
 from app.domain.text import forget_cached_words
 from app.services.held_index import HeldIndex
 from app.services.stored_index import IndexStore
@@ -230,6 +231,8 @@ class ContextCaches:
     # Called with a user whose held index a forget here dropped: the API indexes the user again
     # in the background, so the read that follows does not index the whole log (None: it does).
     index_again: Callable[[uuid.UUID, str], None] | None = None
+    # The embedding model whose vectors held indexes carry (None: embeddings are off).
+    embedder: Embedder | None = None
 
     @classmethod
     def of_size(cls, max_bytes: int, stored: IndexStore | None = None) -> ContextCaches:

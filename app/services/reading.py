@@ -12,16 +12,19 @@ from typing import Any
 
 import orjson
 
+from app.adapters.embeddings import EmbeddingError
 from app.db.repository import PassportStamp
 from app.db.uow import UowFactory
 from app.domain.context import Context, Hit, MemoryIndex, build_context, records_of, search
 from app.domain.context.records import INDEXED_KINDS
+from app.domain.context.vectors import Vectors
 from app.domain.dates import DateWindow
 from app.domain.ids import sha256_hex
 from app.domain.memory.log import StoredRow
 from app.domain.passport import Passport
 from app.services import passports
 from app.services.cache import ContextCaches
+from app.services.embedding import catch_up, question_vector
 from app.services.errors import Behind, NotFound, Unprocessable
 from app.services.held_index import HeldIndex
 from app.services.stored_index import HeldAt
@@ -146,10 +149,12 @@ async def index_at(
                     return held.index, held.stamp
                 grown = await _catch_up(uows, tenant_id, user_key, held)
                 if grown is not None:
+                    await _embedded(caches, grown.index)
                     cache.put(tenant_id, user_key, grown, grown, grown.index.approx_bytes())
                     return grown.index, grown.stamp
                 caches.forget_answers(tenant_id, user_key)
             built = await _build(uows, caches, tenant_id, user_key)
+            await _embedded(caches, built.index)
             cache.put(tenant_id, user_key, built, built, built.index.approx_bytes())
             return built.index, built.stamp
     finally:
@@ -158,6 +163,17 @@ async def index_at(
             _locks[key] = (lock, users - 1)
         else:
             del _locks[key]
+
+
+async def _embedded(caches: ContextCaches, index: MemoryIndex) -> None:
+    """Embed the passages the index holds no vector for, when an embedding model is on; a model
+    that fails leaves them so (reads rank without similarity until it answers again)."""
+    if caches.embedder is None:
+        return
+    try:
+        await catch_up(index.evidence, caches.embedder)
+    except EmbeddingError as exc:
+        log.warning("embedding passages failed; ranking without similarity: %s", exc)
 
 
 async def _catch_up(
@@ -268,14 +284,22 @@ def context_etag(stamp: PassportStamp, params: tuple[object, ...]) -> str:
     return f'"{stamp.version}-{sha256_hex(salted)[:16]}"'
 
 
-def render(index: MemoryIndex, q: str | None, budget_chars: int, window: DateWindow) -> Context:
+def render(
+    index: MemoryIndex,
+    q: str | None,
+    budget_chars: int,
+    window: DateWindow,
+    vector: Vectors | None = None,
+) -> Context:
     """The budgeted context for a query (pure; the index is already loaded)."""
-    return build_context(index, q or None, budget_chars, window)
+    return build_context(index, q or None, budget_chars, window, vector)
 
 
-def search_memories(index: MemoryIndex, q: str, limit: int, window: DateWindow) -> list[Hit]:
+async def search_memories(
+    caches: ContextCaches, index: MemoryIndex, q: str, limit: int, window: DateWindow
+) -> list[Hit]:
     """The log's best passages for a query, one per record, with provenance."""
-    return search(index, q, limit, window)
+    return search(index, q, limit, window, await question_vector(caches.embedder, q))
 
 
 @dataclass(frozen=True)
@@ -325,7 +349,8 @@ async def read_context(
     if built != stamp:  # a newer version landed while the index caught up
         stamp = built
         etag = context_etag(stamp, params)
-    chosen = render(index, ask.q, ask.budget_chars, window)
+    vector = await question_vector(caches.embedder, ask.q)
+    chosen = render(index, ask.q, ask.budget_chars, window, vector)
     if ask.fmt == "json":
         body = {"version": stamp.version, "budget_chars": ask.budget_chars, **chosen.to_json()}
         reply = (orjson.dumps(body), "application/json")

@@ -29,6 +29,7 @@ from typing import Any
 from rank_bm25 import BM25Okapi
 
 from app.domain.context import MemoryIndex, build_context
+from app.domain.context.vectors import Vectors
 from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.extraction.rules import RuleExtractor
 from app.domain.ingest.payload import IngestLimits, IngestPayload
@@ -37,6 +38,7 @@ from bench.pipeline import InMemoryUser
 from bench.realtalk.metrics import Answer, Haystack
 from bench.realtalk.run import budget_list
 from bench.recall.run import domain_digest, fill_budget, text_table, word_tokens
+from bench.semantic import CHOICES, Semantic
 from bench.splits import HALVES, of_half
 
 BUDGETS = (1500, 3000, 6000)
@@ -191,21 +193,30 @@ class Results:
             self.tally(system, budget, key).add(phrases, hay, chars, belief_chars)
 
 
-def belief_chars(index: MemoryIndex, q: str, budget: int) -> tuple[str, int]:
+def belief_chars(
+    index: MemoryIndex, q: str, budget: int, vector: Vectors | None = None
+) -> tuple[str, int]:
     """Tessera's text context, and how many of its characters its beliefs take."""
-    ctx = build_context(index, q, budget)
+    ctx = build_context(index, q, budget, vector=vector)
     spent = sum(len(line.text) + 3 for line in ctx.beliefs)  # "- " and a newline each
     return ctx.text, spent + (len("Beliefs:\n") if ctx.beliefs else 0)
 
 
-def evaluate(chat: Chat, index: MemoryIndex, budgets: Sequence[int], results: Results) -> None:
+def evaluate(
+    chat: Chat,
+    index: MemoryIndex,
+    budgets: Sequence[int],
+    results: Results,
+    semantic: Semantic | None = None,
+) -> None:
     """Every question of one chat, at every budget, for every system."""
     raw = RawMessages(chat)
     whole = Haystack.of(raw.whole())
     for question in chat.questions:
         results.add(WHOLE, 0, question, whole)
+        vector = semantic.vector(question.question) if semantic is not None else None
         for budget in budgets:
-            text, beliefs = belief_chars(index, question.question, budget)
+            text, beliefs = belief_chars(index, question.question, budget, vector)
             results.add(TESSERA, budget, question, text, beliefs)
             results.add(BASELINE, budget, question, raw.context(question.question, budget))
 
@@ -280,8 +291,11 @@ def figures(results: Results, budgets: Sequence[int], meta: dict[str, Any]) -> d
 # --- main -----------------------------------------------------------------------------------------
 
 
-async def run(chats: Sequence[Chat], budgets: Sequence[int]) -> tuple[Results, dict[str, Any]]:
-    """Ingest and evaluate every chat."""
+async def run(
+    chats: Sequence[Chat], budgets: Sequence[int], semantic: Semantic | None = None
+) -> tuple[Results, dict[str, Any]]:
+    """Ingest and evaluate every chat (``semantic``: with an embedding model)."""
+    semantic = semantic or Semantic("off")
     results = Results()
     ingest_seconds = eval_seconds = 0.0
     segments = failed = 0
@@ -290,8 +304,10 @@ async def run(chats: Sequence[Chat], budgets: Sequence[int]) -> tuple[Results, d
         segments += done.segments
         failed += done.failed
         ingest_seconds += done.seconds
+        index = done.user.index()
+        await semantic.embed_passages(index)
         started = time.perf_counter()
-        evaluate(chat, done.user.index(), budgets, results)
+        evaluate(chat, index, budgets, results, semantic)
         eval_seconds += time.perf_counter() - started
     messages = sum(len(c.messages) for c in chats)
     text = sum(len(m.text) for c in chats for m in c.messages)
@@ -308,6 +324,8 @@ async def run(chats: Sequence[Chat], budgets: Sequence[int]) -> tuple[Results, d
         "messages_per_second": messages / ingest_seconds if ingest_seconds else 0.0,
         "kb_per_second": text / 1000 / ingest_seconds if ingest_seconds else 0.0,
         "eval_seconds": round(eval_seconds, 2),
+        "embeddings": "local" if semantic.embedder is not None else "off",
+        "embedding_seconds": round(semantic.seconds, 2),
         "nproc": os.cpu_count(),
         "python": platform.python_version(),
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -330,13 +348,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--half", choices=HALVES, default="all", help="the chats of one half of splits.json"
     )
+    parser.add_argument(
+        "--embeddings", choices=CHOICES, default="off", help="rank with the local embedding model"
+    )
     args = parser.parse_args(argv)
     try:
         chats = of_half(load(args.data, args.chats), lambda c: c.id, "beam500k", args.half)
     except (OSError, DataError, json.JSONDecodeError, KeyError) as exc:
         print(f"cannot read the chats: {exc}", file=sys.stderr)
         return 2
-    results, meta = asyncio.run(run(chats, args.budgets))
+    results, meta = asyncio.run(run(chats, args.budgets, Semantic(args.embeddings)))
     print(report(results, args.budgets, meta))
     if args.json:
         args.json.write_text(json.dumps(figures(results, args.budgets, meta), indent=1) + "\n")

@@ -29,6 +29,7 @@ from typing import Any
 from rank_bm25 import BM25Okapi
 
 from app.domain.context import MemoryIndex, build_context
+from app.domain.context.vectors import Vectors
 from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.extraction.rules import RuleExtractor
 from app.domain.ingest.payload import IngestPayload
@@ -36,6 +37,7 @@ from bench.pipeline import InMemoryUser
 from bench.realtalk.data import DEFAULT_DATA, Conversation, DataError, Message, Question, load
 from bench.realtalk.metrics import SPELLINGS, Answer, Haystack
 from bench.recall.run import domain_digest, fill_budget, text_table, word_tokens
+from bench.semantic import CHOICES, Semantic
 from bench.splits import HALVES, of_half
 
 BUDGETS = (1500, 3000, 6000)
@@ -142,9 +144,11 @@ def provenance(doc: Any) -> Iterator[str]:
             yield from provenance(value)
 
 
-def tessera_context(index: MemoryIndex, q: str, budget: int) -> tuple[str, set[str]]:
+def tessera_context(
+    index: MemoryIndex, q: str, budget: int, vector: Vectors | None = None
+) -> tuple[str, set[str]]:
     """Tessera's text context, and the turn ids its JSON form's items name."""
-    ctx = build_context(index, q, budget)
+    ctx = build_context(index, q, budget, vector=vector)
     return ctx.text, set(provenance(ctx.to_json()))
 
 
@@ -237,7 +241,11 @@ class Results:
 
 
 def evaluate(
-    conversation: Conversation, index: MemoryIndex, budgets: Sequence[int], results: Results
+    conversation: Conversation,
+    index: MemoryIndex,
+    budgets: Sequence[int],
+    results: Results,
+    semantic: Semantic | None = None,
 ) -> None:
     """Every question of one conversation, at every budget, for every system."""
     raw = RawMessages(conversation)
@@ -245,9 +253,10 @@ def evaluate(
     everything = set(raw.ids)
     for question in conversation.questions:
         results.add(WHOLE, 0, question, everything, whole)
+        vector = semantic.vector(question.question) if semantic is not None else None
         for budget in budgets:
             for system, (text, named) in (
-                (TESSERA, tessera_context(index, question.question, budget)),
+                (TESSERA, tessera_context(index, question.question, budget, vector)),
                 (BASELINE, raw.context(question.question, budget)),
             ):
                 results.add(system, budget, question, named, Haystack.of(text))
@@ -367,8 +376,10 @@ async def run(
     conversations: Sequence[Conversation],
     budgets: Sequence[int],
     spellings: Sequence[str] = SPELLINGS,
+    semantic: Semantic | None = None,
 ) -> tuple[Results, dict]:
-    """Ingest and evaluate every conversation."""
+    """Ingest and evaluate every conversation (``semantic``: with an embedding model)."""
+    semantic = semantic or Semantic("off")
     results = Results(spellings=tuple(spellings))
     ingest_seconds = eval_seconds = 0.0
     segments = failed = 0
@@ -378,8 +389,10 @@ async def run(
         segments += done.segments
         failed += done.failed
         ingest_seconds += time.perf_counter() - started
+        index = done.user.index()
+        await semantic.embed_passages(index)
         started = time.perf_counter()
-        evaluate(conversation, done.user.index(), budgets, results)
+        evaluate(conversation, index, budgets, results, semantic)
         eval_seconds += time.perf_counter() - started
     meta = {
         "data": "REALTALK (Lee et al. 2025, arXiv 2502.13270)",
@@ -392,6 +405,8 @@ async def run(
         "answer_date_spellings": list(spellings),
         "ingest_seconds": round(ingest_seconds, 2),
         "eval_seconds": round(eval_seconds, 2),
+        "embeddings": "local" if semantic.embedder is not None else "off",
+        "embedding_seconds": round(semantic.seconds, 2),
         "nproc": os.cpu_count(),
         "python": platform.python_version(),
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -438,13 +453,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--half", choices=HALVES, default="all", help="the chats of one half of splits.json"
     )
+    parser.add_argument(
+        "--embeddings", choices=CHOICES, default="off", help="rank with the local embedding model"
+    )
     args = parser.parse_args(argv)
     try:
         conversations = of_half(load(args.data), lambda c: c.id, "realtalk", args.half)
     except (OSError, DataError, json.JSONDecodeError) as exc:
         print(f"cannot read the conversations: {exc}", file=sys.stderr)
         return 2
-    results, meta = asyncio.run(run(conversations, args.budgets, args.answer_dates))
+    semantic = Semantic(args.embeddings)
+    results, meta = asyncio.run(run(conversations, args.budgets, args.answer_dates, semantic))
     print(report(results, args.budgets, meta))
     if args.json:
         out = figures(results, args.budgets, meta)

@@ -245,9 +245,11 @@ async def test_json_says_how_each_memorys_score_was_made(client, worker):  # typ
     mine, answer = memories["k1"]["why"], memories["k2"]["why"]
     names = {
         "bm25", "assistant", "assistant_bm25", "neighbours", "speaker", "coverage",
-        "pairs", "amount", "date", "first",
+        "similarity", "pairs", "amount", "date", "first",
     }  # fmt: skip
     assert set(mine["features"]) == names
+    # Without an embedding model (the default) similarity is 0 and weighs nothing.
+    assert mine["features"]["similarity"] == {"value": 0.0, "adds": 0.0}
     assert mine["bm25"] > 0 and mine["features"]["bm25"]["value"] == 1.0
     # What each feature added, with the bias, is the score's logit.
     logit = mine["bias"] + sum(f["adds"] for f in mine["features"].values())

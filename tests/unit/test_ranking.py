@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -18,8 +20,9 @@ from app.domain.context.ranking.features import (
     whole_words,
 )
 from app.domain.context.ranking.question import Question
-from app.domain.context.ranking.scorer import rank
-from app.domain.context.ranking.weights import WEIGHTS
+from app.domain.context.ranking.scorer import rank, similarity_of
+from app.domain.context.ranking.weights import BIAS, WEIGHTS
+from app.domain.context.vectors import PassageVectors
 from tests.unit.test_context_budget import FILLER, chat
 
 
@@ -120,9 +123,51 @@ def test_earliness_orders_a_persons_candidates_when_the_first_time_is_asked() ->
     assert all(f["first"] == 0.0 for f in features(lines, "Ana's kite?").values())
 
 
+def with_vectors(index: EvidenceIndex, rows: list[list[float]]) -> EvidenceIndex:
+    """``index`` holding ``rows`` as its passages' vectors (a model named "test")."""
+    vectors = PassageVectors("test", len(rows[0]))
+    vectors.extend(np.array(rows, dtype=np.float32))
+    index.vectors = vectors
+    return index
+
+
+def test_similarity_is_a_share_of_the_nearest_and_reaches_passages_without_a_shared_word() -> None:
+    lines = [("Ana", "my kite broke"), *FILLER, ("Ana", "we adopted a greyhound")]
+    far = [[0.0, 0.0, 1.0]] * len(FILLER)
+    index = with_vectors(EvidenceIndex(chat(lines)), [[1, 0, 0], *far, [0.6, 0.8, 0]])
+    greyhound = index.n_passages - 1
+    question = Question.of("kite")
+    assert question is not None
+    assert greyhound not in candidates(index, question.tokens).docs
+    question = replace(question, vector=np.array([0.0, 1.0, 0.0], dtype=np.float32))
+    similarity = similarity_of(index, question)
+    assert similarity is not None
+    found = candidates(index, question.tokens, similarity=similarity)
+    # The greyhound shares no word with the question but is the nearest to it.
+    assert greyhound in found.docs
+    rows = cheap_features(index, question, found, similarity)
+    got = dict(
+        zip(found.docs.tolist(), rows[:, FEATURES.index("similarity")].tolist(), strict=True)
+    )
+    assert got[greyhound] == 1.0 and got[0] == 0.0
+
+
+def test_without_vectors_on_both_sides_the_scorer_is_the_one_fitted_without_them() -> None:
+    lines = [("Ana", "my kite broke"), ("Ben", "the kite flew"), *FILLER]
+    plain = EvidenceIndex(chat(lines))
+    question = Question.of("kite")
+    assert question is not None
+    off = rank(plain, question)
+    # A question vector with no passage vectors (a model just switched on) changes nothing.
+    asked = replace(question, vector=np.ones(3, dtype=np.float32))
+    assert rank(plain, asked).scores.tolist() == off.scores.tolist()
+    assert off.weights.tolist() == pytest.approx([*(WEIGHTS[f][0] for f in FEATURES), BIAS[0]])
+    assert WEIGHTS["similarity"][0] == 0.0 and WEIGHTS["similarity"][1] > 0.0
+
+
 def test_every_feature_is_tested_here() -> None:
     assert set(FEATURES) == set(WEIGHTS)
-    assert len(FEATURES) == 10
+    assert len(FEATURES) == 11
 
 
 # --- the scorer -------------------------------------------------------------------------------

@@ -88,5 +88,5 @@ async def search(
     runtime = runtime_of(request)
     wanted = at_least(request, min_version)
     index, stamp = await reading.index_for(runtime.read_uows, runtime.caches, tenant, key, wanted)
-    hits = reading.search_memories(index, q, limit, window)
+    hits = await reading.search_memories(runtime.caches, index, q, limit, window)
     return search_result(stamp.version, hits)

@@ -38,6 +38,7 @@ from app.domain.context.passages import (
 from app.domain.context.records import RecordKind, TurnRecord, records_of
 from app.domain.context.segments import DTYPES, Segment, merged
 from app.domain.context.sessions import SessionIndex
+from app.domain.context.vectors import PassageVectors
 from app.domain.dates import SaidDate, stamp_day, stamp_epoch
 from app.domain.ingest.turns import MACHINE_ROLES, role_of
 from app.domain.memory.log import split
@@ -134,6 +135,9 @@ class EvidenceIndex:
         self._sample_avgdl = 1.0
         self._text_chars = 0
         self._posting_bytes = 0
+        # The passages' vectors when an embedding model is on (filled by the caller, who holds
+        # the model); None when off.
+        self.vectors: PassageVectors | None = None
         self.extend(records)
         # Built at once (a cold start, off the event loop): every term weighed at the last sample
         # now, so no read pays for what the build skipped.
@@ -232,6 +236,7 @@ class EvidenceIndex:
             + 2 * self._text_chars
             + len(self._starts) * per_passage
             + postings
+            + (self.vectors.approx_bytes() if self.vectors is not None else 0)
         )
 
     def _add(self, record: TurnRecord) -> None:

@@ -19,10 +19,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from app.domain.context.beliefs import BeliefLine
 from app.domain.context.budget import Evidence, assemble
 from app.domain.context.index import MemoryIndex
-from app.domain.context.ranking.question import Question
+from app.domain.context.ranking.question import Question, with_vector
 from app.domain.context.sessions import SESSION_SHARE, SessionLine
 from app.domain.dates import EVER, DateWindow
 
@@ -117,10 +120,12 @@ def build_context(
     q: str | None,
     budget_chars: int,
     window: DateWindow = EVER,
+    vector: npt.NDArray[np.float32] | None = None,
 ) -> Context:
-    """Beliefs that matter for ``q``, then the memories that answer it, within the budget."""
+    """Beliefs that matter for ``q``, then the memories that answer it, within the budget
+    (``vector``: the question's embedding, when an embedding model is on)."""
     budget = max(budget_chars, 0)
-    question = Question.of(q)
+    question = with_vector(Question.of(q), vector)
     tokens = question.tokens if question is not None else ()
     weights = index.word_weights(tokens)
     instructions, head_block = _instructions_block(

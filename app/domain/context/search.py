@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from app.domain.context.index import MemoryIndex
 from app.domain.context.ranking.candidates import allowed_records
-from app.domain.context.ranking.question import Question
+from app.domain.context.ranking.question import Question, with_vector
 from app.domain.context.ranking.scorer import rank
 from app.domain.context.records import TurnRecord
 from app.domain.dates import EVER, DateWindow
@@ -41,10 +44,12 @@ def search(
     q: str,
     limit: int,
     window: DateWindow = EVER,
+    vector: npt.NDArray[np.float32] | None = None,
 ) -> list[Hit]:
-    """The ``limit`` best-matching passages of the log for ``q``, best first, one per record."""
+    """The ``limit`` best-matching passages of the log for ``q``, best first, one per record
+    (``vector``: the question's embedding, when an embedding model is on)."""
     ev = index.evidence
-    question = Question.of(q)
+    question = with_vector(Question.of(q), vector)
     if question is None or not question.tokens:
         return []
     found = rank(ev, question, allowed_records(ev, window), limit * 48)

@@ -21,6 +21,9 @@ from app.domain.dates import DateWindow
 CANDIDATES = 1000
 # Below this many characters of room no further line is worth trying.
 MIN_LINE = 24
+# With an embedding model on, the passages nearest the question that are candidates too, whether
+# or not they share a word with it.
+NEAREST = 50
 
 
 @dataclass(frozen=True)
@@ -37,20 +40,38 @@ def candidates(
     tokens: tuple[str, ...],
     allowed: npt.NDArray[np.bool_] | None = None,
     budget: int = 100_000,
+    similarity: Scores | None = None,
 ) -> Candidates:
-    """The best BM25 matches a budget could use, and their session neighbours."""
+    """The best BM25 matches a budget could use, the passages most ``similarity`` to the
+    question (per passage, when an embedding model is on), and their session neighbours."""
     bm25 = index.scores(tokens) if tokens else np.zeros(index.n_passages, dtype=np.float32)
     if allowed is not None:
         bm25 = np.where(allowed[index.passage_turns()], bm25, np.float32(0.0))
     hits = np.flatnonzero(bm25 > 0)
-    if not hits.size:
+    near = _nearest(index, similarity, allowed) if similarity is not None else hits[:0]
+    if not hits.size and not near.size:
         return Candidates(hits, bm25, 0)
     wanted = max(CANDIDATES, max(budget // MIN_LINE, 1) * 4)
     top = hits if hits.size <= wanted else _best(hits, bm25, wanted)
+    top = distinct(np.concatenate((top, near)))
     lent = _neighbours(index, top, allowed)
-    extra = lent[bm25[lent] <= 0]
+    extra = distinct(np.concatenate((lent, near)))
+    extra = extra[bm25[extra] <= 0]
     matching = _records_of(index, hits) + _extra_turns(index, bm25, extra)
     return Candidates(distinct(np.concatenate((top, extra))), bm25, matching)
+
+
+def _nearest(
+    index: EvidenceIndex, similarity: Scores, allowed: npt.NDArray[np.bool_] | None
+) -> npt.NDArray[np.intp]:
+    """The ``NEAREST`` allowed passages most similar to the question (above 0), ascending."""
+    close = similarity > 0
+    if allowed is not None:
+        close &= allowed[index.passage_turns()]
+    found = np.flatnonzero(close)
+    if found.size > NEAREST:
+        found = _best(found, similarity, NEAREST)
+    return np.sort(found)
 
 
 def neighbour_scores(index: EvidenceIndex, docs: npt.NDArray[np.intp], bm25: Scores) -> Scores:

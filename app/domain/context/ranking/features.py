@@ -24,15 +24,17 @@ FEATURES = (
     "neighbours",  # BM25 of the passages beside it in the session, as a share of the best
     "speaker",  # the question names who said it
     "coverage",  # the share of the question's distinct words it holds, rare words counting more
+    "similarity",  # its embedding's cosine with the question's, as a share of the best (0: off)
     "pairs",  # the share of the question's word pairs it says side by side, as whole words
     "amount",  # the question asks an amount and a person states a number (not a date) in it
     "date",  # the question asks a time and it says a date
     "first",  # the question asks the first time: how early it is among the reranked candidates
 )
-CHEAP = 6
+CHEAP = 7
 # The candidates whose words are read for the last features: more than a budget of a few thousand
 # characters shows.
 RERANKED = 100
+_PAIRS, _AMOUNT, _DATE, _FIRST = (FEATURES.index(f) for f in ("pairs", "amount", "date", "first"))
 
 _DIGIT = re.compile(r"\d")
 # A day written out, read in lower case: "march 22", "22nd of march", "2024-03-22".
@@ -40,9 +42,10 @@ _WRITTEN_DATE = re.compile(rf"\b(?:{WRITTEN_DAY})\b")
 
 
 def cheap_features(
-    index: EvidenceIndex, question: Question, found: Candidates
+    index: EvidenceIndex, question: Question, found: Candidates, similarity: Scores | None = None
 ) -> npt.NDArray[np.float32]:
-    """The first ``CHEAP`` features of every candidate, one row each."""
+    """The first ``CHEAP`` features of every candidate, one row each (``similarity``: per
+    passage, its cosine with the question, when an embedding model is on)."""
     docs, bm25 = found.docs, found.bm25
     rows = np.zeros((docs.size, len(FEATURES)), dtype=np.float32)
     if not docs.size:
@@ -58,6 +61,9 @@ def cheap_features(
     if named:
         rows[:, 4] = index.speaker_mask(named)[docs]
     rows[:, 5] = index.coverage(question.tokens)[docs]
+    if similarity is not None:
+        near = np.maximum(similarity[docs], 0.0)
+        rows[:, 6] = near / (float(near.max()) or 1.0)
     return rows
 
 
@@ -72,13 +78,13 @@ def text_features(
         text = index.passage_text(doc)
         person = machine is None or not machine[doc]
         if pairs:
-            row[6] = said_together(text.lower(), pairs)
+            row[_PAIRS] = said_together(text.lower(), pairs)
         if "amount" in asks and person:
-            row[7] = states_amount(index, doc, text)
+            row[_AMOUNT] = states_amount(index, doc, text)
         if "time" in asks:
-            row[8] = says_date(index, doc, text, person)
+            row[_DATE] = says_date(index, doc, text, person)
     if "first" in asks:
-        rows[:, 9] = _earliness(index, docs, machine)
+        rows[:, _FIRST] = _earliness(index, docs, machine)
 
 
 def said_together(lowered: str, pairs: list[re.Pattern[str]]) -> float:
@@ -120,10 +126,14 @@ def _earliness(
 
 
 def features_of(
-    index: EvidenceIndex, question: Question, found: Candidates, weights: npt.NDArray[np.float32]
+    index: EvidenceIndex,
+    question: Question,
+    found: Candidates,
+    weights: npt.NDArray[np.float32],
+    similarity: Scores | None = None,
 ) -> tuple[npt.NDArray[np.float32], Scores]:
     """Every candidate's features, and its logit under ``weights`` (the bias last)."""
-    rows = cheap_features(index, question, found)
+    rows = cheap_features(index, question, found, similarity)
     logits = rows[:, :CHEAP] @ weights[:CHEAP] + weights[-1]
     if rows.shape[0]:
         top = _top(logits, RERANKED)

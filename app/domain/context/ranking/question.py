@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
 
 from app.domain.dates import Resolved, resolve_relative
 from app.domain.text import asks_first, query_tokens
@@ -85,6 +88,9 @@ class Question:
     pairs: tuple[str, ...]  # two content words side by side, lower case: "garden party"
     asks: frozenset[Asks]
     oldest_first: bool = False  # an overview asked for the earliest sessions
+    # Its embedding, when an embedding model is on (the caller holds the model): the ranker
+    # then adds the passages nearest it to the candidates and weighs their similarity.
+    vector: npt.NDArray[np.float32] | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, text: str | None) -> Question | None:
@@ -112,6 +118,15 @@ class Question:
     def periods(self, anchor: datetime) -> list[Resolved]:
         """The dates and periods an overview question names, resolved against ``anchor``."""
         return resolve_relative(self.text, anchor) if "overview" in self.asks else []
+
+
+def with_vector(
+    question: Question | None, vector: npt.NDArray[np.float32] | None
+) -> Question | None:
+    """``question`` with its embedding (unchanged without one)."""
+    if question is None or vector is None:
+        return question
+    return replace(question, vector=vector)
 
 
 def _asks_amount(words: Sequence[str]) -> bool:

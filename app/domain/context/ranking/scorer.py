@@ -30,8 +30,15 @@ from app.domain.context.ranking.features import FEATURES, features_of, sigmoid
 from app.domain.context.ranking.question import Question
 from app.domain.context.ranking.weights import BIAS, WEIGHTS
 
-# The weights in the order of FEATURES, the bias last.
-_WEIGHTS = np.array([*(WEIGHTS[name] for name in FEATURES), BIAS], dtype=np.float32)
+
+def weights_of(similar: bool) -> npt.NDArray[np.float32]:
+    """The weights in the order of FEATURES, the bias last: fitted without an embedding model
+    (its feature is 0), or with one (``similar``)."""
+    at = int(similar)
+    return np.array([*(WEIGHTS[name][at] for name in FEATURES), BIAS[at]], dtype=np.float32)
+
+
+_WEIGHTS, _SIMILAR = weights_of(False), weights_of(True)
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,7 @@ class Ranked:
     bm25: Scores = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     docs: npt.NDArray[np.intp] = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     features: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    weights: npt.NDArray[np.float32] = field(default_factory=lambda: _WEIGHTS)
 
     def explain(self, doc: int) -> dict[str, Any] | None:
         """How ``doc``'s score was made: its plain BM25, each feature's value and what it
@@ -58,12 +66,13 @@ class Ranked:
         if place >= self.docs.size or self.docs[place] != doc:
             return None
         row = self.features[place]
-        adds = row * _WEIGHTS[:-1]
-        logit = float(adds.sum()) + BIAS
+        adds = row * self.weights[:-1]
+        bias = float(self.weights[-1])
+        logit = float(adds.sum()) + bias
         return {
             "score": round(float(sigmoid(np.array([logit], dtype=np.float32))[0]), 6),
             "bm25": round(float(self.bm25[doc]), 6),
-            "bias": BIAS,
+            "bias": round(bias, 4),
             "features": {
                 name: {"value": round(float(v), 4), "adds": round(float(a), 4)}
                 for name, v, a in zip(FEATURES, row, adds, strict=True)
@@ -78,12 +87,25 @@ def rank(
     budget: int = 100_000,
 ) -> Ranked:
     """The candidates for ``question`` scored by the fitted weights, best first."""
-    found = candidates(index, question.tokens, allowed, budget)
+    similarity = similarity_of(index, question)
+    weights = _WEIGHTS if similarity is None else _SIMILAR
+    found = candidates(index, question.tokens, allowed, budget, similarity)
     machine = index.machine_passages()
     if not found.docs.size:
         return Ranked(found.bm25, [], 0, machine, found.bm25, found.docs)
-    rows, logits = features_of(index, question, found, _WEIGHTS)
+    rows, logits = features_of(index, question, found, weights, similarity)
     scores = np.zeros(index.n_passages, dtype=np.float32)
     scores[found.docs] = sigmoid(logits)
     order = best_first(found.docs, scores, budget)
-    return Ranked(scores, order, found.matching, machine, found.bm25, found.docs, rows)
+    return Ranked(scores, order, found.matching, machine, found.bm25, found.docs, rows, weights)
+
+
+def similarity_of(index: EvidenceIndex, question: Question) -> Scores | None:
+    """Each passage's cosine with the question, when both have a vector of one model's size
+    and every passage has one; else None (the ranking is then BM25's and its features')."""
+    vectors, vector = index.vectors, question.vector
+    if vectors is None or vector is None or len(vectors) != index.n_passages:
+        return None
+    if vector.shape != (vectors.dim,):
+        return None
+    return vectors.cosine(vector)
