@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from arq.connections import ArqRedis
 
 from app.adapters.budget import TenantBudget
-from app.adapters.embeddings import make_embedder
+from app.adapters.embeddings import local_embedding, make_embedder
 from app.adapters.queue import enqueuer, later_enqueuer, open_pool
 from app.adapters.rate import RequestRate
 from app.adapters.signals import JobSignals
@@ -213,6 +213,7 @@ async def open_worker_runtime(
         enqueue_later=later_enqueuer(redis, settings.queue_name),
         llm_client=client,
         reads=runtime.primary_reads,
+        embedding=local_embedding(settings.embeddings),
     )
     return runtime
 

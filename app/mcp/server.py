@@ -40,6 +40,7 @@ from app.domain.passport import (
 )
 from app.runtime import Runtime
 from app.services import forget, ingest, integrity, jobs, passports, reading
+from app.services.embedding import in_process
 from app.services.errors import NotFound, ServiceError
 from app.services.origin import Origin
 from app.settings import Settings
@@ -247,7 +248,8 @@ async def verify(ctx: Context, user: User) -> IntegrityOut:
     """Recompute a user's history hash chain: whether it is whole, its root, where it breaks."""
     who = caller(ctx)
     with refusals():
-        found = await integrity.check(who.runtime.uows, who.tenant, user)
+        model = in_process(who.runtime.caches.embedder)
+        found = await integrity.check(who.runtime.uows, who.tenant, user, model=model)
     return reply_of(IntegrityOut, found)
 
 

@@ -241,8 +241,11 @@ class ContextCaches:
 
     def forget(self, tenant_id: uuid.UUID, user_key: str) -> Dropped:
         """Drop everything held of a user (after a delete or a forget)."""
+        held = self.indexes.peek(tenant_id, user_key)
+        vectors = held.index.evidence.vectors if held is not None else None
         indexes = self.indexes.drop(tenant_id, user_key)
-        return Dropped(indexes, self.forget_answers(tenant_id, user_key))
+        answers = self.forget_answers(tenant_id, user_key)
+        return Dropped(indexes, answers, len(vectors) if vectors is not None else 0)
 
     def forget_answers(self, tenant_id: uuid.UUID, user_key: str) -> int:
         """Drop the answers built from a user's log (it was rewritten); how many went."""
@@ -257,6 +260,7 @@ class Dropped:
 
     indexes: int
     contexts: int
+    vectors: int = 0  # passage vectors its index held (an embedding model on)
 
 
 def forget_cached(caches: ContextCaches, tenant_id: uuid.UUID, user_key: str) -> Dropped:

@@ -12,6 +12,7 @@ from app.adapters.budget import TenantBudget
 from app.adapters.queue import EnqueueLater
 from app.db.models import IngestJob
 from app.db.uow import UowFactory
+from app.domain.context.vectors import Embedding
 from app.domain.extraction import Extractor
 from app.llm.structured import StructuredClient
 from app.services.offload import CpuPool
@@ -33,6 +34,10 @@ class WorkerResources:
     # Autocommit reads on the primary for what a job reads outside its writes: no BEGIN and
     # ROLLBACK round trips. None: the job's own units of work.
     reads: UowFactory | None = None
+    # The local embedding model (TESSERA_EMBEDDINGS=local): the stored index's segments then carry
+    # the vectors of the passages a job adds. None: off, or a remote model (a transaction does
+    # not wait on a network call; an API process embeds what a segment lacks when it loads it).
+    embedding: Embedding | None = None
 
     def reads_or(self, uows: UowFactory) -> UowFactory:
         """Units of work for reads that need no transaction: autocommit ones, else ``uows``."""

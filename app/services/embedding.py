@@ -8,8 +8,9 @@ import logging
 import numpy as np
 
 from app.adapters.embeddings import Embedder, EmbeddingError
+from app.adapters.embeddings.static import StaticEmbedder
 from app.domain.context.index import EvidenceIndex
-from app.domain.context.vectors import PassageVectors, Vectors
+from app.domain.context.vectors import Embedding, PassageVectors, Vectors
 
 log = logging.getLogger(__name__)
 
@@ -58,3 +59,10 @@ async def question_vector(embedder: Embedder | None, q: str | None) -> Vectors |
     except EmbeddingError as exc:
         log.warning("embedding the question failed; ranking without similarity: %s", exc)
         return None
+
+
+def in_process(embedder: Embedder | None) -> Embedding | None:
+    """The model as something that embeds here and now: the local one; None for a remote one."""
+    if isinstance(embedder, StaticEmbedder):
+        return Embedding(embedder.model, embedder.vectors)
+    return None

@@ -211,6 +211,7 @@ def _account(
             "extraction_cache": done.cached_extractions,
             "cached_contexts": dropped.contexts,
             "indexes": dropped.indexes,
+            "index_vectors": dropped.vectors,
             "stored_index_segments": recorded.segments_dropped,
         },
         "redacted": list(done.redacted),

@@ -13,6 +13,7 @@ from app.db.repository import TenantRepository
 from app.db.uow import UowFactory
 from app.domain.context.records import INDEXED_KINDS
 from app.domain.context.segment_checks import records_differ, segment_digest
+from app.domain.context.vectors import Embedding
 from app.domain.integrity.canonical import GENESIS
 from app.domain.integrity.check import ChainCheck, Flaw, LoggedRow, StoredVersion
 from app.services import passports
@@ -46,6 +47,7 @@ async def check(
     user_key: str,
     from_version: int = 0,
     root: str | None = None,
+    model: Embedding | None = None,
 ) -> Integrity:
     """Recompute the chain from ``from_version`` (its predecessor's hash trusted) to the newest;
     with ``root`` (one kept elsewhere), also which checked version has that hash.
@@ -53,18 +55,23 @@ async def check(
     Each page of versions is read with the rows they added and removed in a short unit of work
     of its own and checked in a worker thread; nothing else of the history is held. A flaw found
     while the user was written to (a forget rewrites what pages already read or not yet read)
-    is checked again on the history as it is now.
+    is checked again on the history as it is now. With ``model`` (the local embedding model),
+    the vectors it made in the stored index are checked too.
     """
     for _ in range(ATTEMPTS - 1):
         found, written = await _once(uows, tenant_id, user_key, from_version, root)
         if found.valid or not written:
-            return await _with_derived(uows, tenant_id, user_key, found)
+            return await _with_derived(uows, tenant_id, user_key, found, model)
     found, _ = await _once(uows, tenant_id, user_key, from_version, root)
-    return await _with_derived(uows, tenant_id, user_key, found)
+    return await _with_derived(uows, tenant_id, user_key, found, model)
 
 
 async def _with_derived(
-    uows: UowFactory, tenant_id: uuid.UUID, user_key: str, found: Integrity
+    uows: UowFactory,
+    tenant_id: uuid.UUID,
+    user_key: str,
+    found: Integrity,
+    model: Embedding | None,
 ) -> Integrity:
     """``found``, with the user's stored index segments checked too, when the chain holds.
 
@@ -94,7 +101,7 @@ async def _with_derived(
                     user_key, info.from_version, info.to_version, INDEXED_KINDS
                 )
             plain = [(r.id, r.kind, r.item) for r in rows]
-            why = await asyncio.to_thread(records_differ, segment.body, plain)
+            why = await asyncio.to_thread(records_differ, segment.body, plain, model)
         if why is not None:
             reason = (
                 f"the stored index segment of versions {info.from_version + 1}-"

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, TypeVar
 from app.db.models import PassportVersion
 from app.db.repository import PassportStamp, TenantRepository
 from app.db.uow import Uow, UowFactory
+from app.domain.context.vectors import Embedding
 from app.domain.ids import canonical_bytes
 from app.domain.integrity.canonical import GENESIS, digest, row_hash
 from app.domain.integrity.chain import Erased, Link, link_hash
@@ -453,12 +454,17 @@ class Recorded(NamedTuple):
 
 
 async def record_version(
-    repo: TenantRepository, user_key: str, new: NewVersion, snapshot_every: int
+    repo: TenantRepository,
+    user_key: str,
+    new: NewVersion,
+    snapshot_every: int,
+    embedding: Embedding | None = None,
 ) -> Recorded:
     """Write a new version: the head, its log rows, and the version row (caller holds the lock).
 
     The cost is what changed: the head (the size of what is believed now) and the new rows,
-    never the history.
+    never the history. ``embedding``: the local model that embeds the new rows' passages for
+    the stored index.
     """
     old_head, change, now = new.old_head, new.change, new.now
     version = new.old_version + 1
@@ -478,7 +484,7 @@ async def record_version(
     )
     rows = [(row_id, row.kind, row.item) for row_id, row in zip(added, change.added, strict=True)]
     written = stored_index.Written(version, log_epoch, root)
-    dropped = await stored_index.after_write(repo, user_key, written, rows)
+    dropped = await stored_index.after_write(repo, user_key, written, rows, embedding)
     await repo.add_version(
         PassportVersion(
             user_key=user_key,

@@ -165,6 +165,16 @@ async def index_at(
             del _locks[key]
 
 
+def _vectors_usable(caches: ContextCaches, index: MemoryIndex) -> bool:
+    """Whether a stored index's vectors are of the model on (or no model is on, or it holds no
+    passage). Stored before the model was turned on or changed, it is built again from the log
+    and stored with the new vectors, once, rather than embedded anew at every load."""
+    evidence, model = index.evidence, caches.embedder
+    if model is None or not evidence.n_passages:
+        return True
+    return evidence.vectors is not None and evidence.vectors.model == model.model
+
+
 async def _embedded(caches: ContextCaches, index: MemoryIndex) -> None:
     """Embed the passages the index holds no vector for, when an embedding model is on; a model
     that fails leaves them so (reads rank without similarity until it answers again)."""
@@ -230,11 +240,16 @@ async def _build(
         head, at = row.doc, HeldAt(row.version, row.log_epoch, row.created_at)
     if caches.stored is not None:
         held = await caches.stored.load(tenant_id, user_key, head, at)
-        if held is not None and held.index.approx_bytes() <= caches.indexes.max_bytes:
+        if (
+            held is not None
+            and held.index.approx_bytes() <= caches.indexes.max_bytes
+            and _vectors_usable(caches, held.index)
+        ):
             grown = await _catch_up(uows, tenant_id, user_key, held)
             if grown is not None:
                 return grown
     built = await _built(uows, tenant_id, user_key, caches.indexes.max_bytes // 2)
+    await _embedded(caches, built.index)  # so the base stored carries the vectors
     if caches.stored is not None:
         await caches.stored.keep_base(tenant_id, user_key, built)
     return built

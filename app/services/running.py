@@ -400,7 +400,9 @@ async def _write(
                 head_delta=merge.head_delta,
             )
             every = lead.settings.version_snapshot_every
-            version = (await passports.record_version(repo, lead.user_key, new, every)).version
+            embedding = lead.resources.embedding
+            recorded = await passports.record_version(repo, lead.user_key, new, every, embedding)
+            version = recorded.version
         outcomes = list(skipped)
         spent, jobs = new_usage(), 0
         for i in sorted(live):

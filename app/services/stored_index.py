@@ -23,6 +23,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from app.db.repository import TenantRepository
@@ -33,6 +34,7 @@ from app.domain.context.index import segment_of
 from app.domain.context.records import INDEXED_KINDS
 from app.domain.context.segment_checks import segment_digest
 from app.domain.context.segments import Segment, decode, encode, merged
+from app.domain.context.vectors import Embedding
 from app.domain.passport import Passport
 from app.services.held_index import HeldIndex
 
@@ -68,14 +70,19 @@ def chain(infos: Sequence[SegmentInfo], epoch: int, version: int) -> list[Segmen
 
 
 async def after_write(
-    repo: TenantRepository, user_key: str, at: Written, rows: Sequence[Row]
+    repo: TenantRepository,
+    user_key: str,
+    at: Written,
+    rows: Sequence[Row],
+    embedding: Embedding | None = None,
 ) -> int:
     """Keep the user's segments up to a write (the caller holds the user's lock); how many
     segments were dropped.
 
     ``rows`` are the (id, kind, item) the write added to the log; a write that rewrote the log
     (a new epoch) drops the segments instead: they hold what it took out. Each segment stored
-    carries the digest that ties its bytes to the write's root.
+    carries the digest that ties its bytes to the write's root; with ``embedding`` (the local
+    model), the vectors of its passages too.
     """
     version, epoch = at.version, at.epoch
     infos = await repo.segment_infos(user_key)
@@ -91,15 +98,15 @@ async def after_write(
     indexed = [row for row in rows if row[1] in INDEXED_KINDS]
     if not indexed:
         return 0
-    body, records = await _off_loop(len(indexed), _segment_bytes, indexed)
+    body, records = await _off_loop(len(indexed), partial(_segment_bytes, model=embedding), indexed)
     info = SegmentInfo(last, version, epoch, level_of(records), records)
     await repo.add_segment(user_key, info, body, segment_digest(at.root, body))
     await _merge(repo, user_key, [*held, info], at.root)
     return 0
 
 
-def _segment_bytes(rows: Sequence[Row]) -> tuple[bytes, int]:
-    segment = segment_of(records_of(rows))
+def _segment_bytes(rows: Sequence[Row], model: Embedding | None) -> tuple[bytes, int]:
+    segment = segment_of(records_of(rows), model)
     return encode(segment), segment.records
 
 

@@ -17,9 +17,10 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
-from app.api.deps import HeavyDep, TenantDep, UowsDep, UserKey
+from app.api.deps import HeavyDep, TenantDep, UowsDep, UserKey, runtime_of
 from app.api.schemas.params import MAX_ROW_ID, MAX_VERSION, Period
 from app.services import integrity, passports, versions
+from app.services.embedding import in_process
 from app.services.reading import date_window
 from app.ui import view
 
@@ -187,7 +188,8 @@ async def integrity_check(
     request: Request, key: UserKey, tenant: TenantDep, heavy: HeavyDep, uows: UowsDep
 ) -> HTMLResponse:
     """The answer of the history's integrity check: whole, or where it breaks; and the root."""
-    found = await integrity.check(uows, tenant, key)
+    model = in_process(runtime_of(request).caches.embedder)
+    found = await integrity.check(uows, tenant, key, model=model)
     return html(request, "integrity.html", found=found)
 
 

@@ -3,13 +3,25 @@ word with the turn that answers it still gets that turn; with it off (the defaul
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 import pytest
 
+from app.domain.context.segments import decode
+from app.services.stored_index import FANOUT
 from tests.conftest import make_tenant
+from tests.integration.test_stored_index import (
+    api_starter,
+    contexts,
+    segments,
+    whole_log_reads,
+    write,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -47,17 +59,21 @@ async def test_a_paraphrased_question_finds_its_answer_only_with_embeddings_on(
         for i, text in enumerate(LATER)
     ]
     session = {"subject": "Ana", "session_ts": "2024-03-01T10:00:00Z", "turns": turns}
-    done = await semantic.post("/users/ana/ingest?wait=20", json=session, headers=tenant.headers)
+    done = await semantic.post(
+        "/users/sem-ana/ingest?wait=20", json=session, headers=tenant.headers
+    )
     assert done.status_code == 200 and done.json()["job"]["status"] == "done", done.text
     ask = {"q": QUESTION, "budget_chars": 400}
 
-    on = await semantic.get("/users/ana/context", params=ask, headers=tenant.headers)
+    on = await semantic.get("/users/sem-ana/context", params=ask, headers=tenant.headers)
     assert on.status_code == 200
     assert "greyhound" in on.text
-    found = await semantic.get("/users/ana/search", params={"q": QUESTION}, headers=tenant.headers)
+    found = await semantic.get(
+        "/users/sem-ana/search", params={"q": QUESTION}, headers=tenant.headers
+    )
     assert found.json()["items"][0]["turn_ids"] == ["t0"]
 
-    off = await client.get("/users/ana/context", params=ask, headers=tenant.headers)
+    off = await client.get("/users/sem-ana/context", params=ask, headers=tenant.headers)
     assert off.status_code == 200
     assert "greyhound" not in off.text and "accountant" in off.text
 
@@ -70,18 +86,106 @@ async def test_a_forgotten_turn_is_found_by_no_vector_and_no_export_holds_vector
         {"id": f"t{i + 1}", "speaker": "Bo", "text": text} for i, text in enumerate(LATER[:10])
     ]
     session = {"subject": "Ana", "session_ts": "2024-03-01T10:00:00Z", "turns": turns}
-    done = await semantic.post("/users/bo/ingest?wait=20", json=session, headers=tenant.headers)
+    done = await semantic.post("/users/sem-bo/ingest?wait=20", json=session, headers=tenant.headers)
     assert done.json()["job"]["status"] == "done", done.text
     ask = {"q": QUESTION, "budget_chars": 400}
-    before = await semantic.get("/users/bo/context", params=ask, headers=tenant.headers)
+    before = await semantic.get("/users/sem-bo/context", params=ask, headers=tenant.headers)
     assert "greyhound" in before.text  # the index and its vectors are held now
 
-    gone = await semantic.delete("/users/bo/turns/t0", headers=tenant.headers)
+    gone = await semantic.delete("/users/sem-bo/turns/t0", headers=tenant.headers)
     assert gone.status_code == 200, gone.text
-    after = await semantic.get("/users/bo/context", params=ask, headers=tenant.headers)
+    # The receipt counts the vectors the process let go of: one per passage of the 11 turns.
+    assert gone.json()["receipt"]["removed"]["index_vectors"] >= len(turns)
+    after = await semantic.get("/users/sem-bo/context", params=ask, headers=tenant.headers)
     assert after.status_code == 200 and "greyhound" not in after.text
-    found = await semantic.get("/users/bo/search", params={"q": QUESTION}, headers=tenant.headers)
+    found = await semantic.get(
+        "/users/sem-bo/search", params={"q": QUESTION}, headers=tenant.headers
+    )
     assert all(hit["turn_ids"] != ["t0"] for hit in found.json()["items"])
     # Vectors are derived: an export is the passport, without them.
-    export = await semantic.get("/users/bo/passport", headers=tenant.headers)
+    export = await semantic.get("/users/sem-bo/passport", headers=tenant.headers)
     assert export.status_code == 200 and "vector" not in export.text.lower()
+
+
+@asynccontextmanager
+async def worker_of(settings: Any) -> AsyncIterator[None]:
+    """An arq worker of ``settings`` running in this event loop while the block runs."""
+    from workers.main import build_worker
+
+    running = build_worker(settings)
+    running.handle_signals = False  # type: ignore[attr-defined]
+    task = asyncio.create_task(running.async_run())
+    try:
+        yield
+    finally:
+        task.cancel()
+        await running.close()
+
+
+async def test_the_stored_index_carries_the_vectors_so_a_started_process_embeds_nothing(
+    settings: Any, database_url: str
+) -> None:
+    on = settings.model_copy(
+        update={"embeddings": "local", "queue_name": f"semantic:{uuid.uuid4().hex[:8]}"}
+    )
+    async with worker_of(on), api_starter(on) as start:
+        api, _ = await start()
+        tenant = await make_tenant(api, "semantic-stored")
+        assert await write(api, "sem-kim", 1, tenant.headers) == 1
+        # The first read builds from the log and stores the base, with its vectors; the writes
+        # after it store segments whose vectors the worker made.
+        await contexts(api, "sem-kim", tenant.headers)
+        for n in range(2, 2 + FANOUT + 2):
+            await write(api, "sem-kim", n, tenant.headers)
+        stored = [decode(body) for *_, body in segments(database_url, "sem-kim")]
+        assert len(stored) > 1
+        for part in stored:
+            held = part.vectors()
+            assert held is not None and held[0] == "wordllama-l2-supercat-256"
+            assert held[1].shape == (part.passages, 256)
+
+        later, application = await start()
+        reads = whole_log_reads(application)
+        made: list[int] = []
+        caches = application.state.runtime.caches
+        model = caches.embedder
+        assert model is not None
+        original = model.embed
+
+        async def counted(texts: Sequence[str]) -> Any:
+            made.append(len(texts))
+            return await original(texts)
+
+        model.embed = counted  # type: ignore[method-assign]
+        got = await later.get(
+            "/users/sem-kim/context", params={"q": "Which dog did I adopt?"}, headers=tenant.headers
+        )
+        assert got.status_code == 200
+        assert reads == []  # loaded from the stored index, not the log
+        assert made == [1]  # the question only: every passage's vector came stored
+        held = caches.indexes.peek(uuid.UUID(tenant.id), "sem-kim")
+        assert held is not None and held.index.evidence.vectors is not None
+        assert len(held.index.evidence.vectors) == held.index.evidence.n_passages
+
+
+async def test_a_model_turned_on_builds_and_stores_the_index_once_with_its_vectors(
+    client: httpx.AsyncClient, worker: Any, settings: Any, database_url: str
+) -> None:
+    tenant = await make_tenant(client, "semantic-turned-on")
+    for n in range(1, 4):
+        await write(client, "sem-lee", n, tenant.headers)
+    await contexts(client, "sem-lee", tenant.headers)  # a base without vectors is stored
+    assert all(decode(body).vectors() is None for *_, body in segments(database_url, "sem-lee"))
+
+    on = settings.model_copy(update={"embeddings": "local"})
+    async with api_starter(on) as start:
+        first, application = await start()
+        reads = whole_log_reads(application)
+        await contexts(first, "sem-lee", tenant.headers)
+        assert reads  # vectors of no model: built from the log, embedded, stored again
+        stored = [decode(body) for *_, body in segments(database_url, "sem-lee")]
+        assert stored and all(part.vectors() is not None for part in stored)
+        second, application = await start()
+        reads = whole_log_reads(application)
+        await contexts(second, "sem-lee", tenant.headers)
+        assert reads == []

@@ -17,8 +17,12 @@ from hypothesis import strategies as st
 from app.adapters.embeddings import EmbeddingError, make_embedder, parse_spec
 from app.adapters.embeddings.openai_compatible import OpenAIEmbedder
 from app.adapters.embeddings.static import StaticEmbedder
-from app.domain.context import EvidenceIndex
-from app.domain.context.vectors import PassageVectors, Vectors
+from app.domain.context import EvidenceIndex, TurnRecord
+from app.domain.context.index import segment_of
+from app.domain.context.records import records_of
+from app.domain.context.segment_checks import records_differ
+from app.domain.context.segments import Segment, decode, encode, merged
+from app.domain.context.vectors import Embedding, PassageVectors, Vectors
 from app.services.embedding import catch_up, question_vector
 from tests.unit.test_context_budget import chat
 
@@ -195,3 +199,85 @@ async def test_vectors_of_another_model_are_made_again_not_compared() -> None:
     index.vectors.extend(np.ones((1, 3)))
     assert await catch_up(index, LOCAL) == 1
     assert index.vectors.model == LOCAL.model and index.vectors.dim == LOCAL.dim
+
+
+# --- vectors in the stored index ------------------------------------------------------------------
+
+
+def records(lines: list[tuple[str, str]], first: int) -> list[TurnRecord]:
+    """Turns of ``lines`` at log positions from ``first`` on."""
+    return [
+        replace(r, id=f"row{first + i}", turn_id=f"t{first + i}", position=first + i)
+        for i, r in enumerate(chat(lines))
+    ]
+
+
+MODEL = Embedding(LOCAL.model, LOCAL.vectors)
+FIRST = records([("Ana", "we adopted a greyhound"), ("Bo", "what is his name?")], 0)
+SECOND = records([("Ana", "Biscuit, he is three")], 2)
+THIRD = records([("Bo", "a fine name for a dog")], 3)
+
+
+def test_a_segment_round_trips_its_vectors_and_a_merge_keeps_the_prefix_one_model_made() -> None:
+    with_model = decode(encode(segment_of(FIRST, MODEL)))
+    held = with_model.vectors()
+    assert held is not None and held[0] == LOCAL.model and held[1].shape == (2, LOCAL.dim)
+    assert np.allclose(
+        held[1], LOCAL.vectors(["we adopted a greyhound", "what is his name?"]), atol=1e-3
+    )
+    # A part without vectors (a write no local model embedded) ends the prefix: the passages
+    # after it are embedded when the index is loaded.
+    merged_parts = decode(
+        encode(merged([with_model, segment_of(SECOND), segment_of(THIRD, MODEL)]))
+    )
+    kept = merged_parts.vectors()
+    assert kept is not None and kept[1].shape == (2, LOCAL.dim)
+    assert decode(encode(merged([segment_of(SECOND), with_model]))).vectors() is None
+    other = segment_of(SECOND, Embedding("another model", LOCAL.vectors))
+    assert merged([with_model, other]).vectors()[1].shape[0] == 2  # type: ignore[index]
+
+
+async def test_an_index_loaded_from_segments_embeds_only_the_passages_they_lack() -> None:
+    parts = [segment_of(FIRST, MODEL), segment_of(SECOND), segment_of(THIRD, MODEL)]
+    index = EvidenceIndex.of_segments([decode(encode(p)) for p in parts])
+    assert index.vectors is not None and len(index.vectors) == 2
+    model = Counting()
+    assert await catch_up(index, model) == 2 and model.texts == 2
+    whole = EvidenceIndex(FIRST + SECOND + THIRD)
+    await catch_up(whole, LOCAL)
+    assert np.allclose(index.vectors.matrix(), whole.vectors.matrix(), atol=1e-3)  # type: ignore[union-attr]
+
+
+def test_a_segment_whose_vectors_do_not_fit_its_passages_is_not_read() -> None:
+    segment = segment_of(FIRST, MODEL)
+    for said, flat in (
+        ([LOCAL.model, LOCAL.dim], np.zeros(3 * LOCAL.dim)),  # more rows than passages
+        ([LOCAL.model, 7], np.zeros(10)),  # not whole rows
+        ([], np.zeros(4)),  # vectors without a model
+        ([LOCAL.model], np.zeros(0)),
+    ):
+        bad = Segment(
+            {**segment.numbers, "vectors": flat}, {**segment.texts, "vector_model": said}, ()
+        )
+        with pytest.raises(ValueError, match="damaged"):
+            decode(encode(bad))
+
+
+def test_the_integrity_check_finds_vectors_that_are_not_what_the_model_makes() -> None:
+    rows = [
+        (r.position, "turn", {"id": r.turn_id, "speaker": r.speaker, "text": r.text, "ts": r.ts})
+        for r in FIRST
+    ]
+    body = encode(segment_of(records_of(rows), MODEL))
+    assert records_differ(body, rows, MODEL) is None
+    assert records_differ(body, rows) is None  # without the model, vectors are not read
+    segment = decode(body)
+    wrong = segment.numbers["vectors"].copy()
+    wrong[:3] = -wrong[:3]
+    tampered = encode(
+        Segment({**segment.numbers, "vectors": wrong}, segment.texts, segment.episodes)
+    )
+    why = records_differ(tampered, rows, MODEL)
+    assert why is not None and "vectors" in why
+    # Another model's vectors are not judged by this one.
+    assert records_differ(tampered, rows, Embedding("another model", LOCAL.vectors)) is None

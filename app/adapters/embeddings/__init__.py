@@ -11,8 +11,16 @@ from __future__ import annotations
 import os
 
 from app.adapters.embeddings.base import SPEC_HELP, Embedder, EmbeddingError, parse_spec
+from app.domain.context.vectors import Embedding
 
-__all__ = ["SPEC_HELP", "Embedder", "EmbeddingError", "make_embedder", "parse_spec"]
+__all__ = [
+    "SPEC_HELP",
+    "Embedder",
+    "EmbeddingError",
+    "local_embedding",
+    "make_embedder",
+    "parse_spec",
+]
 
 
 def make_embedder(
@@ -34,3 +42,13 @@ def make_embedder(
 
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or None
     return OpenAIEmbedder(model, base_url=base_url, api_key=key, timeout=timeout)
+
+
+def local_embedding(spec: str) -> Embedding | None:
+    """The local model as a worker embeds with it, in process; None unless the spec is ``local``."""
+    if parse_spec(spec)[0] != "local":
+        return None
+    from app.adapters.embeddings.static import StaticEmbedder
+
+    model = StaticEmbedder()
+    return Embedding(model.model, model.vectors)

@@ -46,6 +46,7 @@ from app.domain.passport import (
 )
 from app.runtime import Runtime
 from app.services import forget, integrity, passports, reading, receipts, turns
+from app.services.embedding import in_process
 from app.services.errors import Behind, NotFound, Unprocessable
 from app.services.heavy import HeavySlots
 from app.services.origin import Origin
@@ -259,6 +260,7 @@ async def get_receipt(
 
 @router.get("/users/{key}/integrity", name="check_integrity")
 async def check_integrity(
+    request: Request,
     key: UserKey,
     tenant: TenantDep,
     heavy: HeavyDep,
@@ -280,7 +282,8 @@ async def check_integrity(
     ] = None,
 ) -> IntegrityOut:
     """Recompute the user's hash chain from the stored rows: valid, root, and where it breaks."""
-    found = await integrity.check(uows, tenant, key, from_version, root)
+    model = in_process(runtime_of(request).caches.embedder)
+    found = await integrity.check(uows, tenant, key, from_version, root, model)
     return reply_of(IntegrityOut, found)
 
 

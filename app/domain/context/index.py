@@ -36,9 +36,9 @@ from app.domain.context.passages import (
     passages,
 )
 from app.domain.context.records import RecordKind, TurnRecord, records_of
-from app.domain.context.segments import DTYPES, Segment, merged
+from app.domain.context.segments import DTYPES, Segment, merged, with_vectors
 from app.domain.context.sessions import SessionIndex
-from app.domain.context.vectors import PassageVectors
+from app.domain.context.vectors import Embedding, PassageVectors
 from app.domain.dates import SaidDate, stamp_day, stamp_epoch
 from app.domain.ingest.turns import MACHINE_ROLES, role_of
 from app.domain.memory.log import split
@@ -356,7 +356,11 @@ class EvidenceIndex:
             "sessions": list(self._session_names),
             "vocabulary": list(self._postings),
         }
-        return Segment(columns, texts, tuple(episodes))
+        segment = Segment(columns, texts, tuple(episodes))
+        held = self.vectors
+        if held is None or not len(held):
+            return segment
+        return with_vectors(segment, held.model, held.matrix())
 
     @classmethod
     def of_segments(
@@ -398,6 +402,10 @@ class EvidenceIndex:
             index._add_postings(part, offset, lengths)
             offset += part.passages
         index._weighed_at = dict.fromkeys(index._postings, index._sample)
+        stored = segment.vectors()
+        if stored is not None:
+            index.vectors = PassageVectors(stored[0], stored[1].shape[1])
+            index.vectors.extend(stored[1])
         return index
 
     def _add_postings(self, part: Segment, offset: int, lengths: npt.NDArray[Any]) -> None:
@@ -612,9 +620,15 @@ def instruction_conditions(texts: Sequence[str]) -> tuple[frozenset[str] | None,
     return tuple(out)
 
 
-def segment_of(records: Sequence[TurnRecord]) -> Segment:
-    """A stored segment of log records (a write's new rows), in log order."""
+def segment_of(records: Sequence[TurnRecord], model: Embedding | None = None) -> Segment:
+    """A stored segment of log records (a write's new rows), in log order; with ``model``, its
+    passages' vectors too."""
     evidence = EvidenceIndex(r for r in records if _ranked(r))
+    if model is not None and evidence.n_passages:
+        texts = [evidence.passage_text(d) for d in range(evidence.n_passages)]
+        rows = model.embed(texts)
+        evidence.vectors = PassageVectors(model.name, int(rows.shape[1]))
+        evidence.vectors.extend(rows)
     return evidence.to_segment([r for r in records if r.episode is not None])
 
 

@@ -14,11 +14,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
+import numpy as np
+
 from app.domain.context.index import segment_of
-from app.domain.context.records import records_of
-from app.domain.context.segments import RECORD_TEXTS, decode
+from app.domain.context.records import TurnRecord, records_of
+from app.domain.context.segments import RECORD_TEXTS, Segment, decode
+from app.domain.context.vectors import Embedding
 
 _DOMAIN = b"tessera.index-segment.v1\n"
+# How far a stored vector's number may be from the model's making now (half precision's rounding).
+VECTOR_TOLERANCE = 2e-3
 
 Row = tuple[int, str, dict]
 
@@ -28,12 +33,13 @@ def segment_digest(root: str, body: bytes) -> str:
     return hashlib.sha256(_DOMAIN + root.encode("utf-8") + b"\n" + body).hexdigest()
 
 
-def records_differ(body: bytes, rows: Sequence[Row]) -> str | None:
+def records_differ(body: bytes, rows: Sequence[Row], model: Embedding | None = None) -> str | None:
     """How a stored segment differs from the log rows of its versions (id, kind, item), or None.
 
     ``rows`` are the rows the segment may index (its versions' turns, observations, episodes and
     sources, in log order); the segment may hold only the newest of them (a base an API process
-    built for its cache).
+    built for its cache). With ``model`` (the local embedding model), vectors it made are
+    compared with what it makes of the passages now.
     """
     try:
         stored = decode(body)
@@ -52,4 +58,21 @@ def records_differ(body: bytes, rows: Sequence[Row]) -> str | None:
     said = {r.id: r.text for r in records}
     if any(said.get(e.id) != e.text for e in stored.episodes):
         return "its episodes are not what the log says"
+    return _vectors_differ(stored, [r for r in records if r.id in named], model)
+
+
+def _vectors_differ(
+    stored: Segment, records: Sequence[TurnRecord], model: Embedding | None
+) -> str | None:
+    """Whether vectors ``model`` made for the segment are what it makes of its passages now."""
+    held = stored.vectors()
+    if model is None or held is None or held[0] != model.name or not len(held[1]):
+        return None
+    made = segment_of(records, model).vectors()
+    if made is None or made[1].shape[1] != held[1].shape[1]:
+        return "its vectors are not of the size its model makes"
+    rows = len(held[1])
+    # Both were kept in half precision: equal to within its rounding.
+    if not np.allclose(held[1].astype(np.float32), made[1][:rows], atol=VECTOR_TOLERANCE):
+        return "its vectors are not what its model makes of its passages"
     return None

@@ -27,8 +27,9 @@ from app.domain.context.records import EpisodeInfo, TurnRecord
 # version is not read (the index is built from the log instead). 2 and 3: irregular verbs read as
 # their verb ("met" as "meet"); 4: an ordinal as its number ("29th" as "29"); 5: a person's
 # message to an assistant cut into finer passages; 6: a heading kept with what follows it; 7: no
-# digest of who said what (repeats are told apart by their words when shown).
-MAGIC = b"TSI\x07"
+# digest of who said what (repeats are told apart by their words when shown); 8: passage vectors,
+# when an embedding model is on.
+MAGIC = b"TSI\x08"
 _LENGTH = struct.Struct("<I")
 
 Column = npt.NDArray[Any]
@@ -60,6 +61,9 @@ OTHER_NUMBERS = {
     "df": "<i8",  # per term of the vocabulary: how many postings it has
     "docs": "<i4",  # per posting, grouped by term: its passage
     "tf": "<i4",  # per posting: the term's frequency there
+    # The vectors of the first passages (all, or a prefix: those embedded when it was stored),
+    # a row each, flattened; in half precision (a cosine needs no more).
+    "vectors": "<f2",
 }
 DTYPES = {**RECORD_NUMBERS, **PASSAGE_NUMBERS, **OTHER_NUMBERS}
 # The columns a merge concatenates (renumbered); the rest it builds across the parts.
@@ -67,6 +71,8 @@ _CONCATENATED = (*RECORD_NUMBERS, *PASSAGE_NUMBERS, "joined", "cut")
 # Per record strings; the values of per-record runs; the speakers', sessions' and terms' names.
 RECORD_TEXTS = ("prefixes", "ids", "turn_ids", "texts", "stamps", "origins")
 TEXTS = (*RECORD_TEXTS, "dates_values", "behind_values", "speakers", "sessions", "vocabulary")
+# "vector_model" (among the texts): [] without vectors, else [the model's name, its dimensions].
+ALL_TEXTS = (*TEXTS, "vector_model")
 
 
 @dataclass(frozen=True)
@@ -87,17 +93,34 @@ class Segment:
         """How many passages it indexes."""
         return len(self.numbers["starts"])
 
+    def vectors(self) -> tuple[str, npt.NDArray[np.float16]] | None:
+        """The model and the vectors of its first passages (one row each); None without."""
+        said = self.texts.get("vector_model") or []
+        if not said:
+            return None
+        model, dim = said
+        return str(model), np.asarray(self.numbers["vectors"]).reshape(-1, int(dim))
+
+
+def with_vectors(segment: Segment, model: str, rows: npt.NDArray[np.floating]) -> Segment:
+    """``segment`` carrying ``rows`` as the vectors of its first passages."""
+    numbers = {**segment.numbers, "vectors": np.asarray(rows, dtype="<f2").reshape(-1)}
+    texts = {**segment.texts, "vector_model": [model, int(rows.shape[1])]}
+    return Segment(numbers, texts, segment.episodes)
+
 
 def empty_segment() -> Segment:
     """A segment of no records."""
     numbers = {name: np.zeros(0, dtype=dtype) for name, dtype in DTYPES.items()}
-    return Segment(numbers, {name: [] for name in TEXTS}, ())
+    return Segment(numbers, {name: [] for name in ALL_TEXTS}, ())
 
 
 def encode(segment: Segment) -> bytes:
     """The segment as bytes: a header naming each column, then the columns."""
-    numbers = [np.ascontiguousarray(segment.numbers[name], dtype=DTYPES[name]) for name in DTYPES]
-    texts = [_json(segment.texts[name]) for name in TEXTS]
+    numbers = [
+        np.ascontiguousarray(segment.numbers.get(name, ()), dtype=DTYPES[name]) for name in DTYPES
+    ]
+    texts = [_json(segment.texts.get(name, [])) for name in ALL_TEXTS]
     episodes = _json([_episode_fields(r) for r in segment.episodes])
     header = _json(
         {
@@ -129,7 +152,7 @@ def decode(data: bytes) -> Segment:
             numbers[name] = column
             at += column.nbytes
         texts: dict[str, list[Any]] = {}
-        for name, nbytes in zip(TEXTS, header["texts"], strict=True):
+        for name, nbytes in zip(ALL_TEXTS, header["texts"], strict=True):
             texts[name] = _unjson(view[at : at + nbytes])
             at += nbytes
         episodes = tuple(_episode_of(f) for f in _unjson(view[at : at + header["episodes"]]))
@@ -156,7 +179,7 @@ def _consistent(segment: Segment) -> bool:
         len(n["df"]) == len(t["vocabulary"]),
         int(n["df"].sum()) == len(n["docs"]) == len(n["tf"]),
     ]
-    if not all(sizes):
+    if not all(sizes) or not _vectors_fit(segment):
         return False
     return all(
         _within(n[name], bound)
@@ -172,6 +195,17 @@ def _consistent(segment: Segment) -> bool:
             ("behind_ends", len(t["behind_values"]) + 1),
         )
     ) and _within(n["session_of"] + 1, len(t["sessions"]) + 1)
+
+
+def _vectors_fit(segment: Segment) -> bool:
+    """Whether its vectors are none, or rows of the size it says for at most its passages."""
+    said, flat = segment.texts["vector_model"], len(segment.numbers["vectors"])
+    if not said:
+        return flat == 0
+    if len(said) != 2 or not isinstance(said[0], str) or not isinstance(said[1], int):
+        return False
+    dim = said[1]
+    return dim > 0 and flat % dim == 0 and flat // dim <= segment.passages
 
 
 def _within(column: Column, bound: int) -> bool:
@@ -278,7 +312,28 @@ def merged(parts: Sequence[Segment], *, postings: bool = True) -> Segment:
     out.update(df=df, docs=docs, tf=tf)
     texts.update(speakers=speakers.names, sessions=sessions.names, vocabulary=vocabulary)
     episodes = tuple(e for part in parts for e in part.episodes)
+    model, rows = _merged_vectors(parts)
+    out["vectors"] = rows.reshape(-1)
+    texts["vector_model"] = [model, rows.shape[1]] if model is not None else []
     return Segment(out, texts, episodes)
+
+
+def _merged_vectors(parts: Sequence[Segment]) -> tuple[str | None, npt.NDArray[np.float16]]:
+    """The vectors of the merged passages' longest prefix that one model embedded: the parts'
+    in order, up to the first part without them (or of another model), its own prefix included."""
+    first = parts[0].vectors()
+    if first is None:
+        return None, np.zeros((0, 0), dtype="<f2")
+    model = first[0]
+    rows = []
+    for part in parts:
+        held = part.vectors()
+        if held is None or held[0] != model or held[1].shape[1] != first[1].shape[1]:
+            break
+        rows.append(held[1])
+        if len(held[1]) < part.passages:
+            break
+    return model, np.concatenate(rows).astype("<f2")
 
 
 _NO_POSTINGS: tuple[list[str], Column, Column, Column] = (

@@ -7,11 +7,22 @@ multiplies half-precision matrices without BLAS, many times slower than the read
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
 Vectors = npt.NDArray[np.float32]
 Scores = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """A model that embeds here and now (no I/O: the local one): its name, and texts to rows."""
+
+    name: str
+    embed: Callable[[Sequence[str]], Vectors]
 
 
 def unit_rows(rows: npt.NDArray[np.floating]) -> Vectors:
