@@ -228,8 +228,9 @@ class ContextCaches:
     results: ResultLRU
     # Where indexes not held are loaded from, and built ones stored (None: built from the log).
     stored: IndexStore | None = None
-    # Called with a user whose held index a forget here dropped: the API indexes the user again
-    # in the background, so the read that follows does not index the whole log (None: it does).
+    # Called with a user whose held index a forget here dropped, or whose index lacks more vectors
+    # than a read embeds: the API indexes (and embeds) the user again in the background, and
+    # stores it, so the read that follows does not index the whole log (None: it does).
     index_again: Callable[[uuid.UUID, str], None] | None = None
     # The embedding model whose vectors held indexes carry (None: embeddings are off).
     embedder: Embedder | None = None

@@ -149,12 +149,12 @@ async def index_at(
                     return held.index, held.stamp
                 grown = await _catch_up(uows, tenant_id, user_key, held)
                 if grown is not None:
-                    await _embedded(caches, grown.index)
+                    await _embedded(caches, tenant_id, user_key, grown.index)
                     cache.put(tenant_id, user_key, grown, grown, grown.index.approx_bytes())
                     return grown.index, grown.stamp
                 caches.forget_answers(tenant_id, user_key)
             built = await _build(uows, caches, tenant_id, user_key)
-            await _embedded(caches, built.index)
+            await _embedded(caches, tenant_id, user_key, built.index)
             cache.put(tenant_id, user_key, built, built, built.index.approx_bytes())
             return built.index, built.stamp
     finally:
@@ -165,25 +165,44 @@ async def index_at(
             del _locks[key]
 
 
-def _vectors_usable(caches: ContextCaches, index: MemoryIndex) -> bool:
-    """Whether a stored index's vectors are of the model on (or no model is on, or it holds no
-    passage). Stored before the model was turned on or changed, it is built again from the log
-    and stored with the new vectors, once, rather than embedded anew at every load."""
-    evidence, model = index.evidence, caches.embedder
-    if model is None or not evidence.n_passages:
-        return True
-    return evidence.vectors is not None and evidence.vectors.model == model.model
+def lacking_vectors(caches: ContextCaches, index: MemoryIndex) -> int:
+    """How many of the index's passages hold no vector of the model on (0 when none is on)."""
+    model, evidence = caches.embedder, index.evidence
+    if model is None:
+        return 0
+    held = evidence.vectors
+    have = len(held) if held is not None and held.model == model.model else 0
+    return evidence.n_passages - have
 
 
-async def _embedded(caches: ContextCaches, index: MemoryIndex) -> None:
-    """Embed the passages the index holds no vector for, when an embedding model is on; a model
-    that fails leaves them so (reads rank without similarity until it answers again)."""
-    if caches.embedder is None:
+async def _embedded(
+    caches: ContextCaches, tenant_id: uuid.UUID, user_key: str, index: MemoryIndex
+) -> None:
+    """Embed the passages the index holds no vector for, when an embedding model is on: here
+    when they are few (a write's), else in the background, with the index stored again (a model
+    just turned on or changed); until then reads rank without similarity. A model that fails
+    leaves them so."""
+    lacking = lacking_vectors(caches, index)
+    if not lacking or caches.embedder is None:
+        return
+    if lacking > READ_EMBEDS and caches.index_again is not None:
+        caches.index_again(tenant_id, user_key)
         return
     try:
         await catch_up(index.evidence, caches.embedder)
     except EmbeddingError as exc:
         log.warning("embedding passages failed; ranking without similarity: %s", exc)
+
+
+async def embed_and_store(caches: ContextCaches, tenant_id: uuid.UUID, user_key: str) -> None:
+    """Embed every passage of the held index that lacks a vector, and store the index as the
+    user's base, so a process that loads it next embeds nothing (the background's part)."""
+    held = caches.indexes.peek(tenant_id, user_key)
+    if held is None or caches.embedder is None or not lacking_vectors(caches, held.index):
+        return
+    await catch_up(held.index.evidence, caches.embedder)
+    if caches.stored is not None:
+        await caches.stored.keep_base(tenant_id, user_key, held)
 
 
 async def _catch_up(
@@ -213,6 +232,10 @@ def _grow(index: MemoryIndex, rows: list[StoredRow], head: dict[str, Any]) -> No
     index.with_head(Passport.from_dict(head))
 
 
+# Passages a read embeds itself (a write's, a small user's): an index that lacks more is embedded
+# in the background, and ranked without similarity until then.
+READ_EMBEDS = 1000
+
 # A row's share of an index, roughly: its columns, and a few bytes per character of its text.
 _ROW_BYTES = 300
 _CHAR_BYTES = 6
@@ -240,16 +263,12 @@ async def _build(
         head, at = row.doc, HeldAt(row.version, row.log_epoch, row.created_at)
     if caches.stored is not None:
         held = await caches.stored.load(tenant_id, user_key, head, at)
-        if (
-            held is not None
-            and held.index.approx_bytes() <= caches.indexes.max_bytes
-            and _vectors_usable(caches, held.index)
-        ):
+        if held is not None and held.index.approx_bytes() <= caches.indexes.max_bytes:
             grown = await _catch_up(uows, tenant_id, user_key, held)
             if grown is not None:
                 return grown
     built = await _built(uows, tenant_id, user_key, caches.indexes.max_bytes // 2)
-    await _embedded(caches, built.index)  # so the base stored carries the vectors
+    await _embedded(caches, tenant_id, user_key, built.index)  # so the base carries them
     if caches.stored is not None:
         await caches.stored.keep_base(tenant_id, user_key, built)
     return built
@@ -422,6 +441,7 @@ class IndexRefresher:
             self._queued.discard(key)
             try:
                 await index_for(self._uows, self._caches, *key)
+                await embed_and_store(self._caches, *key)
             except NotFound:
                 self._caches.indexes.drop(*key)  # deleted meanwhile
             except Exception as exc:  # the next read catches up itself

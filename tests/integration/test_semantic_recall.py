@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from app.domain.context.segments import decode
+from app.services import reading
 from app.services.stored_index import FANOUT
 from tests.conftest import make_tenant
 from tests.integration.test_stored_index import (
@@ -168,24 +169,37 @@ async def test_the_stored_index_carries_the_vectors_so_a_started_process_embeds_
         assert len(held.index.evidence.vectors) == held.index.evidence.n_passages
 
 
-async def test_a_model_turned_on_builds_and_stores_the_index_once_with_its_vectors(
-    client: httpx.AsyncClient, worker: Any, settings: Any, database_url: str
+async def test_a_model_turned_on_embeds_a_stored_index_in_the_background_and_stores_it(
+    client: httpx.AsyncClient,
+    worker: Any,
+    settings: Any,
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     tenant = await make_tenant(client, "semantic-turned-on")
     for n in range(1, 4):
         await write(client, "sem-lee", n, tenant.headers)
     await contexts(client, "sem-lee", tenant.headers)  # a base without vectors is stored
     assert all(decode(body).vectors() is None for *_, body in segments(database_url, "sem-lee"))
+    # As for a user too long to embed during a read: every one of this one's passages.
+    monkeypatch.setattr(reading, "READ_EMBEDS", 0)
 
     on = settings.model_copy(update={"embeddings": "local"})
     async with api_starter(on) as start:
         first, application = await start()
         reads = whole_log_reads(application)
-        await contexts(first, "sem-lee", tenant.headers)
-        assert reads  # vectors of no model: built from the log, embedded, stored again
-        stored = [decode(body) for *_, body in segments(database_url, "sem-lee")]
-        assert stored and all(part.vectors() is not None for part in stored)
+        await contexts(first, "sem-lee", tenant.headers)  # served at once, without similarity
+        assert reads == []
+        for _ in range(100):  # embedded and stored again in the background
+            stored = [decode(body) for *_, body in segments(database_url, "sem-lee")]
+            if stored and all(part.vectors() is not None for part in stored):
+                break
+            await asyncio.sleep(0.05)
+        assert all(part.vectors() is not None for part in stored)
         second, application = await start()
         reads = whole_log_reads(application)
+        caches = application.state.runtime.caches
         await contexts(second, "sem-lee", tenant.headers)
         assert reads == []
+        held = caches.indexes.peek(uuid.UUID(tenant.id), "sem-lee")
+        assert reading.lacking_vectors(caches, held.index) == 0
