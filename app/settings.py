@@ -187,7 +187,10 @@ class Settings(BaseSettings):
         description="Key of the openai:<model> embeddings server (unset: OPENAI_API_KEY, or none).",
     )
     embeddings_timeout_seconds: float = Field(
-        default=30.0, gt=0, description="Timeout of one call of the embeddings server."
+        default=10.0,
+        gt=0,
+        description="Timeout of one call of the embeddings server; after a failure it is not "
+        "asked for 30 seconds (reads rank without similarity meanwhile).",
     )
 
     @field_validator("embeddings")

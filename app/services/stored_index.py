@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 FANOUT = 8
 # Records a write indexes on the event loop; more (an import, a large merge) go to a thread.
 INDEX_HERE = 200
+# With an embedding model, this many characters of text count as one more record.
+CHARS_PER_RECORD = 100
 
 Row = tuple[int, str, Any]
 
@@ -98,11 +100,22 @@ async def after_write(
     indexed = [row for row in rows if row[1] in INDEXED_KINDS]
     if not indexed:
         return 0
-    body, records = await _off_loop(len(indexed), partial(_segment_bytes, model=embedding), indexed)
+    # Embedding costs by the character: a few long turns go to a thread as many short ones do.
+    weight = len(indexed) + (_text_chars(indexed) // CHARS_PER_RECORD if embedding else 0)
+    body, records = await _off_loop(weight, partial(_segment_bytes, model=embedding), indexed)
     info = SegmentInfo(last, version, epoch, level_of(records), records)
     await repo.add_segment(user_key, info, body, segment_digest(at.root, body))
     await _merge(repo, user_key, [*held, info], at.root)
     return 0
+
+
+def _text_chars(rows: Sequence[Row]) -> int:
+    """The characters of the rows' text fields."""
+    return sum(
+        len(text)
+        for _, _, item in rows
+        if isinstance(item, dict) and isinstance(text := item.get("text"), str)
+    )
 
 
 def _segment_bytes(rows: Sequence[Row], model: Embedding | None) -> tuple[bytes, int]:

@@ -10,12 +10,15 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
+import numpy as np
+import psycopg
 import pytest
 
-from app.domain.context.segments import decode
+from app.domain.context.segment_checks import segment_digest
+from app.domain.context.segments import Segment, decode, encode
 from app.services import reading
 from app.services.stored_index import FANOUT
-from tests.conftest import make_tenant
+from tests.conftest import _libpq, make_tenant
 from tests.integration.test_stored_index import (
     api_starter,
     contexts,
@@ -203,3 +206,30 @@ async def test_a_model_turned_on_embeds_a_stored_index_in_the_background_and_sto
         assert reads == []
         held = caches.indexes.peek(uuid.UUID(tenant.id), "sem-lee")
         assert reading.lacking_vectors(caches, held.index) == 0
+
+
+async def test_integrity_finds_stored_vectors_edited_with_their_digest_recomputed(
+    semantic: httpx.AsyncClient, worker: Any, database_url: str
+) -> None:
+    tenant = await make_tenant(semantic, "semantic-integrity")
+    h = tenant.headers
+    await write(semantic, "sem-rob", 0, h)
+    await contexts(semantic, "sem-rob", h)  # the base, with its vectors, is stored
+    whole = (await semantic.get("/users/sem-rob/integrity", headers=h)).json()
+    assert whole["valid"] is True and whole["index_segments"] == 1, whole
+    with psycopg.connect(_libpq(database_url)) as db:
+        to_version, body, root = db.execute(
+            "SELECT s.to_version, s.body, v.hash FROM index_segment s JOIN passport_version v"
+            " ON v.tenant_id = s.tenant_id AND v.user_key = s.user_key"
+            " AND v.version = s.to_version WHERE s.user_key = 'sem-rob'"
+        ).fetchone()
+        part = decode(bytes(body))
+        turned = -np.asarray(part.numbers["vectors"])  # every vector pointing the other way
+        forged = encode(Segment({**part.numbers, "vectors": turned}, part.texts, part.episodes))
+        db.execute(
+            "UPDATE index_segment SET body = %s, digest = %s"
+            " WHERE user_key = 'sem-rob' AND to_version = %s",
+            (forged, segment_digest(root, forged), to_version),
+        )
+    found = (await semantic.get("/users/sem-rob/integrity", headers=h)).json()
+    assert found["valid"] is False and "vectors" in found["reason"], found

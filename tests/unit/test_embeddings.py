@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.adapters.embeddings import EmbeddingError, make_embedder, parse_spec
-from app.adapters.embeddings.openai_compatible import OpenAIEmbedder
+from app.adapters.embeddings.openai_compatible import RESTING_SECONDS, OpenAIEmbedder
 from app.adapters.embeddings.static import StaticEmbedder
 from app.domain.context import EvidenceIndex, TurnRecord
 from app.domain.context.index import segment_of
@@ -281,3 +281,19 @@ def test_the_integrity_check_finds_vectors_that_are_not_what_the_model_makes() -
     assert why is not None and "vectors" in why
     # Another model's vectors are not judged by this one.
     assert records_differ(tampered, rows, Embedding("another model", LOCAL.vectors)) is None
+
+
+async def test_a_failed_endpoint_is_not_asked_again_until_it_has_rested() -> None:
+    now = [0.0]
+    seen: list[httpx.Request] = []
+    model = OpenAIEmbedder(
+        "m", http_client=endpoint({"error": "down"}, 503, seen), clock=lambda: now[0]
+    )
+    for _ in range(3):  # one failed call, then refusals that cost no request
+        with pytest.raises(EmbeddingError):
+            await model.embed(["hello"])
+    assert len(seen) == 1
+    now[0] += RESTING_SECONDS + 1
+    with pytest.raises(EmbeddingError):
+        await model.embed(["hello"])
+    assert len(seen) == 2

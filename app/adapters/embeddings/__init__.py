@@ -28,7 +28,7 @@ def make_embedder(
     *,
     base_url: str | None = None,
     api_key: str | None = None,
-    timeout: float = 30.0,
+    timeout: float = 10.0,
 ) -> Embedder | None:
     """The model a ``TESSERA_EMBEDDINGS`` spec names; None for ``off``."""
     provider, model = parse_spec(spec)

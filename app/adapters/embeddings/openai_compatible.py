@@ -3,7 +3,8 @@ vLLM, Text Embeddings Inference), configured by base URL, model and key."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
@@ -16,6 +17,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # A passage longer than this is embedded by its beginning: servers refuse inputs past their
 # model's context (OpenAI's take about 8,000 tokens).
 MAX_INPUT_CHARS = 8_000
+# After a failure the endpoint is not asked for this long: reads rank without similarity at once.
+RESTING_SECONDS = 30.0
 
 
 class OpenAIEmbedder:
@@ -29,8 +32,11 @@ class OpenAIEmbedder:
         api_key: str | None = None,
         timeout: float = 30.0,
         http_client: httpx.AsyncClient | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._name = model
+        self._clock = clock
+        self._down_until = 0.0
         self.model = f"openai:{model}"
         self._url = (base_url or DEFAULT_BASE_URL).rstrip("/") + "/embeddings"
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -38,9 +44,19 @@ class OpenAIEmbedder:
         self._headers = headers
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
-        """One unit vector per text, in order, from one request."""
+        """One unit vector per text, in order, from one request; refused at once for
+        ``RESTING_SECONDS`` after the endpoint failed, so reads do not each wait on it."""
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        if self._clock() < self._down_until:
+            raise EmbeddingError("embeddings endpoint failed just now; not asked again yet")
+        try:
+            return await self._ask(texts)
+        except EmbeddingError:
+            self._down_until = self._clock() + RESTING_SECONDS
+            raise
+
+    async def _ask(self, texts: Sequence[str]) -> Vectors:
         body = {
             "model": self._name,
             "input": [t[:MAX_INPUT_CHARS] or " " for t in texts],
