@@ -94,10 +94,15 @@ def split_namespace(normalized: str) -> tuple[str, str]:
     return (namespace, local) if dot else ("", normalized)
 
 
+_MOST_DIGITS = 4000
+
+
 def fold_token(token: str) -> str:
     """Plural to singular (roughly) and British to American spelling, for comparison only."""
-    if token.isdigit():
-        return str(int(token))  # line_01 and line_1 are the same number
+    # line_01 and line_1 are the same number. Only decimal digits make one (a Brahmi numeral
+    # is a digit that int() refuses), and only as many as int() reads from a string.
+    if token.isdecimal() and len(token) <= _MOST_DIGITS:
+        return str(int(token))
     if len(token) > 4 and token.endswith("ies"):
         token = token[:-3] + "y"
     elif len(token) >= 4 and token.endswith("s") and not token.endswith(("ss", "us", "is")):

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.domain.keys import normalize_key
+from app.domain.keys import fold_token, key_tokens, normalize_key
 from app.domain.memory.dedupe import (
     CANDIDATES_MAX,
     JW_WEIGHT,
@@ -240,3 +240,18 @@ def _prepared(key: str):  # type: ignore[no-untyped-def]
     from app.domain.memory import dedupe
 
     return dedupe._prepare(normalize_key(key))
+
+
+def test_numbers_in_keys_fold_to_one_spelling_and_no_digit_breaks_it() -> None:
+    assert fold_token("07") == "7" and fold_token("\u0660\u0667") == "7"  # Arabic-Indic 07
+    # Digits that are not decimal (a Brahmi numeral, a superscript) stay as they are.
+    assert fold_token("\U00011056") == "\U00011056" and fold_token("\u00b2") == "\u00b2"
+    assert fold_token("9" * 5000) == "9" * 5000  # longer than int() reads from a string
+    resolve_key("item_\U00011056_\u00b2_" + "1" * 5000, KnownKeys(["item_5"]))
+
+
+@given(st.text(max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_any_key_is_read_into_tokens_and_decided(key: str) -> None:
+    key_tokens(key)
+    resolve_key(key, KnownKeys(["line_1", "home_city"]))
