@@ -20,7 +20,14 @@ def _exchange(n: int, *, said: str | None = None) -> Any:
     text = said or f"Reminder {n}: the kiln in shed {n} needs a new thermocouple."
     turns = [
         {"speaker": "user", "text": text, "id": f"u{n}", "ts": f"2025-02-01T09:{n:02d}:00Z"},
-        {"speaker": "assistant", "text": f"Noted, shed {n}.", "id": f"a{n}"},
+        # Timed too: an untimed turn takes its job's time, and the batch's a0 would not be the
+        # first job's a0 when the two jobs were accepted in different seconds.
+        {
+            "speaker": "assistant",
+            "text": f"Noted, shed {n}.",
+            "id": f"a{n}",
+            "ts": f"2025-02-01T09:{n:02d}:30Z",
+        },
     ]
     return IngestPayload.model_validate({"subject": "Mina", "turns": turns})
 

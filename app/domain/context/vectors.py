@@ -1,8 +1,9 @@
 """Passage vectors: one unit vector per indexed passage from an embedding model, beside BM25.
 
-They are derived: made again from the passages' words by the same model, so they are held but
-never exported. A vector is kept in single precision: half would do for a cosine, but numpy
-multiplies half-precision matrices without BLAS, many times slower than the read it serves.
+They are derived: made again from the passages' words by the same model, so they are held and
+stored with the index (in half precision, ``segments``) but never exported. In memory a vector is
+kept in single precision: numpy multiplies half-precision matrices without BLAS, many times
+slower than the read it serves.
 """
 
 from __future__ import annotations
