@@ -390,8 +390,19 @@ async def read_context(
         reply = (orjson.dumps(body), "application/json")
     else:
         reply = (chosen.render_text().encode(), "text/plain; charset=utf-8")
-    caches.results.put((tenant_id, user_key, etag), *reply)
+    if _repeatable(caches, index, ask.q, vector):
+        caches.results.put((tenant_id, user_key, etag), *reply)
     return ContextReply(reply[0], reply[1], etag, stamp.version)
+
+
+def _repeatable(
+    caches: ContextCaches, index: MemoryIndex, q: str | None, vector: Vectors | None
+) -> bool:
+    """Whether a context answer is the one the same read gets next time: not when an embedding
+    model is on and the question or passages lacked vectors (being made, or the model failed)."""
+    if caches.embedder is None or q is None or not q.strip():
+        return True
+    return vector is not None and not lacking_vectors(caches, index)
 
 
 class IndexRefresher:

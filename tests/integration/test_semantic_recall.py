@@ -172,6 +172,12 @@ async def test_the_stored_index_carries_the_vectors_so_a_started_process_embeds_
         assert len(held.index.evidence.vectors) == held.index.evidence.n_passages
 
 
+def similar(memory: dict[str, Any]) -> bool:
+    """Whether a context's memory was ranked with some similarity to the question."""
+    why = memory.get("why")
+    return bool(why) and why["features"]["similarity"]["value"] > 0
+
+
 async def test_a_model_turned_on_embeds_a_stored_index_in_the_background_and_stores_it(
     client: httpx.AsyncClient,
     worker: Any,
@@ -191,14 +197,20 @@ async def test_a_model_turned_on_embeds_a_stored_index_in_the_background_and_sto
     async with api_starter(on) as start:
         first, application = await start()
         reads = whole_log_reads(application)
-        await contexts(first, "sem-lee", tenant.headers)  # served at once, without similarity
-        assert reads == []
+        ask = {"q": "Which port does the build server use?", "format": "json"}
+        url = "/users/sem-lee/context"
+        before = (await first.get(url, params=ask, headers=tenant.headers)).json()
+        assert reads == []  # served at once from the stored index, without similarity
+        assert before["memories"] and not any(similar(m) for m in before["memories"])
         for _ in range(100):  # embedded and stored again in the background
             stored = [decode(body) for *_, body in segments(database_url, "sem-lee")]
             if stored and all(part.vectors() is not None for part in stored):
                 break
             await asyncio.sleep(0.05)
         assert all(part.vectors() is not None for part in stored)
+        # The same question again is ranked with similarity: the answer without it was not kept.
+        after = (await first.get(url, params=ask, headers=tenant.headers)).json()
+        assert any(similar(m) for m in after["memories"])
         second, application = await start()
         reads = whole_log_reads(application)
         caches = application.state.runtime.caches

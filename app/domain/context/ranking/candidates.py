@@ -53,10 +53,12 @@ def candidates(
         return Candidates(hits, bm25, 0)
     wanted = max(CANDIDATES, max(budget // MIN_LINE, 1) * 4)
     top = hits if hits.size <= wanted else _best(hits, bm25, wanted)
-    top = distinct(np.concatenate((top, near)))
+    if near.size:  # (only then: sorting the matches is work a read without a model skips)
+        top = distinct(np.concatenate((top, near)))
     lent = _neighbours(index, top, allowed)
-    extra = distinct(np.concatenate((lent, near)))
-    extra = extra[bm25[extra] <= 0]
+    if near.size:  # the nearest that match no word count as records reached, as neighbours do
+        lent = distinct(np.concatenate((lent, near)))
+    extra = lent[bm25[lent] <= 0]
     matching = _records_of(index, hits) + _extra_turns(index, bm25, extra)
     return Candidates(distinct(np.concatenate((top, extra))), bm25, matching)
 
