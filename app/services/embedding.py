@@ -64,5 +64,5 @@ async def question_vector(embedder: Embedder | None, q: str | None) -> Vectors |
 def in_process(embedder: Embedder | None) -> Embedding | None:
     """The model as something that embeds here and now: the local one; None for a remote one."""
     if isinstance(embedder, StaticEmbedder):
-        return Embedding(embedder.model, embedder.vectors)
+        return embedder.here()
     return None

@@ -50,5 +50,4 @@ def local_embedding(spec: str) -> Embedding | None:
         return None
     from app.adapters.embeddings.static import StaticEmbedder
 
-    model = StaticEmbedder()
-    return Embedding(model.model, model.vectors)
+    return StaticEmbedder().here()

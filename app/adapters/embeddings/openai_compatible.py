@@ -30,7 +30,7 @@ class OpenAIEmbedder:
         *,
         base_url: str | None = None,
         api_key: str | None = None,
-        timeout: float = 30.0,
+        timeout: float = 10.0,
         http_client: httpx.AsyncClient | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.adapters.embeddings.base import EmbeddingError
-from app.domain.context.vectors import Vectors, unit_rows
+from app.domain.context.vectors import Embedding, Vectors, unit_rows
 
 MODEL = "wordllama-l2-supercat-256"
 _WEIGHTS = "weights/l2_supercat_256.safetensors"
@@ -60,6 +60,10 @@ class StaticEmbedder:
 
     async def aclose(self) -> None:
         """Nothing is held open."""
+
+    def here(self) -> Embedding:
+        """This model as what embeds in process, on the caller's thread (the stored index's)."""
+        return Embedding(self.model, self.vectors)
 
     def vectors(self, texts: Sequence[str]) -> Vectors:
         """One unit vector per text, on this thread."""

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.domain.context.index import segment_of
-from app.domain.context.records import TurnRecord, records_of
-from app.domain.context.segments import RECORD_TEXTS, Segment, decode
+from app.domain.context.records import records_of
+from app.domain.context.segments import RECORD_TEXTS, StoredVectors, decode
 from app.domain.context.vectors import Embedding
 
 _DOMAIN = b"tessera.index-segment.v1\n"
@@ -49,7 +49,10 @@ def records_differ(body: bytes, rows: Sequence[Row], model: Embedding | None = N
     named = {str(i) for i in ids} | {e.id for e in stored.episodes}
     kept = [row for row in rows if str(row[0]) in named or row[1] == "source"]
     records = records_of(kept)
-    rebuilt = segment_of([r for r in records if r.id in named])
+    held = stored.vectors()
+    # The model's vectors are made with the rebuild, when the segment holds some of that model.
+    checked = model if model is not None and held is not None and held[0] == model.name else None
+    rebuilt = segment_of([r for r in records if r.id in named], checked)
     if list(rebuilt.texts["ids"]) != list(ids):
         return "its records are not the log's rows"
     for column in RECORD_TEXTS:
@@ -58,17 +61,13 @@ def records_differ(body: bytes, rows: Sequence[Row], model: Embedding | None = N
     said = {r.id: r.text for r in records}
     if any(said.get(e.id) != e.text for e in stored.episodes):
         return "its episodes are not what the log says"
-    return _vectors_differ(stored, [r for r in records if r.id in named], model)
+    return _vectors_differ(held, rebuilt.vectors()) if checked is not None else None
 
 
-def _vectors_differ(
-    stored: Segment, records: Sequence[TurnRecord], model: Embedding | None
-) -> str | None:
-    """Whether vectors ``model`` made for the segment are what it makes of its passages now."""
-    held = stored.vectors()
-    if model is None or held is None or held[0] != model.name or not len(held[1]):
+def _vectors_differ(held: StoredVectors | None, made: StoredVectors | None) -> str | None:
+    """How stored vectors differ from what their model makes of the passages now, or None."""
+    if held is None or not len(held[1]):
         return None
-    made = segment_of(records, model).vectors()
     if made is None or made[1].shape[1] != held[1].shape[1]:
         return "its vectors are not of the size its model makes"
     rows = len(held[1])

@@ -33,6 +33,8 @@ MAGIC = b"TSI\x08"
 _LENGTH = struct.Struct("<I")
 
 Column = npt.NDArray[Any]
+# A segment's vectors: the model's name, and the rows of its first passages.
+StoredVectors = tuple[str, npt.NDArray[np.float16]]
 
 # Per record, per passage and per term, the numbers a segment holds and their dtypes.
 RECORD_NUMBERS = {
@@ -93,7 +95,7 @@ class Segment:
         """How many passages it indexes."""
         return len(self.numbers["starts"])
 
-    def vectors(self) -> tuple[str, npt.NDArray[np.float16]] | None:
+    def vectors(self) -> StoredVectors | None:
         """The model and the vectors of its first passages (one row each); None without."""
         said = self.texts.get("vector_model") or []
         if not said:
