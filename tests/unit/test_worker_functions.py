@@ -13,3 +13,22 @@ def test_a_job_queued_before_the_rename_is_run_like_one_queued_now() -> None:
     for name in (PROCESS_JOB, LEGACY_PROCESS_JOB):
         assert worker.functions[name].coroutine is process_job
     assert PROCESS_JOB != LEGACY_PROCESS_JOB
+
+
+def test_the_worker_runs_its_jobs_on_uvloop_where_it_is_installed() -> None:
+    import asyncio
+
+    import uvloop
+
+    from workers.main import use_uvloop
+
+    before = asyncio.get_event_loop_policy()
+    try:
+        assert use_uvloop()
+        loop = asyncio.new_event_loop()
+        try:
+            assert isinstance(loop, uvloop.Loop)
+        finally:
+            loop.close()
+    finally:
+        asyncio.set_event_loop_policy(before)
