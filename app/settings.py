@@ -98,6 +98,14 @@ class Settings(BaseSettings):
         description="Longest one segment's rule extraction (or one payload's preparation) may "
         "run; past it the segment is recorded as failed and its turns are kept.",
     )
+    cpu_inline_tokens: int = Field(
+        default=6000,
+        ge=0,
+        le=100_000,
+        description="A job (or a batch of a user's small jobs) of at most this many tokens of "
+        "text is prepared and extracted by the rules in the worker's own process: handing so "
+        "little to the pool costs more than the work; 0: always in the pool.",
+    )
     worker_poll_seconds: float = Field(
         default=0.02,
         gt=0,

@@ -15,7 +15,7 @@ from app.db.uow import UowFactory
 from app.domain.context.vectors import Embedding
 from app.domain.extraction import Extractor
 from app.llm.structured import StructuredClient
-from app.services.offload import CpuPool
+from app.services.offload import CpuPool, PooledRules
 from app.settings import Settings
 
 T = TypeVar("T")
@@ -43,11 +43,18 @@ class WorkerResources:
         """Units of work for reads that need no transaction: autocommit ones, else ``uows``."""
         return self.reads or uows
 
-    async def cpu(self, function: Callable[..., T], *args: Any) -> T:
-        """``function(*args)`` in the pool, off the event loop (here when there is no pool)."""
-        if self.pool is None:
+    async def cpu(self, function: Callable[..., T], *args: Any, here: bool = False) -> T:
+        """``function(*args)`` in the pool, off the event loop; here when there is no pool, or
+        when the caller says the work is small (``here``)."""
+        if self.pool is None or here:
             return function(*args)
         return await self.pool.run(function, *args)
+
+    def extractor_for(self, here: bool) -> Extractor:
+        """The extractor a job uses: the rules in this process for small work (``here``)."""
+        if here and isinstance(self.extractor, PooledRules):
+            return self.extractor.here
+        return self.extractor
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,17 @@ class ClaimedJob:
     job: IngestJob
     settings: Settings
     resources: WorkerResources
+    # Small enough for its CPU work to run in the worker's own process (``in_process``).
+    light: bool = False
+
+    async def cpu(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` as this job runs its CPU work: here if light, else in the pool."""
+        return await self.resources.cpu(function, *args, here=self.light)
+
+    @property
+    def extractor(self) -> Extractor:
+        """The extractor this job runs: the rules in this process if the job is light."""
+        return self.resources.extractor_for(self.light)
 
     @property
     def reads(self) -> UowFactory:
@@ -69,3 +87,16 @@ class ClaimedJob:
     def user_key(self) -> str:
         """The user whose passport the job writes."""
         return self.job.user_key
+
+
+def in_process(jobs: list[IngestJob], settings: Settings) -> bool:
+    """Whether these jobs' CPU work runs in the worker's own process: ingests never tried
+    before, of at most ``cpu_inline_tokens`` of text together (a retry goes to the pool, where
+    a time limit holds)."""
+    tokens = 0.0
+    for job in jobs:
+        plan = (job.result or {}).get("plan") or {}
+        if job.kind != "ingest" or job.attempts != 1 or not isinstance(plan, dict):
+            return False
+        tokens += int(plan.get("segments", 0)) * float(plan.get("mean_segment_tokens", 0))
+    return bool(jobs) and settings.cpu_inline_tokens > 0 and tokens <= settings.cpu_inline_tokens

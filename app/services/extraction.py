@@ -91,7 +91,7 @@ class _Run:
         self.claimed = claimed
         self.works = works
         self.known_keys = tuple(known_keys)
-        self.extractor = claimed.resources.extractor
+        self.extractor = claimed.extractor
         self.model = uses_model(self.extractor.name)
         self.out = Extracted()
         self.results: list[Extraction | None] = [None] * len(works)

@@ -26,7 +26,7 @@ from app.domain.memory.log import LogRow, segment_keys, turn_rows
 from app.domain.passport import known_keys_of
 from app.domain.storable import json_problem, storable
 from app.services import passports, quotas, running
-from app.services.claimed import ClaimedJob
+from app.services.claimed import ClaimedJob, in_process
 from app.services.errors import Conflict, Unprocessable
 from app.services.extraction import Work, extractor_name, new_usage, uses_model
 from app.services.offload import TimeLimitExceeded
@@ -245,9 +245,8 @@ async def run(claimed: ClaimedJob) -> Outcome:
     if isinstance(found, Outcome):
         return found
     passport, payload = found
-    resources = claimed.resources
     try:
-        segments = await resources.cpu(prepared, payload, _cutting(claimed.settings))
+        segments = await claimed.cpu(prepared, payload, _cutting(claimed.settings))
     except (InputError, ValueError) as exc:
         return await running.fail(uows, tenant_id, job.id, f"invalid payload: {exc}")
     except TimeLimitExceeded as exc:
@@ -294,7 +293,7 @@ async def _turns(claimed: ClaimedJob, segments: list[Segment]) -> list[LogRow]:
     """The segments' turns as log rows, their dates resolved in the pool when time allows."""
     received = claimed.job.created_at
     try:
-        rows = await claimed.resources.cpu(turn_rows, segments, received)
+        rows = await claimed.cpu(turn_rows, segments, received)
     except TimeLimitExceeded:
         # The words are kept whatever happens: without the days their dates name, if need be.
         rows = turn_rows(segments, received, resolve_dates=False)
@@ -369,8 +368,10 @@ async def run_together(jobs: Sequence[ClaimedJob]) -> list[Outcome]:
     for i in [i for i, payload in payloads.items() if payload is None]:
         await batch.fail(i, "the job's payload is no longer stored")
     going = batch.going
+    # The batch's preparation runs here when the batch is small as a whole.
+    here = in_process([claimed.job for claimed in jobs], lead.settings)
     cut = await lead.resources.cpu(
-        prepared_each, [payloads[i] for i in going], _cutting(lead.settings)
+        prepared_each, [payloads[i] for i in going], _cutting(lead.settings), here=here
     )
     for i, segments in zip(going, cut, strict=True):
         if isinstance(segments, str):
@@ -379,7 +380,7 @@ async def run_together(jobs: Sequence[ClaimedJob]) -> list[Outcome]:
             batch.segments[i] = segments
     known = known_keys_of(passport.doc)
     works = await _works(batch, payloads)
-    turns = await _turns_each(batch)
+    turns = await _turns_each(batch, here)
     going = batch.going
     extracted = await asyncio.gather(
         *(
@@ -432,12 +433,13 @@ async def _works(batch: _Batch, payloads: dict[int, Any]) -> dict[int, list[Work
     return works
 
 
-async def _turns_each(batch: _Batch) -> dict[int, list[LogRow]]:
-    """Each job's turns as log rows, their dates resolved in the pool when time allows."""
+async def _turns_each(batch: _Batch, here: bool) -> dict[int, list[LogRow]]:
+    """Each job's turns as log rows, their dates resolved in the pool when time allows (here
+    when the batch is small)."""
     going = batch.going
     requests = [(batch.segments[i], batch.jobs[i].job.created_at) for i in going]
     try:
-        rows = await batch.lead.resources.cpu(turn_rows_each, requests)
+        rows = await batch.lead.resources.cpu(turn_rows_each, requests, here=here)
     except TimeLimitExceeded:
         # The words are kept whatever happens: without the days their dates name, if need be.
         rows = turn_rows_each(requests, resolve_dates=False)

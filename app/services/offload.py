@@ -162,7 +162,12 @@ class PooledRules:
     name = "rules"
 
     def __init__(self, pool: CpuPool) -> None:
+        # Imported here, not with the module: a pool process imports this module to run any
+        # call, and a new one must start quickly.
+        from app.domain.extraction.rules import RuleExtractor
+
         self.pool = pool
+        self.here = RuleExtractor()  # the same rules, in this process, for small work
 
     async def extract(self, request: ExtractionInput) -> Extraction:
         """Extract one segment in a pool process."""

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from app.db.models import IngestJob
 from app.db.uow import Enqueue, Uow, UowFactory
 from app.services import compact, ingest, reprocess, running
-from app.services.claimed import ClaimedJob, WorkerResources
+from app.services.claimed import ClaimedJob, WorkerResources, in_process
 from app.services.extraction import add_usage, new_usage
 from app.services.failures import described
 from app.services.running import Outcome
@@ -48,7 +48,10 @@ async def run_next(
         if tenant_id is None:
             break
         jobs = await _claim_next(uows, tenant_id, settings)
-        batch = [ClaimedJob(uows, tenant_id, job, settings, resources) for job in jobs]
+        batch = [
+            ClaimedJob(uows, tenant_id, job, settings, resources, in_process([job], settings))
+            for job in jobs
+        ]
         if len(batch) > 1:
             return await _run_together(batch)
         if batch:
@@ -67,7 +70,8 @@ async def run_job(
     job = await _claim(uows, tenant_id, job_id, settings)
     if job is None:
         return Outcome(status="skipped")  # done, failed, gone, not due, or a live worker has it
-    return await _run(ClaimedJob(uows, tenant_id, job, settings, resources))
+    light = in_process([job], settings)
+    return await _run(ClaimedJob(uows, tenant_id, job, settings, resources, light))
 
 
 async def _claim(

@@ -98,16 +98,19 @@ async def test_the_event_loop_keeps_running_while_the_pool_works() -> None:
     assert ticks > 50
 
 
-async def test_a_segment_past_the_limit_is_failed_and_its_turns_kept(client, tenant, app):  # type: ignore[no-untyped-def]
+async def _run_with_a_pool_that_stops_every_extraction(app, tenant, user: str, inline: int):  # type: ignore[no-untyped-def]
+    """Accept one short exchange for ``user`` and run its job on a pool whose extraction calls
+    all pass their time limit, with ``cpu_inline_tokens`` at ``inline``; the job's id."""
     from app.domain.ingest import IngestPayload
     from app.services import ingest, processing
     from app.services.claimed import WorkerResources
 
     quiet, own = quiet_jobs(app)  # jobs on a queue no worker reads: the test runs them
+    own = own.model_copy(update={"cpu_inline_tokens": inline})
     turns = [{"speaker": "Ana", "text": "I moved to Porto last week.", "id": "a1"}]
     body = {"subject": "Ana", "session_ts": "2024-03-01T10:00:00Z", "turns": turns}
     payload = IngestPayload.model_validate(body)
-    accepted = await ingest.accept(quiet, uuid.UUID(tenant.id), "slow", payload, own)
+    accepted = await ingest.accept(quiet, uuid.UUID(tenant.id), user, payload, own)
     preparing, extracting = CpuPool(1, seconds=30), CpuPool(1, seconds=0.000_1)
     try:
         resources = WorkerResources(PooledRules(extracting), pool=preparing)
@@ -116,8 +119,25 @@ async def test_a_segment_past_the_limit_is_failed_and_its_turns_kept(client, ten
     finally:
         preparing.close()
         extracting.close()
+    return job_id
+
+
+async def test_a_segment_past_the_limit_is_failed_and_its_turns_kept(client, tenant, app):  # type: ignore[no-untyped-def]
+    # Nothing runs in the worker's own process: every extraction goes to the pool.
+    job_id = await _run_with_a_pool_that_stops_every_extraction(app, tenant, "slow", inline=0)
     job = (await client.get(f"/jobs/{job_id}", headers=tenant.headers)).json()
     assert job["status"] == "failed", job  # its only segment failed
     assert job["result"]["segments_failed"][0]["error"].startswith("time_limit: ")
     doc = (await client.get("/users/slow/passport", headers=tenant.headers)).json()
     assert [t["id"] for t in doc["turns"]] == ["a1"]  # the words are kept
+
+
+async def test_a_small_job_is_extracted_in_the_workers_own_process(client, tenant, app):  # type: ignore[no-untyped-def]
+    # One short exchange is under the default cpu_inline_tokens: the pool is never asked.
+    job_id = await _run_with_a_pool_that_stops_every_extraction(app, tenant, "quick", inline=4000)
+    job = (await client.get(f"/jobs/{job_id}", headers=tenant.headers)).json()
+    assert job["status"] == "done", job
+    assert not job["result"].get("segments_failed")
+    doc = (await client.get("/users/quick/passport", headers=tenant.headers)).json()
+    assert [t["id"] for t in doc["turns"]] == ["a1"]
+    assert any("Porto" in str(fact) for fact in doc["facts"]), doc["facts"]
