@@ -81,8 +81,9 @@ class TenantRepository(HistoryRepository, SegmentRepository, ConversationReposit
         stamp = await self.passport_stamp(user_key)
         return None if stamp is None else stamp.version
 
-    async def turn_counts(self, user_key: str) -> tuple[int, int]:
-        """The turns the user's log holds, and those its queued or running ingests carry.
+    async def turn_counts(self, user_key: str) -> tuple[int, int, bool]:
+        """The turns the user's log holds, those its queued or running ingests carry, and
+        whether the user's passport exists.
 
         One statement, so one snapshot: a job finishing between two reads would move its turns
         from pending to stored unseen, and a limit checked on the two would be passed.
@@ -103,7 +104,7 @@ class TenantRepository(HistoryRepository, SegmentRepository, ConversationReposit
             .scalar_subquery()
         )
         row = (await self.session.execute(select(stored, pending))).one()
-        return int(row[0] or 0), int(row[1] or 0)
+        return int(row[0] or 0), int(row[1] or 0), row[0] is not None
 
     async def passport_stamp(self, user_key: str) -> PassportStamp | None:
         """The current version and creation time: what caches of a passport are keyed by."""

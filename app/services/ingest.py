@@ -131,8 +131,9 @@ async def accept(
             if earlier is not None:
                 return _replay(earlier, user_key, request_hash, job_plan)
         now = datetime.now(UTC)
-        await quotas.check_turns(repo, user_key, job_plan.interactions, settings)
-        await passports.create_if_missing(repo, user_key, now, actor=actor)
+        exists = await quotas.check_turns(repo, user_key, job_plan.interactions, settings)
+        if not exists:  # the turn count read the passport row: most writes need no insert
+            await passports.create_if_missing(repo, user_key, now, actor=actor)
         job = IngestJob(
             actor=actor or None,
             id=uuid.uuid4(),

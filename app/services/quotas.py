@@ -70,16 +70,17 @@ def _past_day(sent: int, size: int, daily: int, hour: datetime, now: datetime) -
 
 async def check_turns(
     repo: TenantRepository, user_key: str, turns: int, settings: Settings
-) -> None:
+) -> bool | None:
     """Refuse (413) ``turns`` more for a user whose log and queued ingests hold the most.
 
-    Takes the user's turn lock, held until the transaction ends.
+    Takes the user's turn lock, held until the transaction ends. Returns whether the user's
+    passport exists (None when the limit is off and nothing was read).
     """
     most = settings.user_max_turns
     if most <= 0:
-        return
+        return None
     await repo.lock_user_turns(user_key)
-    stored, pending = await repo.turn_counts(user_key)
+    stored, pending, exists = await repo.turn_counts(user_key)
     if stored + pending + turns > most:
         raise LimitExceeded(
             f"user {user_key!r} holds {stored} turns and {pending} more are queued; "
@@ -87,3 +88,4 @@ async def check_turns(
             limit="user_max_turns",
             status=413,
         )
+    return exists

@@ -194,3 +194,34 @@ async def test_heavy_requests_past_a_tenants_slots_are_refused_and_others_still_
     for _ in range(3 * slots.per_tenant):
         assert (await client.get("/users/ana/passport", headers=busy.headers)).status_code == 200
     assert slots.running(busy_id) == 0
+
+
+@pytest.fixture
+async def unlimited_turns(settings) -> AsyncIterator[httpx.AsyncClient]:  # type: ignore[no-untyped-def]
+    """A client on an app that counts no user's turns (``user_max_turns`` 0)."""
+    from app.main import create_app
+
+    application = create_app(settings.model_copy(update={"user_max_turns": 0}))
+    async with application.router.lifespan_context(application):
+        transport = httpx.ASGITransport(app=application)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t.test") as client:
+            yield client
+
+
+@pytest.mark.parametrize("counted", [True, False])
+async def test_a_new_users_first_write_makes_their_passport_with_or_without_the_turn_limit(
+    counted, limited, unlimited_turns
+):  # type: ignore[no-untyped-def]
+    # With the limit on, the turn count also tells whether the passport exists; off, nothing
+    # is counted and the passport is made all the same.
+    client = limited if counted else unlimited_turns
+    t = await make_tenant(client, f"first-{counted}")
+    assert (await client.get("/users/nova/passport", headers=t.headers)).status_code == 404
+    accepted = await client.post("/users/nova/ingest", json=_two_turns(1), headers=t.headers)
+    assert accepted.status_code == 202, accepted.text
+    passport = await client.get("/users/nova/passport", headers=t.headers)
+    assert passport.status_code == 200, passport.text
+    again = await client.post("/users/nova/ingest", json=_two_turns(2), headers=t.headers)
+    assert again.status_code == (413 if counted else 202), again.text  # 4 turns past 3
+    versions = await client.get("/users/nova/versions", headers=t.headers)
+    assert versions.json()["items"][-1]["version"] == 0, versions.text  # the chain's start

@@ -91,14 +91,14 @@ class FakeTenantRepo:
     async def segment_infos(self, user_key: str) -> list[Any]:
         return []  # no stored index here: reads build from the log
 
-    async def turn_counts(self, user_key: str) -> tuple[int, int]:
+    async def turn_counts(self, user_key: str) -> tuple[int, int, bool]:
         row = self.data.passports.get((self.tenant_id, user_key))
         pending = sum(
             job.result["plan"]["interactions"]
             for (tenant, _), job in self.data.jobs.items()
             if tenant == self.tenant_id and job.user_key == user_key and job.status == "queued"
         )
-        return (0 if row is None else getattr(row, "turn_count", 0)), pending
+        return (0 if row is None else getattr(row, "turn_count", 0)), pending, row is not None
 
     async def lock_user_turns(self, user_key: str) -> None:
         """One event loop, no other writer: checks and counts already run one at a time."""
