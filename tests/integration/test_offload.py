@@ -133,7 +133,7 @@ async def test_a_segment_past_the_limit_is_failed_and_its_turns_kept(client, ten
 
 
 async def test_a_small_job_is_extracted_in_the_workers_own_process(client, tenant, app):  # type: ignore[no-untyped-def]
-    # One short exchange is under the default cpu_inline_tokens: the pool is never asked.
+    # One short exchange is under cpu_inline_tokens: the pool is never asked.
     job_id = await _run_with_a_pool_that_stops_every_extraction(app, tenant, "quick", inline=4000)
     job = (await client.get(f"/jobs/{job_id}", headers=tenant.headers)).json()
     assert job["status"] == "done", job
