@@ -117,7 +117,6 @@ def assert_same(a: EvidenceIndex, b: EvidenceIndex) -> None:
     for token in a.vocabulary():
         assert np.array_equal(a.scores([token]), b.scores([token])), token
     assert [a.span(d) for d in range(a.n_passages)] == [b.span(d) for d in range(b.n_passages)]
-    assert np.array_equal(a.cut_passages(), b.cut_passages())
     assert np.array_equal(a.same_session_as_next(), b.same_session_as_next())
     assert np.array_equal(a.first_passages(), b.first_passages())
     assert np.array_equal(a.record_epochs(), b.record_epochs(), equal_nan=True)

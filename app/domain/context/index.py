@@ -109,7 +109,6 @@ class EvidenceIndex:
         self._chars = array("l")  # per passage: its length without the spaces around it
         self._turn_of = array("l")  # per passage: its record's place
         self._first_passage = array("l")  # per record: its first passage (they are contiguous)
-        self._cut = array("l")  # the passages of records cut into more than one, ascending
         self._speaker_of = array("l")  # per passage: its speaker's number
         self._session_of = array("l")  # per passage: its session's number (-1: not a turn)
         self._joined = bytearray()  # per passage but the first: 1 if it continues the one before
@@ -277,8 +276,6 @@ class EvidenceIndex:
         self._session_codes.append(named)
         session = named if is_turn else -1
         spans = _passages_of(record.text, role)
-        if len(spans) > 1:
-            self._cut.extend(range(len(self._starts), len(self._starts) + len(spans)))
         for start, end in spans:
             doc = len(self._starts)
             if doc:
@@ -315,26 +312,13 @@ class EvidenceIndex:
 
     def to_segment(self, episodes: Sequence[TurnRecord] = ()) -> Segment:
         """What it holds as a stored segment's columns (with a session index's episodes)."""
-        numbers: dict[str, array[Any]] = {
-            "positions": self._positions,
-            "kinds": self._kinds,
-            "speaker_codes": self.speaker_codes,
-            "session_codes": self._session_codes,
-            "first_passage": self._first_passage,
-            "epochs": self._epochs,
-            "dates_ends": self._dates.ends,
-            "behind_ends": self._behind.ends,
-            "starts": self._starts,
-            "ends": self._ends,
-            "chars": self._chars,
-            "turn_of": self._turn_of,
-            "speaker_of": self._speaker_of,
-            "session_of": self._session_of,
-            "lengths": self._lengths,
-            "joined": array("b", self._joined),
-            "cut": self._cut,
-            "speaker_machine": array("b", self._speaker_machine),
-        }
+        numbers: dict[str, array[Any]] = {name.lstrip("_"): getattr(self, name) for name in _ARRAYS}
+        numbers.update(
+            dates_ends=self._dates.ends,
+            behind_ends=self._behind.ends,
+            joined=array("b", self._joined),
+            speaker_machine=array("b", self._speaker_machine),
+        )
         columns = {
             name: self._column(values, values.typecode).astype(DTYPES[name])
             for name, values in numbers.items()
@@ -344,18 +328,15 @@ class EvidenceIndex:
         columns["docs"] = np.frombuffer(b"".join(p[0] for p in postings), dtype=_INT)
         columns["tf"] = np.frombuffer(b"".join(p[1] for p in postings), dtype=_INT)
         texts: dict[str, list[Any]] = {
-            "prefixes": list(self.prefixes),
-            "ids": list(self._ids),
-            "turn_ids": list(self._turn_ids),
-            "texts": list(self.texts),
-            "stamps": list(self._stamps),
-            "origins": list(self._origins),
-            "dates_values": list(self._dates.values),
-            "behind_values": list(self._behind.values),
-            "speakers": list(self._speaker_names),
-            "sessions": list(self._session_names),
-            "vocabulary": list(self._postings),
+            name.lstrip("_"): list(getattr(self, name)) for name in _STRINGS
         }
+        texts.update(
+            dates_values=list(self._dates.values),
+            behind_values=list(self._behind.values),
+            speakers=list(self._speaker_names),
+            sessions=list(self._session_names),
+            vocabulary=list(self._postings),
+        )
         segment = Segment(columns, texts, tuple(episodes))
         held = self.vectors
         if held is None or not len(held):
@@ -371,16 +352,12 @@ class EvidenceIndex:
         parts = [part for part in parts if part.records]
         segment = merged(parts, postings=False)
         n, texts = segment.numbers, segment.texts
-        index.prefixes = StrColumn.of(texts["prefixes"])
-        index._ids = StrColumn.of(texts["ids"])
-        index._turn_ids = StrColumn.of(texts["turn_ids"])
-        index.texts = StrColumn.of(texts["texts"])
-        index._stamps = StrColumn.of(texts["stamps"])
-        index._origins = StrColumn.of(texts["origins"])
+        for name in _STRINGS:
+            setattr(index, name, StrColumn.of(texts[name.lstrip("_")]))
         index._dates = StrRuns.of(texts["dates_values"], _typed("q", n["dates_ends"]))
         index._behind = StrRuns.of(texts["behind_values"], _typed("q", n["behind_ends"]))
-        for name, code in _ARRAYS.items():
-            setattr(index, name, _typed(code, n[name.lstrip("_")]))
+        for name in _ARRAYS:
+            setattr(index, name, _typed(getattr(index, name).typecode, n[name.lstrip("_")]))
         index._joined = bytearray(np.asarray(n["joined"], np.bool_).tobytes())
         index._text_chars = sum(map(len, index.texts))
         index._speaker_names = list(texts["speakers"])
@@ -464,10 +441,6 @@ class EvidenceIndex:
     def first_passages(self) -> npt.NDArray[np.int64]:
         """Per record: its first passage."""
         return self._column(self._first_passage, np.int64)
-
-    def cut_passages(self) -> npt.NDArray[np.int64]:
-        """The passages of records cut into more than one, ascending."""
-        return self._column(self._cut, np.int64)
 
     def passage_turns(self) -> npt.NDArray[np.int64]:
         """Per passage: its record's place in ``records``."""
@@ -555,23 +528,11 @@ class EvidenceIndex:
         return np.isin(self._column(self._speaker_of, np.int64), sorted(codes))
 
 
-# The typed arrays a segment fills, by attribute, with their array type codes.
-_ARRAYS = {
-    "_positions": "q",
-    "_kinds": "b",
-    "speaker_codes": "l",
-    "_session_codes": "l",
-    "_first_passage": "l",
-    "_epochs": "d",
-    "_starts": "l",
-    "_ends": "l",
-    "_chars": "l",
-    "_turn_of": "l",
-    "_speaker_of": "l",
-    "_session_of": "l",
-    "_lengths": "l",
-    "_cut": "l",
-}
+# The typed arrays and the string columns a segment stores per record or passage, by attribute
+# (its column's name is the attribute's without the underscore).
+_ARRAYS = ("_positions", "_kinds", "speaker_codes", "_session_codes", "_first_passage", "_epochs")
+_ARRAYS += ("_starts", "_ends", "_chars", "_turn_of", "_speaker_of", "_session_of", "_lengths")
+_STRINGS = ("prefixes", "_ids", "_turn_ids", "texts", "_stamps", "_origins")
 
 
 def _passages_of(text: str, role: str | None) -> list[tuple[int, int]]:

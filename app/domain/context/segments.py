@@ -28,8 +28,8 @@ from app.domain.context.records import EpisodeInfo, TurnRecord
 # their verb ("met" as "meet"); 4: an ordinal as its number ("29th" as "29"); 5: a person's
 # message to an assistant cut into finer passages; 6: a heading kept with what follows it; 7: no
 # digest of who said what (repeats are told apart by their words when shown); 8: passage vectors,
-# when an embedding model is on.
-MAGIC = b"TSI\x08"
+# when an embedding model is on; 9: no list of the passages of records cut into several.
+MAGIC = b"TSI\x09"
 _LENGTH = struct.Struct("<I")
 
 Column = npt.NDArray[Any]
@@ -58,7 +58,6 @@ PASSAGE_NUMBERS = {
 }
 OTHER_NUMBERS = {
     "joined": "|u1",  # per passage but the first
-    "cut": "<i8",  # the passages of records cut into more than one
     "speaker_machine": "|u1",  # per speaker
     "df": "<i8",  # per term of the vocabulary: how many postings it has
     "docs": "<i4",  # per posting, grouped by term: its passage
@@ -69,7 +68,7 @@ OTHER_NUMBERS = {
 }
 DTYPES = {**RECORD_NUMBERS, **PASSAGE_NUMBERS, **OTHER_NUMBERS}
 # The columns a merge concatenates (renumbered); the rest it builds across the parts.
-_CONCATENATED = (*RECORD_NUMBERS, *PASSAGE_NUMBERS, "joined", "cut")
+_CONCATENATED = (*RECORD_NUMBERS, *PASSAGE_NUMBERS, "joined")
 # Per record strings; the values of per-record runs; the speakers', sessions' and terms' names.
 RECORD_TEXTS = ("prefixes", "ids", "turn_ids", "texts", "stamps", "origins")
 TEXTS = (*RECORD_TEXTS, "dates_values", "behind_values", "speakers", "sessions", "vocabulary")
@@ -191,7 +190,6 @@ def _consistent(segment: Segment) -> bool:
             ("session_codes", len(t["sessions"])),
             ("turn_of", records),
             ("first_passage", passages + 1),
-            ("cut", passages),
             ("docs", passages),
             ("dates_ends", len(t["dates_values"]) + 1),
             ("behind_ends", len(t["behind_values"]) + 1),
@@ -291,7 +289,6 @@ def merged(parts: Sequence[Segment], *, postings: bool = True) -> Segment:
         session_of = np.where(n["session_of"] >= 0, session_map[n["session_of"]], -1)
         numbers["session_of"].append(session_of)
         numbers["first_passage"].append(n["first_passage"] + passages)
-        numbers["cut"].append(n["cut"] + passages)
         numbers["turn_of"].append(n["turn_of"] + records)
         numbers["dates_ends"].append(n["dates_ends"] + dates)
         numbers["behind_ends"].append(n["behind_ends"] + behind)
