@@ -45,7 +45,7 @@ def test_preferences(key: str, value: Any, sentence: str) -> None:
         ("caroline.relationship_status", "married", "Caroline is married"),
         ("caroline.spouse", "John", "Caroline's spouse is John"),
         ("caroline.best_friend", "Kim", "Caroline's best friend is Kim"),
-        ("caroline.dog", "Max", "Caroline's dog is called Max"),
+        ("caroline.dog", "Max", "Caroline's dog is Max"),
         ("caroline.children", "Mia and Leo", "Caroline's children are Mia and Leo"),
         ("caroline.children_count", 2, "Caroline has 2 children"),
         ("caroline.turtle_count", 3, "Caroline has 3 turtles"),

@@ -21,15 +21,6 @@ from app.domain.passport import Belief, Contradiction, Entity, OpenLoop, Value
 Section = Literal["facts", "prefs"]
 UNKNOWN_PERSON = "the user"
 
-_PET_TEXT = """
-    bird cat dog ferret fish gecko guinea_pig hamster horse lizard parrot rabbit snake tortoise
-    turtle puppy kitten"""
-_PETS = frozenset(_PET_TEXT.split())
-_RELATION_TEXT = """
-    spouse partner daughter son mother father sister brother grandmother grandfather aunt uncle
-    niece nephew best_friend roommate boss friend cousin coworker colleague neighbor mentor
-    husband wife boyfriend girlfriend fiance fiancee"""
-_RELATIONS = frozenset(_RELATION_TEXT.split())
 _PLURALS = {"children": "children", "pets": "pets", "kids": "kids"}
 _LANGUAGE_KEYS = ("learning_", "speaks_")
 _ISO_MONTH = re.compile(r"^(\d{4})-(\d{2})")
@@ -192,9 +183,7 @@ _FACTS: dict[str, str] = {
     "workplace": "{p} works at {v}",
     "school": "{p} studies at {v}",
     "field_of_study": "{p} studies {v}",
-    "degree": "{ps} degree is {v}",
     "age": "{p} is {v} years old",
-    "birthday": "{ps} birthday is {v}",
     "birth_year": "{p} was born in {v}",
     "relationship_status": "{p} is {v}",
     "diet": "{p} is {v}",
@@ -214,10 +203,6 @@ def _facts_text(person: str, local: str, value: Any, section: Section) -> str:
     shaped = _shaped_fact(person, local, value)
     if shaped is not None:
         return shaped
-    if local in _RELATIONS or local.removesuffix("s") in _RELATIONS:
-        return f"{_possessive(person)} {_words(local)} is {said}"
-    if local in _PETS:
-        return f"{_possessive(person)} {_words(local)} is called {said}"
     if local in _PLURALS:
         return f"{_possessive(person)} {local} are {said}"
     return _fallback(person, local, value, section)
@@ -262,7 +247,7 @@ def _plural(noun: str) -> str:
 
 
 def _fallback(person: str, local: str, value: Any, section: Section) -> str:
-    """Any other key: "The user's tone is direct", "The user: vegetarian"."""
+    """Any other key: "The user's tone is direct", "Ana's sister is Lea", "The user: vegan"."""
     words = _words(local) or local
     if value is True:
         return f"{person}: {words}"
