@@ -101,16 +101,39 @@ def prose_of(text: str) -> str:
     code gives "".
     """
     kept: list[str] = []
-    fenced = False
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if stripped.startswith(_FENCES):
-            fenced = not fenced
-            continue
-        if fenced or not stripped or _is_code(line, stripped):
-            continue
-        kept.append(_inline_prose(stripped))
+    for start, end, code in fenced_blocks(text):
+        for line in () if code else text[start:end].split("\n"):
+            stripped = line.strip()
+            if stripped and not _is_code(line, stripped):
+                kept.append(_inline_prose(stripped))
     return "\n".join(line for line in kept if line)
+
+
+def fenced_blocks(text: str) -> list[tuple[int, int, bool]]:
+    """``text`` as spans of prose and of fenced code (fence lines included), in order."""
+    if not any(fence in text for fence in _FENCES):
+        return [(0, len(text), False)]
+    blocks: list[tuple[int, int, bool]] = []
+    start = at = 0
+    fenced = False
+    while True:
+        nl = text.find("\n", at)
+        end = len(text) if nl < 0 else nl
+        if text[at:end].lstrip().startswith(_FENCES):
+            if fenced:
+                blocks.append((start, end, True))  # the block, its closing fence included
+                start = end
+            else:
+                if at > start:
+                    blocks.append((start, at, False))  # the prose before the opening fence
+                start = at
+            fenced = not fenced
+        if nl < 0:
+            break
+        at = nl + 1
+    if start < len(text):
+        blocks.append((start, len(text), fenced))  # an unclosed fence runs to the end
+    return blocks
 
 
 def _is_code(line: str, stripped: str) -> bool:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from app.domain.dates import SaidDate, day_label
+from app.domain.prose import fenced_blocks
 
 # A turn longer than PASSAGE_MAX is cut into passages of about PASSAGE_TARGET characters: long
 # enough for a sentence with its context, short enough that one answer of thousands of
@@ -53,34 +54,6 @@ def _words(text: str, start: int, end: int, target: int, most: int) -> list[tupl
 
 
 _LINE_RE = re.compile(r"\n")
-_FENCES = ("```", "~~~")
-
-
-def _blocks(text: str) -> list[tuple[int, int, bool]]:
-    """``text`` as spans of prose and of fenced code (fence lines included), in order."""
-    if "```" not in text and "~~~" not in text:
-        return [(0, len(text), False)]
-    blocks: list[tuple[int, int, bool]] = []
-    start = at = 0
-    fenced = False
-    while True:
-        nl = text.find("\n", at)
-        end = len(text) if nl < 0 else nl
-        if text[at:end].lstrip().startswith(_FENCES):
-            if fenced:
-                blocks.append((start, end, True))  # the block, its closing fence included
-                start = end
-            else:
-                if at > start:
-                    blocks.append((start, at, False))  # the prose before the opening fence
-                start = at
-            fenced = not fenced
-        if nl < 0:
-            break
-        at = nl + 1
-    if start < len(text):
-        blocks.append((start, len(text), fenced))  # an unclosed fence runs to the end
-    return blocks
 
 
 def passages(
@@ -96,7 +69,7 @@ def passages(
     if len(stripped) <= most:
         return [(0, len(text))]
     units: list[tuple[int, int, bool]] = []
-    for b_start, b_end, code in _blocks(text):
+    for b_start, b_end, code in fenced_blocks(text):
         pieces = [(b_start, b_end)] if code else _pieces(text, b_start, b_end, _PARAGRAPH_RE)
         for p_start, p_end in pieces:
             if p_end - p_start <= most:
