@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.domain.context.columns import CHUNK, StrColumn, StrRuns
+from app.domain.columns import CHUNK, StrColumn, StrRuns
 from bench.ranking import collector_walk
 
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from app.domain.bm25 import K1, B
+from app.domain.columns import CHUNK
 from app.domain.context import EvidenceIndex, TurnRecord
 from app.domain.context.budget import Evidence, assemble
-from app.domain.context.columns import CHUNK
 from app.domain.context.passages import PASSAGE_MAX, passages
 from app.domain.context.ranking.question import Question
 from app.domain.dates import SaidDate, turn_dates
@@ -140,7 +140,7 @@ def test_provenance_is_each_shown_turns_own_client_id() -> None:
     by_id = {r.turn_id: r for r in index.records}
     for turn_id, line in zip(evidence.turn_ids, shown, strict=True):
         assert by_id[turn_id].text.split(" (")[0][:20] in line
-    assert evidence.to_json()["memories"][0]["turn_ids"] == [evidence.turn_ids[0]]
+    assert evidence.memories()[0]["turn_ids"] == [evidence.turn_ids[0]]
 
 
 def test_duplicates_are_shown_once() -> None:

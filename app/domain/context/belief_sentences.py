@@ -21,7 +21,8 @@ from app.domain.passport import Belief, Contradiction, Entity, OpenLoop, Value
 Section = Literal["facts", "prefs"]
 UNKNOWN_PERSON = "the user"
 
-_PLURALS = {"children": "children", "pets": "pets", "kids": "kids"}
+# Keys that name several (their sentence says "are" whatever the value).
+_PLURALS = frozenset({"children", "pets", "kids"})
 _LANGUAGE_KEYS = ("learning_", "speaks_")
 _ISO_MONTH = re.compile(r"^(\d{4})-(\d{2})")
 
@@ -203,8 +204,6 @@ def _facts_text(person: str, local: str, value: Any, section: Section) -> str:
     shaped = _shaped_fact(person, local, value)
     if shaped is not None:
         return shaped
-    if local in _PLURALS:
-        return f"{_possessive(person)} {local} are {said}"
     return _fallback(person, local, value, section)
 
 
@@ -255,7 +254,8 @@ def _fallback(person: str, local: str, value: Any, section: Section) -> str:
         return f"{person}: not {words}"
     if value is None or _value(value) == "":
         return f"{person}: {words} (unknown)"
-    verb = "are" if isinstance(value, list | tuple) and len(value) > 1 else "is"
+    several = isinstance(value, list | tuple) and len(value) > 1
+    verb = "are" if several or local in _PLURALS else "is"
     if section == "prefs" and not words.startswith(("favorite", "preferred")):
         return f"{_possessive(person)} preferred {words} {verb} {_value(value)}"
     return f"{_possessive(person)} {words} {verb} {_value(value)}"

@@ -12,7 +12,7 @@ counted. Pure: no I/O, no clock.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -70,9 +70,6 @@ class BeliefLine:
         return out
 
 
-Render = Callable[..., str]
-
-
 def _turn_ids(item: Any) -> tuple[str, ...]:
     ids = getattr(item, "turn_ids", None)
     if ids is None and getattr(item, "model_extra", None):
@@ -95,12 +92,7 @@ class BeliefIndex:
         return {line.text: line.tokens for line in self.lines}
 
     @classmethod
-    def of(
-        cls,
-        head: Passport,
-        render: Render = belief_text,
-        known: Mapping[str, frozenset[str]] | None = None,
-    ) -> BeliefIndex:
+    def of(cls, head: Passport, known: Mapping[str, frozenset[str]] | None = None) -> BeliefIndex:
         """Every fact, preference, value, open loop and entity of a head, as lines.
 
         ``known`` holds the words of lines made before (``words()`` of the previous head's
@@ -115,7 +107,7 @@ class BeliefIndex:
         for section in ("facts", "prefs"):
             beliefs: list[Belief] = getattr(head, section)
             for order, b in enumerate(_newest_first(beliefs)):
-                text = render(section, b, changes.get(b.key, ()), subject=subject)
+                text = belief_text(section, b, changes.get(b.key, ()), subject=subject)
                 lines.append(_line(section, text, b, order, known))
         for order, v in enumerate(_newest_first(head.values)):
             # A value matches a question by what it is about and its unit's words, not by its

@@ -99,16 +99,6 @@ class Evidence:
         """The client ids of every turn behind what is shown, in time order."""
         return tuple(t for i in self.items for t in i.turn_ids)
 
-    def to_json(self) -> dict[str, Any]:
-        """JSON form of the selection."""
-        return {
-            "query": self.query,
-            "budget_chars": self.budget_chars,
-            "order": self.order,
-            "omitted": self.omitted,
-            "memories": self.memories(),
-        }
-
 
 class _Selection:
     """The passages chosen so far, per turn, and what their lines cost."""

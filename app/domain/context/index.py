@@ -25,8 +25,8 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.bm25 import K1, B, idf, length_norms, normed_weights
+from app.domain.columns import StrColumn, StrRuns
 from app.domain.context.beliefs import BeliefIndex
-from app.domain.context.columns import StrColumn, StrRuns
 from app.domain.context.passages import (
     MACHINE_PASSAGE_MAX,
     MACHINE_PASSAGE_TARGET,
@@ -174,10 +174,6 @@ class EvidenceIndex:
         said = self._dates[i]
         return tuple(SaidDate(said[n], said[n + 1]) for n in range(0, len(said), 2))
 
-    def session(self, i: int) -> str | None:
-        """The session of the record at place ``i``."""
-        return self._session_names[self._session_codes[i]]
-
     def same_session(self, a: int, b: int) -> bool:
         """Whether the records at places ``a`` and ``b`` belong to one session."""
         return self._session_codes[a] == self._session_codes[b]
@@ -186,11 +182,6 @@ class EvidenceIndex:
     def n_passages(self) -> int:
         """How many passages are indexed."""
         return len(self._starts)
-
-    @property
-    def last_position(self) -> int | None:
-        """The log position of the newest record held, None when empty."""
-        return self._positions[-1] if self._positions else None
 
     def span(self, doc: int) -> tuple[int, int]:
         """The character span of passage ``doc`` in its record's text."""
@@ -215,7 +206,7 @@ class EvidenceIndex:
 
     def extend(self, records: Iterable[TurnRecord]) -> int:
         """Add the records that come after the newest one held; returns how many were added."""
-        last = self.last_position
+        last = self._positions[-1] if self._positions else None
         added = 0
         for record in sorted(records, key=lambda r: r.position):
             if last is not None and record.position <= last:
@@ -530,8 +521,9 @@ class EvidenceIndex:
 
 # The typed arrays and the string columns a segment stores per record or passage, by attribute
 # (its column's name is the attribute's without the underscore).
-_ARRAYS = ("_positions", "_kinds", "speaker_codes", "_session_codes", "_first_passage", "_epochs")
-_ARRAYS += ("_starts", "_ends", "_chars", "_turn_of", "_speaker_of", "_session_of", "_lengths")
+_ARRAYS: tuple[str, ...] = ("_positions", "_kinds", "speaker_codes", "_session_codes")
+_ARRAYS += ("_first_passage", "_epochs", "_starts", "_ends", "_chars", "_turn_of", "_speaker_of")
+_ARRAYS += ("_session_of", "_lengths")
 _STRINGS = ("prefixes", "_ids", "_turn_ids", "texts", "_stamps", "_origins")
 
 
@@ -555,11 +547,6 @@ def _typed(code: str, column: npt.NDArray[Any]) -> array[Any]:
 def _ranked(record: TurnRecord) -> bool:
     """Whether BM25 ranks the record: not an episode that quotes its own turns (they are)."""
     return record.episode is None or not record.episode.quoted
-
-
-def newest_instructions(head: Passport) -> tuple[str, ...]:
-    """The head's standing instructions, newest first."""
-    return tuple(i.text for i in sorted(head.instructions, key=lambda i: i.ts or "", reverse=True))
 
 
 # "Always add sources when I ask about history": what follows these words is when an
@@ -599,10 +586,8 @@ class MemoryIndex:
     def __init__(self, head: Passport, evidence: EvidenceIndex | None = None) -> None:
         self.evidence = evidence if evidence is not None else EvidenceIndex()
         self.sessions = SessionIndex()
-        self.head = head
-        self.beliefs = BeliefIndex.of(head)
-        self.instructions = newest_instructions(head)
-        self.conditions = instruction_conditions(self.instructions)
+        self.beliefs = BeliefIndex([])
+        self.with_head(head)
 
     @classmethod
     def of(cls, head: Passport, records: Iterable[TurnRecord]) -> MemoryIndex:
@@ -631,10 +616,13 @@ class MemoryIndex:
         return index
 
     def with_head(self, head: Passport) -> None:
-        """Take a newer head: its beliefs are rendered again, their words reused where unchanged."""
+        """Take a newer head: its beliefs rendered again (their words reused where unchanged), its
+        instructions newest first."""
         self.head = head
         self.beliefs = BeliefIndex.of(head, known=self.beliefs.words())
-        self.instructions = newest_instructions(head)
+        self.instructions = tuple(
+            i.text for i in sorted(head.instructions, key=lambda i: i.ts or "", reverse=True)
+        )
         self.conditions = instruction_conditions(self.instructions)
 
     def extend(self, records: Iterable[TurnRecord]) -> int:

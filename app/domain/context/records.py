@@ -62,17 +62,13 @@ def record_of(
     An observation or episode that names no turns of its own takes its source's, from
     ``source_turns`` (source id -> the client ids of its turns).
     """
+    if kind not in ("turn", "observation", "episode"):
+        return None
+    text = item.get("summary" if kind == "episode" else "text")
+    if not isinstance(text, str) or not text.strip():
+        return None
     if kind == "turn":
-        text = item.get("text")
-        if not isinstance(text, str) or not text.strip():
-            return None
-        dates = tuple(
-            SaidDate(str(d.get("said", "")), str(d.get("day", "")))
-            for d in item.get("dates") or ()
-            if isinstance(d, Mapping)
-        )
-        turn_id = item.get("id")
-        session = item.get("session")
+        turn_id, session = item.get("id"), item.get("session")
         return TurnRecord(
             id=str(row_id),
             turn_id=str(turn_id) if turn_id is not None else None,
@@ -80,16 +76,15 @@ def record_of(
             text=text,
             ts=_text_or_none(item.get("ts")),
             session=str(session) if session is not None else None,
-            dates=dates,
+            dates=tuple(
+                SaidDate(str(d.get("said", "")), str(d.get("day", "")))
+                for d in item.get("dates") or ()
+                if isinstance(d, Mapping)
+            ),
             position=row_id,
             source=_text_or_none(item.get("source")),
             role=_text_or_none(item.get("role")),
         )
-    if kind not in ("observation", "episode"):
-        return None
-    text = item.get("text") if kind == "observation" else item.get("summary")
-    if not isinstance(text, str) or not text.strip():
-        return None
     ids = item.get("turn_ids")
     if not isinstance(ids, list) and source_turns is not None:
         ids = list(source_turns.get(str(item.get("source")), ()))

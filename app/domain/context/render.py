@@ -1,16 +1,9 @@
 """Query-ranked, budgeted context for one user: what GET /context renders.
 
-A context is up to four blocks within one character budget. First the user's standing instructions,
-in at most ``INSTRUCTION_SHARE`` of it: those that hold for every question, then those whose
-condition ("when I ask about test coverage") the question's words match, the best match first,
-then the rest, newest first. Then the beliefs that matter: a small core of
-facts always, then the facts, preferences and open loops the question's words match (``beliefs``),
-in at most ``BELIEF_SHARE`` of the budget with the instructions. For a question about a whole
-stretch of conversation ("what did we talk about in May?"), the sessions of that stretch, one line
-each (``sessions``). Then the memories BM25 ranks highest over the log (verbatim turns with their
-neighbours; observations and episode summaries where an extractor made them), in time order with
-date and speaker (``budget``). Whatever is left out is counted in the text. What does not depend on
-the question is held in a ``MemoryIndex``.
+Up to four blocks within one character budget: the standing instructions the question needs first
+(in ``INSTRUCTION_SHARE`` of it), the beliefs that matter (``beliefs``; with the instructions in
+``BELIEF_SHARE``), the sessions of a stretch an overview question names (``sessions``), then the
+ranked memories in time order (``budget``). Whatever is left out is counted in the text.
 """
 
 from __future__ import annotations

@@ -277,9 +277,7 @@ def merged(parts: Sequence[Segment], *, postings: bool = True) -> Segment:
         n = part.numbers
         speaker_map = speakers.codes(part.texts["speakers"])
         session_map = sessions.codes(part.texts["sessions"])
-        for name in ("positions", "kinds", "epochs"):
-            numbers[name].append(n[name])
-        for name in ("starts", "ends", "chars", "lengths"):
+        for name in ("positions", "kinds", "epochs", "starts", "ends", "chars", "lengths"):
             numbers[name].append(n[name])
         for name in (*RECORD_TEXTS, "dates_values", "behind_values"):
             texts[name].extend(part.texts[name])

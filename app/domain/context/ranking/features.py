@@ -30,7 +30,7 @@ FEATURES = (
     "date",  # the question asks a time and it says a date
     "first",  # the question asks the first time: how early it is among the reranked candidates
 )
-CHEAP = 7
+CHEAP = FEATURES.index("pairs")  # those before read the index's columns, the rest the words
 # The candidates whose words are read for the last features: more than a budget of a few thousand
 # characters shows.
 RERANKED = 100

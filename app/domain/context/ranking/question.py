@@ -61,15 +61,13 @@ _TALK_TEXT = """
     cover covered gone went"""
 _TALK_WORDS = frozenset(_TALK_TEXT.split())
 _SUMMARY_WORDS = frozenset({"summary", "summarize", "summarise", "recap", "overview"})
-# Words an overview question is made of, beside chat stop words and its date.
+# Words an overview question is made of, beside those, chat stop words and its date.
 _OVERVIEW_TEXT = """
-    talk talked talking chat chatted chatting spoke speak speaking discuss discussed discussing
-    cover covered go gone went over about conversation conversations session sessions chats
-    discussion discussions summary summarize summarise recap overview topic topics things stuff
-    what which we us our you i me my did do does have has had were was together lately recently
-    recent latest last previous first earliest give tell please can could show list main
-"""
-_OVERVIEW_WORDS = frozenset(_OVERVIEW_TEXT.split())
+    go over about conversation conversations session sessions chats discussion discussions topic
+    topics things stuff what which we us our you i me my did do does have has had were was together
+    lately recently recent latest last previous first earliest give tell please can could show list
+    main"""
+_OVERVIEW_WORDS = _TALK_WORDS | _SUMMARY_WORDS | frozenset(_OVERVIEW_TEXT.split())
 # Any time will do to find where a question's date expressions are; their days are not read.
 _ANY_ANCHOR = datetime(2000, 1, 1, tzinfo=UTC)
 

@@ -106,6 +106,4 @@ def similarity_of(index: EvidenceIndex, question: Question) -> Scores | None:
     vectors, vector = index.vectors, question.vector
     if vectors is None or vector is None or len(vectors) != index.n_passages:
         return None
-    if vector.shape != (vectors.dim,):
-        return None
-    return vectors.cosine(vector)
+    return vectors.cosine(vector) if vector.shape == (vectors.dim,) else None
