@@ -68,7 +68,12 @@ class StrColumn(Sequence[S]):
                 return sealed[chunk][i & _MASK]
             return self._open[i - len(sealed) * CHUNK]  # an IndexError past the end
         if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
+            start, stop, step = i.indices(len(self))
+            chunk = start >> _SHIFT
+            if step == 1 and start < stop and chunk == (stop - 1) >> _SHIFT:  # one chunk's run
+                held = self._sealed[chunk] if chunk < len(self._sealed) else self._open
+                return list(held[start & _MASK : ((stop - 1) & _MASK) + 1])
+            return [self[j] for j in range(start, stop, step)]
         at = operator.index(i)
         if at < 0:
             at += len(self)
@@ -125,6 +130,4 @@ class StrRuns:
                 raise IndexError("run index out of range")
         end = ends[i]  # an IndexError past the end
         start = ends[i - 1] if i else 0
-        if start == end:
-            return ()
-        return tuple(self._values[j] for j in range(start, end))
+        return tuple(self._values[start:end]) if start < end else ()

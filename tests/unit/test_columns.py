@@ -21,6 +21,22 @@ def test_a_column_reads_back_what_was_appended(values: list[str | None]) -> None
         assert column[1:-1] == values[1:-1]
 
 
+@given(
+    st.integers(0, 3 * CHUNK + 5),
+    st.integers(-3 * CHUNK, 3 * CHUNK),
+    st.integers(-3 * CHUNK, 3 * CHUNK),
+    st.sampled_from([None, 1, 2, -1]),
+)
+def test_a_slice_reads_what_a_list_slice_reads(
+    size: int, start: int, stop: int, step: int | None
+) -> None:
+    values = [str(i) for i in range(size)]
+    column = StrColumn.of(values)
+    grown: StrColumn[str] = StrColumn(values)  # the same values appended one by one
+    assert column[start:stop:step] == values[start:stop:step] == grown[start:stop:step]
+    assert column[start : start + 3] == values[start : start + 3]  # within or across a chunk
+
+
 def test_reading_past_either_end_is_an_index_error() -> None:
     column = StrColumn(["a", "b"])
     with pytest.raises(IndexError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from app.domain.text import tokenize
 
@@ -24,9 +24,10 @@ RESTATED_RUN = 6
 _WORD = re.compile(r"[^\W_][\w'’.,/%$-]*")
 
 
-def _words(text: str) -> list[str]:
+@lru_cache(maxsize=1)  # a passage asked about is then shown: its words are cut once
+def _words(text: str) -> tuple[str, ...]:
     """The words of ``text`` in order, lower case, without a trailing stop or comma."""
-    return [w.rstrip(".,").lower() for w in _WORD.findall(text)]
+    return tuple([w.rstrip(".,").lower() for w in _WORD.findall(text)])
 
 
 class ShownRuns:
@@ -45,8 +46,8 @@ class ShownRuns:
         saying."""
         if (speaker, text) in self._known:
             return True
-        words = _words(text)
-        if not self.runs or not words:
+        words = _words(text) if self.runs else ()  # nothing shown yet: nothing restated
+        if not words:
             return False
         run, last = min(RESTATED_RUN, len(words)), len(words) - min(RESTATED_RUN, len(words))
         places = [at for at, word in enumerate(words) if self._asked(word)]
