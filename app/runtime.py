@@ -41,6 +41,9 @@ from app.services.reading import IndexRefresher
 from app.services.stored_index import IndexStore
 from app.settings import Settings
 
+# What a worker's pool processes run: the rules, and the preparing and merging of a job.
+POOL_MODULES = ("app.domain.extraction.rules", "app.services.ingest", "app.services.running")
+
 
 async def _no_enqueue(tenant_id: object, job_id: object) -> None:
     raise RuntimeError("this process queues no jobs")
@@ -196,7 +199,10 @@ async def open_worker_runtime(
         )
     # The rule extractor is pure Python: it runs in the pool, off this process's event loop.
     # 0 follows the machine: one process per core, so `make dev`'s one worker uses them all.
-    pool = CpuPool(settings.cpu_processes or os.cpu_count() or 1, settings.cpu_seconds)
+    pool = CpuPool(
+        settings.cpu_processes or os.cpu_count() or 1, settings.cpu_seconds, preload=POOL_MODULES
+    )
+    await pool.start()  # the first jobs do not wait for the processes to start
     if extractor.name == RULES:
         extractor = PooledRules(pool)
     runtime.resources = WorkerResources(

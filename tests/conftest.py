@@ -177,6 +177,14 @@ async def worker(settings):  # type: ignore[no-untyped-def]
                 workers.append(build_worker(own))
 
     task = asyncio.create_task(run())
+    # Ready before any test posts: a test's timings are the jobs', not the worker's start-up
+    # (its pool, connections and extractor, seconds on a slow machine).
+    deadline = asyncio.get_running_loop().time() + 60
+    while "runtime" not in workers[0].ctx and not task.done():
+        assert asyncio.get_running_loop().time() < deadline, "the worker did not start"
+        await asyncio.sleep(0.05)
+    if task.done():
+        task.result()  # its start-up failed: say why
     yield workers[0]
     task.cancel()
     await workers[-1].close()

@@ -22,7 +22,7 @@ import math
 import multiprocessing
 import resource
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -64,6 +64,10 @@ def _start_process() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def _ready() -> None:
+    """Nothing: a call that makes the pool start a process."""
+
+
 def _limited(seconds: float, grace: float, function: Callable[..., T], args: tuple[Any, ...]) -> T:
     """Run ``function(*args)`` in this (pool) process, interrupted after ``seconds``."""
     try:
@@ -95,14 +99,31 @@ def _timed(seconds: float, grace: float, function: Callable[..., T], args: tuple
 class CpuPool:
     """A pool of ``processes`` processes that run pure functions, each call within ``seconds``."""
 
-    def __init__(self, processes: int, seconds: float, grace: float = GRACE_SECONDS) -> None:
+    def __init__(
+        self,
+        processes: int,
+        seconds: float,
+        grace: float = GRACE_SECONDS,
+        preload: Sequence[str] = (),
+    ) -> None:
         self.processes = max(1, processes)
         self.seconds = seconds
         self.grace = grace
         # forkserver: a fresh process forks the workers, so none inherits this one's threads,
-        # connections or event loop.
+        # connections or event loop. It imports ``preload`` (the modules the calls need) once,
+        # so each process it forks, at start-up or after one ended at its limit, starts ready.
         self._context = multiprocessing.get_context("forkserver")
+        if preload:
+            self._context.set_forkserver_preload(list(preload))
         self._executor = self._start()
+
+    async def start(self) -> None:
+        """Start every process now (a worker's start-up), not when the first jobs come."""
+        loop = asyncio.get_running_loop()
+        executor = self._executor
+        await asyncio.gather(
+            *(loop.run_in_executor(executor, _ready) for _ in range(self.processes))
+        )
 
     def _start(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
