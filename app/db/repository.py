@@ -719,6 +719,29 @@ class TenantRepository(HistoryRepository, SegmentRepository, ConversationReposit
             )
         )
 
+    async def charge_ingest_bytes(self, hour: datetime, size: int, since: datetime) -> int:
+        """Add ``size`` ingest bytes to this hour's usage; the bytes since ``since`` with them.
+
+        One statement: this hour's row as the upsert left it, the other hours' as they were.
+        """
+        values = {name: size if name == "ingest_bytes" else 0 for name in USAGE_FIELDS}
+        stmt = insert(TenantUsage).values(tenant_id=self.tenant_id, hour=hour, **values)
+        charged = (
+            stmt.on_conflict_do_update(
+                index_elements=["tenant_id", "hour"],
+                set_={"ingest_bytes": TenantUsage.ingest_bytes + stmt.excluded.ingest_bytes},
+            )
+            .returning(TenantUsage.ingest_bytes)
+            .cte("charged")
+        )
+        before = self._scoped(
+            select(func.coalesce(func.sum(TenantUsage.ingest_bytes), 0)), TenantUsage
+        ).where(TenantUsage.hour >= since, TenantUsage.hour != hour)
+        result = await self.session.execute(
+            select(charged.c.ingest_bytes + before.scalar_subquery())
+        )
+        return int(result.scalar_one())
+
     async def lock_user_turns(self, user_key: str) -> None:
         """Hold the user's turn lock until this transaction ends: checks of that user's turns
         run one at a time (a transaction-scoped advisory lock, keyed by tenant and user)."""

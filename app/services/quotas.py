@@ -49,12 +49,13 @@ async def charge_bytes(
     the hour's usage row stays locked only from here to the commit.
     """
     hour = hour_of(now)
-    await repo.add_usage(hour, {"ingest_bytes": size})
     daily = settings.tenant_ingest_bytes_per_day
-    if daily > 0:
-        sent = await repo.ingest_bytes_since(hour - timedelta(hours=23))
-        if sent > daily:
-            raise _past_day(sent - size, size, daily, hour, now)
+    if daily <= 0:
+        await repo.add_usage(hour, {"ingest_bytes": size})
+        return
+    sent = await repo.charge_ingest_bytes(hour, size, hour - timedelta(hours=23))
+    if sent > daily:
+        raise _past_day(sent - size, size, daily, hour, now)
 
 
 def _past_day(sent: int, size: int, daily: int, hour: datetime, now: datetime) -> LimitExceeded:

@@ -225,3 +225,34 @@ async def test_a_new_users_first_write_makes_their_passport_with_or_without_the_
     assert again.status_code == (413 if counted else 202), again.text  # 4 turns past 3
     versions = await client.get("/users/nova/versions", headers=t.headers)
     assert versions.json()["items"][-1]["version"] == 0, versions.text  # the chain's start
+
+
+async def test_a_charge_counts_this_hours_bytes_and_the_rest_of_the_day_of_this_tenant_only(
+    settings,
+):  # type: ignore[no-untyped-def]
+    from datetime import UTC, datetime, timedelta
+
+    from app.db.engine import create_engine, session_factory
+    from app.db.models import Tenant
+    from app.db.repository import TenantRepository
+    from app.db.system import SystemRepository
+
+    engine = create_engine(settings.require_database_url(), pool_size=1)
+    hour = datetime(2031, 5, 4, 12, tzinfo=UTC)
+    ours, theirs = uuid.uuid4(), uuid.uuid4()
+    try:
+        async with session_factory(engine)() as session:
+            system = SystemRepository(session)
+            for tenant in (ours, theirs):
+                await system.add_tenant(Tenant(id=tenant, name="c", created_at=hour, limits={}))
+            repo = TenantRepository(session, ours)
+            day = hour - timedelta(hours=23)
+            await TenantRepository(session, theirs).charge_ingest_bytes(hour, 1_000, day)
+            await repo.add_usage(hour - timedelta(hours=30), {"ingest_bytes": 500})  # days ago
+            await repo.add_usage(hour - timedelta(hours=3), {"ingest_bytes": 40})
+            assert await repo.charge_ingest_bytes(hour, 7, day) == 47
+            assert await repo.charge_ingest_bytes(hour, 3, day) == 50  # this hour's row grows
+            assert await repo.ingest_bytes_since(day) == 50  # what the two-statement read says
+            await session.rollback()
+    finally:
+        await engine.dispose()

@@ -197,6 +197,7 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "add_usage": lambda: repo.add_usage(now, {"jobs": 1}),
                 "usage_by_day": lambda: repo.usage_by_day(now - timedelta(days=1), later),
                 "ingest_bytes_since": lambda: repo.ingest_bytes_since(now),
+                "charge_ingest_bytes": lambda: repo.charge_ingest_bytes(now, 5, now),
                 "lock_user_turns": lambda: repo.lock_user_turns("ana"),
                 "delete_user": lambda: repo.delete_user("ana"),
             }

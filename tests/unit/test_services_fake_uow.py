@@ -114,6 +114,10 @@ class FakeTenantRepo:
         key = (self.tenant_id, hour)
         self.data.ingest_bytes[key] = self.data.ingest_bytes.get(key, 0) + counts["ingest_bytes"]
 
+    async def charge_ingest_bytes(self, hour: datetime, size: int, since: datetime) -> int:
+        await self.add_usage(hour, {"ingest_bytes": size})
+        return await self.ingest_bytes_since(since)
+
     async def add_rows(
         self, user_key: str, rows: list[LogRow], version: int, job_id: Any
     ) -> list[int]:
