@@ -49,6 +49,14 @@ def _stored(row: Any) -> StoredRow:
     return StoredRow(row.id, row.kind, row.item, row.hash, row.version_added)
 
 
+class PassportState(NamedTuple):
+    """What a write checks under the passport's lock when it merged the head already."""
+
+    version: int
+    log_epoch: int
+    root: str
+
+
 class PassportStamp(NamedTuple):
     """What identifies a passport's content: its version, and when this user's row was created.
 
@@ -105,6 +113,14 @@ class TenantRepository(HistoryRepository, SegmentRepository, ConversationReposit
         )
         row = (await self.session.execute(select(stored, pending))).one()
         return int(row[0] or 0), int(row[1] or 0), row[0] is not None
+
+    async def passport_state(self, user_key: str, *, lock: bool = False) -> PassportState | None:
+        """The row's version, log epoch and root without its head; lock=True holds the row."""
+        stmt = self._scoped(
+            select(PassportRow.version, PassportRow.log_epoch, PassportRow.root), PassportRow
+        ).where(PassportRow.user_key == user_key)
+        row = (await self.session.execute(stmt.with_for_update() if lock else stmt)).first()
+        return None if row is None else PassportState(row[0], row[1], row[2])
 
     async def passport_stamp(self, user_key: str) -> PassportStamp | None:
         """The current version and creation time: what caches of a passport are keyed by."""

@@ -287,7 +287,7 @@ async def run(claimed: ClaimedJob) -> Outcome:
         else:
             ending = dataclasses.replace(ending, resume_at=end)
     edit = running.merge_all(settled.done, turns, epoch=passport.log_epoch)
-    return await running.finish(claimed, edit, ending)
+    return await running.finish(claimed, edit, ending, passport)
 
 
 async def _turns(claimed: ClaimedJob, segments: list[Segment]) -> list[LogRow]:
@@ -403,7 +403,9 @@ async def run_together(jobs: Sequence[ClaimedJob]) -> list[Outcome]:
         edits.append(running.merge_all(settled.done, turns[i], epoch=passport.log_epoch))
         ended.append((i, (jobs[i], settled.ending)))
     if edits:
-        written = await running.finish_together([e for _, e in ended], running.joined(edits))
+        written = await running.finish_together(
+            [e for _, e in ended], running.joined(edits), passport
+        )
         batch.outcomes.update((i, outcome) for (i, _), outcome in zip(ended, written, strict=True))
     return [batch.outcomes[i] for i in range(len(jobs))]
 

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from app.db.engine import DatabaseError
 from app.db.models import IngestJob, PassportRow
-from app.db.repository import TenantRepository
+from app.db.repository import PassportState, TenantRepository
 from app.db.uow import Uow, UowFactory
 from app.domain.dates import iso_utc
 from app.domain.extraction import Extraction
@@ -301,12 +301,16 @@ MERGE_TRIES = 3
 Ended = tuple[ClaimedJob, Ending]
 
 
-async def finish(claimed: ClaimedJob, edit: Edit, ending: Ending) -> Outcome:
+async def finish(
+    claimed: ClaimedJob, edit: Edit, ending: Ending, read: PassportRow | None = None
+) -> Outcome:
     """Apply ``edit`` and version it, then finish the job (or queue its next slice)."""
-    return (await finish_together([(claimed, ending)], edit))[0]
+    return (await finish_together([(claimed, ending)], edit, read))[0]
 
 
-async def finish_together(together: Sequence[Ended], edit: Edit) -> list[Outcome]:
+async def finish_together(
+    together: Sequence[Ended], edit: Edit, read: PassportRow | None = None
+) -> list[Outcome]:
     """Apply ``edit`` (the jobs' changes, in their order) as one version; finish each job.
 
     The merge runs in the worker's pool, within its time limit, on the head and the rows the
@@ -316,20 +320,24 @@ async def finish_together(together: Sequence[Ended], edit: Edit) -> list[Outcome
     and the last try merges under the lock. A job another worker finished first is left as it
     is; an edit that changes no row and leaves the head as it was (``updated_at`` aside) makes
     no version. Every job gets the one version as its ``version_after``: it holds its turns.
+    ``read``, the passport row the jobs read their input after, is the first try's head: the
+    lock finds out whether a write came since, as it does for a head read here.
     """
     lead = together[0][0]
-    for attempt in range(MERGE_TRIES):
-        held = attempt == MERGE_TRIES - 1
-        unlocked: tuple[int, Merged] | None = None
+    tries = MERGE_TRIES + (read is not None)  # the jobs' own read is one try more
+    for attempt in range(tries):
+        held = attempt == tries - 1
+        unlocked: tuple[PassportRow, Merged] | None = None
         if not held:
             async with lead.reads() as uow:
                 repo = uow.tenant(lead.tenant_id)
-                row = await repo.passport(lead.user_key)
+                row = read if read is not None else await repo.passport(lead.user_key)
                 if row is None:
                     return [Outcome(status="skipped") for _ in together]  # the user is gone
                 existing = await _existing(repo, lead.user_key, edit)
+            read = None  # a second try reads the head again
             stamp = iso_utc(datetime.now(UTC)) or ""
-            unlocked = (row.version, await _merge(lead, row.doc, existing, edit, stamp))
+            unlocked = (row, await _merge(lead, row.doc, existing, edit, stamp))
         outcomes = await _write(together, edit, unlocked)
         if outcomes is not None:
             return outcomes
@@ -351,17 +359,22 @@ async def _merge(
 
 
 async def _write(
-    together: Sequence[Ended], edit: Edit, unlocked: tuple[int, Merged] | None
+    together: Sequence[Ended], edit: Edit, unlocked: tuple[PassportRow, Merged] | None
 ) -> list[Outcome] | None:
     """Write a merge under the row lock; None when a write came between (merge again).
 
-    ``unlocked`` is a merge made without the lock, with the version it read; None merges here.
+    ``unlocked`` is a merge made without the lock, with the row it read; None merges here.
     """
     lead = together[0][0]
     skipped = [Outcome(status="skipped") for _ in together]
     async with lead.uows() as uow:
         repo = uow.tenant(lead.tenant_id)
-        row = await repo.passport(lead.user_key, lock=True)
+        # With a merge made already, the lock needs the row's state, not its head again.
+        row: PassportRow | PassportState | None = (
+            await repo.passport(lead.user_key, lock=True)
+            if unlocked is None
+            else await repo.passport_state(lead.user_key, lock=True)
+        )
         locked = await repo.jobs_by_id([claimed.job.id for claimed, _ in together], lock=True)
         live = {i for i, (c, _) in enumerate(together) if _unfinished(locked.get(c.job.id))}
         if row is None or not live:
@@ -376,18 +389,20 @@ async def _write(
                 await _enqueue_soon(together[i][0])
             return [Outcome(status="restarted") if i in live else o for i, o in enumerate(skipped)]
         if unlocked is None:
+            assert isinstance(row, PassportRow)
+            head = row.doc
             existing = await _existing(repo, lead.user_key, edit)
             stamp = iso_utc(datetime.now(UTC)) or ""
-            merge = await _merge(lead, row.doc, existing, edit, stamp)
-        elif unlocked[0] != row.version:
+            merge = await _merge(lead, head, existing, edit, stamp)
+        elif unlocked[0].version != row.version:
             return None
         else:
-            merge = unlocked[1]
+            head, merge = unlocked[0].doc, unlocked[1]
         now = datetime.now(UTC)
         version = row.version
         if merge.changed:
             new = passports.NewVersion(
-                row.doc,
+                head,
                 merge.head,
                 row.version,
                 together[0][1].cause,

@@ -159,6 +159,39 @@ async def test_a_forget_racing_a_batch_restarts_its_jobs_and_is_not_undone(
     assert [j["status"] for j in await _jobs(client, tenant.headers, ids)] == ["done"] * 3
 
 
+async def test_a_write_that_lands_while_a_batch_extracts_is_kept_under_the_batchs_version(
+    client, tenant, app
+):  # type: ignore[no-untyped-def]
+    # The batch merges first onto the head it read its input after; the row lock finds the
+    # write that came since, and the batch merges again onto what that write left.
+    from app.services import processing
+    from app.services.claimed import WorkerResources
+
+    quiet, own = quiet_jobs(app)
+    tenant_id = uuid.UUID(tenant.id)
+    opened = WorkerResources(Gate())
+    opened.extractor.open.set()
+    first = await _accept_all(quiet, tenant_id, own, "mina", [_exchange(0)])
+    await processing.run_next(quiet, (tenant_id, first[0]), own, opened)
+
+    ids = await _accept_all(quiet, tenant_id, own, "mina", [_exchange(1), _exchange(2)])
+    held = WorkerResources(Gate())
+    batch = asyncio.create_task(processing.run_next(quiet, (tenant_id, ids[0]), own, held))
+    await asyncio.wait_for(held.extractor.reached.wait(), 20)
+    fact = {"facts": [{"key": "kiln_brand", "value": "Skutt", "ts": "2025-02-01T08:00:00Z"}]}
+    wrote = await client.post("/users/mina/facts", json=fact, headers=tenant.headers)
+    assert wrote.status_code == 200 and wrote.json()["version"] == 2, wrote.text
+    held.extractor.open.set()
+    outcome = await batch
+    assert outcome.status == "done" and outcome.jobs == 2
+    assert {j["version_after"] for j in await _jobs(client, tenant.headers, ids)} == {3}
+    doc = (await client.get("/users/mina/passport", headers=tenant.headers)).json()
+    assert [f["value"] for f in doc["facts"] if f["key"] == "kiln_brand"] == ["Skutt"]
+    assert [t["id"] for t in doc["turns"]] == [x for n in range(3) for x in (f"u{n}", f"a{n}")]
+    checked = (await client.get("/users/mina/integrity", headers=tenant.headers)).json()
+    assert checked["valid"] is True and checked["versions"] == 4
+
+
 async def test_a_job_that_raises_in_a_batch_fails_alone_with_its_turns_kept(
     client, tenant, app, monkeypatch
 ):  # type: ignore[no-untyped-def]

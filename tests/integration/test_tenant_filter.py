@@ -122,6 +122,7 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "passport": lambda: repo.passport("ana", lock=True),
                 "passport_version": lambda: repo.passport_version("ana"),
                 "passport_stamp": lambda: repo.passport_stamp("ana"),
+                "passport_state": lambda: repo.passport_state("ana", lock=True),
                 "save_passport": lambda: repo.save_passport("ana", doc, 1, now, root="0" * 64),
                 "add_version": lambda: repo.add_version(version),
                 "list_versions": lambda: repo.list_versions("ana", 10, 5),
