@@ -34,12 +34,10 @@ from app.db.models import (
     IngestJob,
     MemoryRow,
     PassportRow,
-    TenantUsage,
 )
 from app.db.segments import SegmentRepository
+from app.db.usage import UsageRepository
 from app.domain.memory.log import LogRow, StoredRow
-
-USAGE_FIELDS = ("jobs", "calls", "input_tokens", "output_tokens", "cache_hits", "ingest_bytes")
 
 # Rows fetched per round trip when a log is streamed.
 STREAM_BATCH = 2000
@@ -68,7 +66,9 @@ class PassportStamp(NamedTuple):
     created_at: datetime
 
 
-class TenantRepository(HistoryRepository, SegmentRepository, ConversationRepository):
+class TenantRepository(
+    HistoryRepository, SegmentRepository, ConversationRepository, UsageRepository
+):
     """Every query here is scoped to one tenant, by ``_scoped`` or by the row's own tenant_id."""
 
     # -- passports -------------------------------------------------------------------------
@@ -720,72 +720,11 @@ class TenantRepository(HistoryRepository, SegmentRepository, ConversationReposit
             return False
         return True
 
-    # -- usage -----------------------------------------------------------------------------
-
-    async def add_usage(self, hour: datetime, counts: dict[str, int]) -> None:
-        """Add a job's counts to the tenant's row for this hour."""
-        values = {name: int(counts.get(name, 0)) for name in USAGE_FIELDS}
-        if not any(values.values()):
-            return
-        stmt = insert(TenantUsage).values(tenant_id=self.tenant_id, hour=hour, **values)
-        await self.session.execute(
-            stmt.on_conflict_do_update(
-                index_elements=["tenant_id", "hour"],
-                set_={name: getattr(TenantUsage, name) + stmt.excluded[name] for name in values},
-            )
-        )
-
-    async def charge_ingest_bytes(self, hour: datetime, size: int, since: datetime) -> int:
-        """Add ``size`` ingest bytes to this hour's usage; the bytes since ``since`` with them.
-
-        One statement: this hour's row as the upsert left it, the other hours' as they were.
-        """
-        values = {name: size if name == "ingest_bytes" else 0 for name in USAGE_FIELDS}
-        stmt = insert(TenantUsage).values(tenant_id=self.tenant_id, hour=hour, **values)
-        charged = (
-            stmt.on_conflict_do_update(
-                index_elements=["tenant_id", "hour"],
-                set_={"ingest_bytes": TenantUsage.ingest_bytes + stmt.excluded.ingest_bytes},
-            )
-            .returning(TenantUsage.ingest_bytes)
-            .cte("charged")
-        )
-        before = self._scoped(
-            select(func.coalesce(func.sum(TenantUsage.ingest_bytes), 0)), TenantUsage
-        ).where(TenantUsage.hour >= since, TenantUsage.hour != hour)
-        result = await self.session.execute(
-            select(charged.c.ingest_bytes + before.scalar_subquery())
-        )
-        return int(result.scalar_one())
-
     async def lock_user_turns(self, user_key: str) -> None:
         """Hold the user's turn lock until this transaction ends: checks of that user's turns
         run one at a time (a transaction-scoped advisory lock, keyed by tenant and user)."""
         key = func.hashtextextended(f"tessera-turns:{self.tenant_id}:{user_key}", 0)
         await self.session.execute(select(func.pg_advisory_xact_lock(key)))
-
-    async def ingest_bytes_since(self, since: datetime) -> int:
-        """Bytes of ingest bodies the tenant had accepted since ``since`` (an hour's start)."""
-        result = await self.session.execute(
-            self._scoped(select(func.sum(TenantUsage.ingest_bytes)), TenantUsage).where(
-                TenantUsage.hour >= since
-            )
-        )
-        return int(result.scalar_one() or 0)
-
-    async def usage_by_day(self, since: datetime, until: datetime) -> Sequence[tuple[Any, ...]]:
-        """Per UTC day in [since, until): the day, then each of ``USAGE_FIELDS`` summed."""
-        day = func.date_trunc("day", TenantUsage.hour, "UTC")
-        result = await self.session.execute(
-            self._scoped(
-                select(day, *(func.sum(getattr(TenantUsage, name)) for name in USAGE_FIELDS)),
-                TenantUsage,
-            )
-            .where(TenantUsage.hour >= since, TenantUsage.hour < until)
-            .group_by(day)
-            .order_by(day)
-        )
-        return [(row[0], *(int(n or 0) for n in row[1:])) for row in result.all()]
 
 
 def _due(now: datetime) -> ColumnElement[bool]:

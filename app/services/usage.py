@@ -6,8 +6,8 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 
-from app.db.repository import USAGE_FIELDS
 from app.db.uow import UowFactory
+from app.db.usage import USAGE_FIELDS
 
 DEFAULT_DAYS = 30
 
