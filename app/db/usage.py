@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.dialects.postgresql import Insert, insert
 
 from app.db.models import TenantUsage
 from app.db.scoped import ScopedRepository
@@ -20,15 +20,16 @@ class UsageRepository(ScopedRepository):
 
     async def add_usage(self, hour: datetime, counts: dict[str, int]) -> None:
         """Add a job's counts to the tenant's row for this hour."""
+        if any(counts.get(name, 0) for name in USAGE_FIELDS):
+            await self.session.execute(self._added(hour, counts))
+
+    def _added(self, hour: datetime, counts: dict[str, int]) -> Insert:
+        """The upsert that adds ``counts`` to the tenant's row for ``hour``."""
         values = {name: int(counts.get(name, 0)) for name in USAGE_FIELDS}
-        if not any(values.values()):
-            return
         stmt = insert(TenantUsage).values(tenant_id=self.tenant_id, hour=hour, **values)
-        await self.session.execute(
-            stmt.on_conflict_do_update(
-                index_elements=["tenant_id", "hour"],
-                set_={name: getattr(TenantUsage, name) + stmt.excluded[name] for name in values},
-            )
+        return stmt.on_conflict_do_update(
+            index_elements=["tenant_id", "hour"],
+            set_={name: getattr(TenantUsage, name) + stmt.excluded[name] for name in values},
         )
 
     async def charge_ingest_bytes(self, hour: datetime, size: int, since: datetime) -> int:
@@ -36,16 +37,8 @@ class UsageRepository(ScopedRepository):
 
         One statement: this hour's row as the upsert left it, the other hours' as they were.
         """
-        values = {name: size if name == "ingest_bytes" else 0 for name in USAGE_FIELDS}
-        stmt = insert(TenantUsage).values(tenant_id=self.tenant_id, hour=hour, **values)
-        charged = (
-            stmt.on_conflict_do_update(
-                index_elements=["tenant_id", "hour"],
-                set_={"ingest_bytes": TenantUsage.ingest_bytes + stmt.excluded.ingest_bytes},
-            )
-            .returning(TenantUsage.ingest_bytes)
-            .cte("charged")
-        )
+        added = self._added(hour, {"ingest_bytes": size})
+        charged = added.returning(TenantUsage.ingest_bytes).cte("charged")
         before = self._scoped(
             select(func.coalesce(func.sum(TenantUsage.ingest_bytes), 0)), TenantUsage
         ).where(TenantUsage.hour >= since, TenantUsage.hour != hour)
