@@ -240,6 +240,21 @@ def test_a_long_neighbour_is_shown_only_as_far_as_the_budget_allows() -> None:
     assert len(evidence.text) <= 120
 
 
+def test_a_neighbour_is_shown_whole_when_it_fits() -> None:
+    story = (
+        "So the landlord finally called back about the heating. He says the boiler is older "
+        "than both of us, the part is out of stock everywhere in the region, and the earliest "
+        "a technician can come is the second week of next month, which means another three "
+        "weeks of cold showers unless we buy a portable heater ourselves and keep the receipt"
+    )
+    assert 300 < len(story) <= PASSAGE_MAX
+    lines = [*FILLER, ("Ana", story), ("Ben", "ugh, did he offer a discount on the rent?")]
+    evidence = ask(EvidenceIndex(chat(lines)), "discount on the rent", 1500)
+    assert "keep the receipt" in evidence.text  # the whole message the hit answers
+    by_id = {item.turn_id: item for item in evidence.items}
+    assert by_id["t6"].role == "neighbour" and not by_id["t6"].cut
+
+
 def test_a_persons_match_comes_without_the_assistants_answers_around_it() -> None:
     lines = [
         ("assistant", "Glad to help. Good luck with the move, and enjoy the new place!"),

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.context.index import EvidenceIndex, Scores
-from app.domain.context.passages import PASSAGE_MAX, annotated
+from app.domain.context.passages import annotated
 from app.domain.context.ranking.candidates import MIN_LINE, allowed_records, sort_time
 from app.domain.context.ranking.question import Question
 from app.domain.context.ranking.scorer import Ranked, rank
@@ -27,9 +27,6 @@ from app.domain.dates import EVER, DateWindow
 # A hit is shown with the turn on each side of it in its session: the message it answers and the
 # answer it gets. A neighbour's priority as a share of its hit's score: see ``_by_relevance``.
 NEIGHBOUR_WEIGHT = 0.5
-# A neighbour shows at most this many characters of its passage (its opening words): it is there
-# to say what the hit answers or what answered it, and a long one would crowd out other hits.
-NEIGHBOUR_CHARS = 300
 
 
 ELLIPSIS = "…"
@@ -103,16 +100,14 @@ class Evidence:
 class _Selection:
     """The passages chosen so far, per turn, and what their lines cost."""
 
-    def __init__(self, index: EvidenceIndex, room: int, clip_chars: int) -> None:
+    def __init__(self, index: EvidenceIndex, room: int) -> None:
         self.index = index
         self.room = room  # characters left, newlines between lines included
-        self.clip_chars = clip_chars
         self.chosen: dict[int, set[int]] = {}  # turn -> its passages shown
-        self.clipped: set[int] = set()  # turns shown only as a neighbour: their opening words
         self.roles: dict[int, Role] = {}
         self.lines: dict[int, tuple[str, str, bool]] = {}  # turn -> its line as chosen
 
-    def line(self, turn: int, shown: set[int], clip: bool) -> tuple[str, str, bool]:
+    def line(self, turn: int, shown: set[int]) -> tuple[str, str, bool]:
         """(the line, its text after the prefix, whether it is cut) for those passages."""
         index = self.index
         text = index.texts[turn]
@@ -129,12 +124,7 @@ class _Selection:
         cut = len(shown) < len(own)
         if cut and runs[0][0] != own.start:
             body = f"{ELLIPSIS} {body}"
-        ends_cut = cut and runs[-1][-1] != own.stop - 1
-        if clip and len(body) > self.clip_chars:
-            space = body.rfind(" ", 0, self.clip_chars)
-            body = body[: space if space > 0 else self.clip_chars].rstrip()
-            cut = ends_cut = True
-        if ends_cut:
+        if cut and runs[-1][-1] != own.stop - 1:
             body = f"{body} {ELLIPSIS}"
         return index.prefixes[turn] + body, body, cut
 
@@ -151,13 +141,11 @@ class _Selection:
         """Show ``docs`` of ``turn`` too if the budget allows; whether they are shown now."""
         before = self.chosen.get(turn, set())
         shown = before | set(docs)
-        # A neighbour is clipped to its opening words; a hit, or a turn shown as one, is not.
-        clip = role == "neighbour" and (turn in self.clipped or turn not in self.chosen)
-        if shown == before and clip == (turn in self.clipped):
+        if shown == before:
             return turn in self.chosen
-        if not clip and not self.may_fit(turn, shown):
+        if not self.may_fit(turn, shown):
             return False
-        rendered = self.line(turn, shown, clip)
+        rendered = self.line(turn, shown)
         old = self.lines.get(turn)
         # A new line adds its newline.
         cost = len(rendered[0]) - (len(old[0]) if old is not None else -1)
@@ -167,10 +155,6 @@ class _Selection:
         self.chosen[turn] = shown
         self.roles.setdefault(turn, role)
         self.lines[turn] = rendered
-        if clip:
-            self.clipped.add(turn)
-        else:
-            self.clipped.discard(turn)
         return True
 
 
@@ -280,7 +264,7 @@ def _by_relevance(
     scores, matching, machine = found.scores, found.matching, found.machine
     # Room for the note at its longest, so whatever is chosen, the note still fits.
     room = budget + 1 - (len(_note(matching, "relevance")) + 1)
-    selection = _Selection(index, room, NEIGHBOUR_CHARS)
+    selection = _Selection(index, room)
     repeated: set[int] = set()  # hits left out as repeats: what they say is shown
     shown_runs = ShownRuns(tokens)
     ranked = found.order
@@ -295,17 +279,18 @@ def _by_relevance(
     order = len(queue)
     while queue and selection.room >= MIN_LINE:
         priority, _, doc, turn, hit = heapq.heappop(queue)
-        if hit and not selection.may_fit(turn, (doc,)):
-            continue  # a neighbour is clipped to fit; a hit that cannot fit is passed over
+        if not selection.may_fit(turn, (doc,)):
+            continue  # what cannot fit whole is passed over
         text, speaker = index.passage_text(doc), index.speaker_codes[turn]
-        if shown_runs.restates(text, speaker):
+        new = doc not in selection.chosen.get(turn, ())  # a neighbour's passage may come again
+        if new and shown_runs.restates(text, speaker):
             if hit:
                 repeated.add(turn)
             continue
         if not selection.add(turn, (doc,), "hit" if hit else "neighbour"):
             continue
-        if hit or turn not in selection.clipped:
-            shown_runs.add(text, speaker)  # a clipped neighbour shows only its opening words
+        if new:
+            shown_runs.add(text, speaker)
         if not hit:
             continue
         for side in (-1, 1):
@@ -327,7 +312,7 @@ def _by_recency(
 ) -> tuple[_Selection, int]:
     """The newest records that fit, whole or by their last passage, until one does not."""
     total = len(index) if allowed is None else int(allowed.sum())
-    selection = _Selection(index, budget + 1 - (len(_note(total, "recency")) + 1), PASSAGE_MAX)
+    selection = _Selection(index, budget + 1 - (len(_note(total, "recency")) + 1))
     for turn in range(len(index) - 1, -1, -1):
         if allowed is not None and not allowed[turn]:
             continue
