@@ -20,8 +20,11 @@ import asyncio
 import logging
 import math
 import multiprocessing
+import multiprocessing.connection
+import os
 import resource
 import signal
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -60,8 +63,23 @@ def _stop(signum: int, frame: object) -> None:
 
 
 def _start_process() -> None:
-    """In each new pool process: no core file when the kernel ends a stuck call."""
+    """In each new pool process: no core file when the kernel ends a stuck call, and an end of
+    its own when the process that started the pool is gone."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    owner = multiprocessing.parent_process()
+    if owner is not None:
+        threading.Thread(target=_end_with, args=(owner.sentinel,), daemon=True).start()
+
+
+def _end_with(sentinel: int) -> None:
+    """Wait for the pool's owner to end, then end this process.
+
+    A worker killed outright (SIGKILL, the OOM killer) shuts nothing down, and its pool's
+    processes would wait forever on a call queue they hold themselves, and its forkserver with
+    them.
+    """
+    multiprocessing.connection.wait([sentinel])
+    os._exit(1)
 
 
 def _ready() -> None:

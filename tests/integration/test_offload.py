@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import re
+import signal
+import subprocess
+import sys
 import time
 import uuid
 
@@ -76,6 +81,60 @@ async def test_a_process_no_signal_reaches_is_left_behind_and_ended_by_the_kerne
         assert not _alive(stuck)  # its CPU limit ended it: nothing spins on
     finally:
         pool.close()
+
+
+# A worker in miniature: it starts a pool, says so, and waits to be killed.
+OWNER = """
+import asyncio
+from app.services.offload import CpuPool
+
+async def main():
+    pool = CpuPool(2, seconds=5.0)
+    await pool.start()
+    print("ready", flush=True)
+    await asyncio.sleep(120)
+
+asyncio.run(main())
+"""
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid``, by the parent ids in /proc."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parents[int(entry)] = int(f.read().split(") ", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+    below, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - below
+        below |= frontier
+    return below
+
+
+def test_a_killed_workers_pool_processes_end_with_it() -> None:
+    owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True)
+    pool: set[int] = set()
+    try:
+        assert owner.stdout is not None and owner.stdout.readline().strip() == "ready"
+        pool = _descendants(owner.pid)
+        assert len(pool) >= 3  # the forkserver and the pool's two processes, at least
+        owner.kill()  # as the OOM killer would: nothing is shut down
+        owner.wait()
+        for _ in range(50):
+            if not any(_alive(pid) for pid in pool):
+                break
+            time.sleep(0.2)
+        assert not [pid for pid in pool if _alive(pid)]  # none left waiting forever
+    finally:
+        owner.kill()
+        owner.wait()
+        for pid in pool:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 async def test_the_event_loop_keeps_running_while_the_pool_works() -> None:
