@@ -68,7 +68,13 @@ def _start_process() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     owner = multiprocessing.parent_process()
     if owner is not None:
-        threading.Thread(target=_end_with, args=(owner.sentinel,), daemon=True).start()
+        # The thread starts with every signal blocked, so the time limit's timer still reaches
+        # the call's thread alone: a call deaf to it stays deaf, and the CPU limit ends it.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+        try:
+            threading.Thread(target=_end_with, args=(owner.sentinel,), daemon=True).start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _end_with(sentinel: int) -> None:
