@@ -13,11 +13,14 @@ and then a search, a forget of one of the user's turns, an export. With ``--paus
 is an agent of its own that waits between its steps (S seconds on average, at random: the person
 reading the answer and typing the next message), so the load is what that many people make, not
 the machine's ceiling; ``--history N`` gives each user N earlier exchanges before the loops start
-(one request each, not timed), so the caches meet histories as a service that has run for a
-while does. Every ``--interval`` seconds it prints the calls made, p50 and p99 of each kind, the
-resident memory of the API processes and the worker, the queue depth and the errors by kind. At
-the end it checks every user: each turn whose write was acknowledged is in the user's passport,
-and each turn forgotten is in neither the passport nor a search.
+(one request each, then one context read, as an agent reads after it writes; not timed), so
+the caches and the stored indexes meet histories as a service that has run for a while does
+(``--unread-history``: no read, as after a bulk import, so each user's first read in each API
+process indexes its log or loads what the other stored). Every ``--interval`` seconds it prints
+the calls made, p50 and p99 of each kind, the resident memory of the API processes and the
+worker, the queue depth and the errors by kind. At the end it checks every user: each turn whose
+write was acknowledged is in the user's passport, and each turn forgotten is in neither the
+passport nor a search.
 
 Targets (issue 45): no errors but 429s the client honoured, no acknowledged turn missing, no
 forgotten turn found, each process's memory flat after warm-up (at most 10% growth over the
@@ -157,20 +160,22 @@ class Soak:
         ]
         return Exchange(n, topic, question, turns)
 
-    async def seed(self, exchanges: int, at_once: int = 8) -> None:
-        """Give every user ``exchanges`` earlier exchanges, in one request each (not timed)."""
+    async def seed(self, exchanges: int, at_once: int = 8, *, read: bool = True) -> None:
+        """Give every user ``exchanges`` earlier exchanges, in one request each, and with
+        ``read`` one context read after it (not timed)."""
         gate = asyncio.Semaphore(at_once)
 
         async def one(user: User) -> None:
             turns: list[dict[str, str]] = []
             for _ in range(exchanges):
                 turns += self.exchange(user).turns
+            client = self.clients[user.tenant]
             async with gate:
-                job = await self.clients[user.tenant].remember(
-                    user.key, turns, session="history", wait=60
-                )
-            if job.status != "done":
-                raise RuntimeError(f"seeding {user.key}: job {job.status}")
+                job = await client.remember(user.key, turns, session="history", wait=60)
+                if job.status != "done":
+                    raise RuntimeError(f"seeding {user.key}: job {job.status}")
+                if read:
+                    await client.context(user.key, TOPICS[0][2], min_version=job.version_after)
             user.said += [turn["id"] for turn in turns]
 
         await asyncio.gather(*(one(user) for user in self.users))
@@ -408,6 +413,11 @@ def main(argv: list[str] | None = None) -> int:
         help="mean seconds each user's agent waits between steps (0: --loops that never wait)",
     )
     parser.add_argument("--history", type=int, default=0, help="earlier exchanges per user")
+    parser.add_argument(
+        "--unread-history",
+        action="store_true",
+        help="seed the history without the read that follows each write",
+    )
     parser.add_argument("--interval", type=float, default=30.0, help="seconds per line")
     parser.add_argument("--smoke", action="store_true", help="one minute, 2 tenants of 10")
     parser.add_argument("--json", type=Path)
@@ -422,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
             soak = Soak(stack.base_url, keys, args.users, args.loops, args.pause)
             if args.history:
                 started = time.monotonic()
-                await soak.seed(args.history)
+                await soak.seed(args.history, read=not args.unread_history)
                 took = time.monotonic() - started
                 log(f"history: {args.history} exchanges per user in {took:.0f} s")
             return await run(soak, pids, stack.database_url, args.minutes * 60, args.interval)
