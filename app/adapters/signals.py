@@ -128,3 +128,9 @@ class JobSignals:
     def _lost(self, conn: Any) -> None:
         log.warning("the job signal connection was lost; waits read the job row until it is back")
         self._conn = None
+        # A signal sent from now on is not heard: every wait reads its row at once, then on a
+        # back-off.
+        for futures in self._waiting.values():
+            for future in futures:
+                if not future.done():
+                    future.set_result(None)

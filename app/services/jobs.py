@@ -76,6 +76,10 @@ async def list_jobs(
     return await paging.page_of_user(uows, tenant_id, user_key, limit, listing)
 
 
+# While job signals are received, a waiting request reads its job's row this often besides.
+SIGNALLED_RECHECK_SECONDS = 1.0
+
+
 async def wait_for_job(
     job: JobView,
     uows: UowFactory,
@@ -85,8 +89,10 @@ async def wait_for_job(
 ) -> JobView:
     """Wait until the job is done or failed, or the wait ends; return its last state.
 
-    The job row is read again whenever a worker signals that the job ended, and on a short
-    back-off in any case, so a signal that never comes costs time, not the answer.
+    While signals are received, the job row is read when the wait starts and when a worker
+    signals that the job ended (a lost listening connection wakes every wait, ``JobSignals``);
+    without them, on a short back-off. A rare re-read guards against a signal that never comes,
+    so that costs time, not the answer.
     """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
@@ -97,7 +103,10 @@ async def wait_for_job(
             job = await get_job(uows, tenant_id, job.id)
             if job.finished:
                 break
-            pause = min(delay, max(deadline - loop.time(), 0))
+            heard = woken is not None and signals is not None and signals.listening
+            pause = min(
+                SIGNALLED_RECHECK_SECONDS if heard else delay, max(deadline - loop.time(), 0)
+            )
             if woken is None:
                 await asyncio.sleep(pause)
             else:
