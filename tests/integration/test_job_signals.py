@@ -68,7 +68,7 @@ async def test_a_wait_reads_the_job_when_it_starts_and_when_its_end_is_signalled
     with JobReads(app) as reads:
         await asyncio.sleep(0.6)  # a timer's back-off would read the row every 20 to 100 ms
     assert not wait.done()
-    assert reads.count == 0
+    assert reads.count <= 1  # none, or on a slow machine the wait's first read
     await _finish(quiet, own, tenant_id, job_id)
     started = time.monotonic()
     view = await asyncio.wait_for(wait, 5)
