@@ -5,8 +5,10 @@
 The first ``--clients`` BEAM chats of the tuning half, cut into exchanges as ``bench.rhythm``
 posts them: for each exchange, preparing its payload, making its turn rows and extracting its
 segments with the rules, timed on this thread (what a worker now does for a small job instead of
-handing it to the pool). Every 50th exchange, the merge of it onto the head the chat has grown so
-far is timed too (the merge stays in the pool: its cost follows the head, not the job).
+handing it to the pool), and the stored-index segment of its turn rows (what each write stores
+once the user has a stored index). Every 50th exchange, the merge of it onto the head the chat
+has grown so far is timed too (the merge stays in the pool: its cost follows the head, not the
+job).
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ import statistics
 import time
 from datetime import UTC, datetime, timedelta
 
+from app.domain.context import records_of
+from app.domain.context.index import segment_of
+from app.domain.context.segments import encode
 from app.domain.extraction import ExtractionInput
 from app.domain.extraction.rules import RuleExtractor, extract_rules
 from app.domain.ingest import IngestPayload
@@ -38,7 +43,7 @@ async def measure(clients: int, most: int) -> None:
     """Print the per-exchange costs and the merge's, over the chats' first exchanges."""
     settings = Settings()
     rules = RuleExtractor()
-    spent = {"prepare": 0.0, "turn rows": 0.0, "extract": 0.0}
+    spent = {"prepare": 0.0, "turn rows": 0.0, "extract": 0.0, "segment": 0.0}
     chars: list[int] = []
     merges: list[tuple[int, float]] = []
     for chat in of_half(load(DEFAULT_DATA), lambda c: c.id, "beam500k", "tune")[:clients]:
@@ -59,15 +64,18 @@ async def measure(clients: int, most: int) -> None:
             ]
             done = [(Work(a.segment, None, when), extract_rules(a)) for a in asked]
             t3 = time.perf_counter()
+            encode(segment_of(records_of((i, r.kind, r.item) for i, r in enumerate(turns))))
+            t4 = time.perf_counter()
             spent["prepare"] += t1 - t0
             spent["turn rows"] += t2 - t1
             spent["extract"] += t3 - t2
+            spent["segment"] += t4 - t3
             if n % 50 == 49:
                 edit = merge_all(done, turns)
                 existing = user.by_hash(set(edit.hashes))
-                t4 = time.perf_counter()
+                t5 = time.perf_counter()
                 merged(user.head, existing, edit.apply, f"{when:%Y-%m-%dT%H:%M:%SZ}")
-                merges.append((n + 1, time.perf_counter() - t4))
+                merges.append((n + 1, time.perf_counter() - t5))
             await user.ingest(payload, when, rules.extract)
             when += timedelta(minutes=5)
     total = sum(chars)

@@ -154,6 +154,14 @@ def test_a_loaded_index_grows_with_new_rows_as_the_warm_one_does() -> None:
         assert build_context(stored, q, 3000).text == build_context(warm, q, 3000).text
 
 
+def test_a_writes_segment_is_the_bytes_of_a_built_index_s() -> None:
+    # A write's segment skips weighing its terms (segments keep term frequencies): the bytes are
+    # those of the same rows indexed whole and weighed, as a stored base is.
+    for n in (1, 7, 40):
+        records = records_of(log_rows(n))
+        assert encode(segment_of(records)) == encode(MemoryIndex.of(HEAD, records).to_segment())
+
+
 def test_a_segment_keeps_every_character_and_none() -> None:
     rows: list[tuple[int, str, dict[str, Any]]] = [
         (1, "turn", {"id": None, "speaker": "", "text": "emoji 🐕 and \u2028 a line separator"}),

@@ -88,7 +88,14 @@ class EvidenceIndex:
     demand.
     """
 
-    def __init__(self, records: Iterable[TurnRecord] = (), *, k1: float = K1, b: float = B) -> None:
+    def __init__(
+        self,
+        records: Iterable[TurnRecord] = (),
+        *,
+        k1: float = K1,
+        b: float = B,
+        weighed: bool = True,
+    ) -> None:
         self.k1 = k1
         self.b = b
         # Strings per record are columns the garbage collector does not walk (``StrColumn``).
@@ -139,10 +146,12 @@ class EvidenceIndex:
         self.vectors: PassageVectors | None = None
         self.extend(records)
         # Built at once (a cold start, off the event loop): every term weighed at the last sample
-        # now, so no read pays for what the build skipped.
-        for token in self._postings:
-            if self._weighed_at[token] != self._sample:
-                self._reweigh(token)
+        # now, so no read pays for what the build skipped. Not for a stored segment (``weighed``
+        # False), which keeps term frequencies only: its loader weighs them.
+        if weighed:
+            for token in self._postings:
+                if self._weighed_at[token] != self._sample:
+                    self._reweigh(token)
 
     def __len__(self) -> int:
         return len(self._positions)
@@ -571,7 +580,7 @@ def instruction_conditions(texts: Sequence[str]) -> tuple[frozenset[str] | None,
 def segment_of(records: Sequence[TurnRecord], model: Embedding | None = None) -> Segment:
     """A stored segment of log records (a write's new rows), in log order; with ``model``, its
     passages' vectors too."""
-    evidence = EvidenceIndex(r for r in records if _ranked(r))
+    evidence = EvidenceIndex((r for r in records if _ranked(r)), weighed=False)
     if model is not None and evidence.n_passages:
         texts = [evidence.passage_text(d) for d in range(evidence.n_passages)]
         rows = model.embed(texts)
