@@ -218,3 +218,37 @@ def test_no_passage_of_a_question_without_a_match_is_a_candidate() -> None:
     assert question is not None
     found = rank(index, question)
     assert found.order == [] and found.matching == 0 and found.explain(0) is None
+
+
+_ASKED = ("kite", "red", "festival")
+_OTHER = ("river", "boat", "tea", "garden", "storm", "the", "and")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(("user", "assistant")),
+            st.one_of(  # a message that may say the question's words, or a long one that cannot
+                st.lists(st.sampled_from(_ASKED + _OTHER), min_size=1, max_size=160),
+                st.lists(st.sampled_from(_OTHER), min_size=60, max_size=160),
+            ),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.lists(st.sampled_from(_ASKED), min_size=1, max_size=3),
+)
+def test_matching_counts_each_record_a_match_or_only_a_neighbour_reaches_once(
+    lines: list[tuple[str, list[str]]], asked: list[str]
+) -> None:
+    # Assistants' long messages are cut into several passages: a record counts once, whether
+    # one of its passages matched or only a neighbour reached it.
+    index = EvidenceIndex(chat([(who, " ".join(words)) for who, words in lines], session_every=3))
+    question = Question.of(" ".join(asked))
+    assert question is not None
+    found = candidates(index, question.tokens)
+    turns = index.passage_turns()
+    matched = {int(turns[d]) for d in np.flatnonzero(found.bm25 > 0)}
+    reached = {int(turns[d]) for d in found.docs if found.bm25[d] <= 0} - matched
+    assert found.matching == len(matched) + len(reached)

@@ -88,16 +88,7 @@ class EvidenceIndex:
     demand.
     """
 
-    def __init__(
-        self,
-        records: Iterable[TurnRecord] = (),
-        *,
-        k1: float = K1,
-        b: float = B,
-        weighed: bool = True,
-    ) -> None:
-        self.k1 = k1
-        self.b = b
+    def __init__(self, records: Iterable[TurnRecord] = (), *, weighed: bool = True) -> None:
         # Strings per record are columns the garbage collector does not walk (``StrColumn``).
         self.prefixes: StrColumn[str] = StrColumn()  # per record: "[7 May 2023] Speaker: "
         self._ids: StrColumn[str] = StrColumn()  # per record: the log row's id
@@ -295,7 +286,7 @@ class EvidenceIndex:
                 self._sample = doc + 1
                 self._sample_avgdl = self._total_length / self._sample or 1.0
             # The same arithmetic, in the same order, as ``length_norms`` and ``_reweigh``.
-            norm = self.k1 * (1.0 - self.b + self.b * len(tokens) / self._sample_avgdl)
+            norm = K1 * (1.0 - B + B * len(tokens) / self._sample_avgdl)
             counts: dict[str, int] = {}
             for token in tokens:
                 counts[token] = counts.get(token, 0) + 1
@@ -344,11 +335,9 @@ class EvidenceIndex:
         return with_vectors(segment, held.model, held.matrix())
 
     @classmethod
-    def of_segments(
-        cls, parts: Sequence[Segment], *, k1: float = K1, b: float = B
-    ) -> EvidenceIndex:
+    def of_segments(cls, parts: Sequence[Segment]) -> EvidenceIndex:
         """The index stored segments hold, in log order, weighed as if built at once."""
-        index = cls(k1=k1, b=b)
+        index = cls()
         parts = [part for part in parts if part.records]
         segment = merged(parts, postings=False)
         n, texts = segment.numbers, segment.texts
@@ -390,7 +379,7 @@ class EvidenceIndex:
         n = part.numbers
         docs = (n["docs"].astype(np.int64) + offset).astype(_INT)
         tf = np.asarray(n["tf"], dtype=_INT)
-        norms = length_norms(lengths[docs], self._sample_avgdl, self.k1, self.b)
+        norms = length_norms(lengths[docs], self._sample_avgdl, K1, B)
         weights = normed_weights(np.ones(1), tf, norms).astype(_WEIGHT)
         columns = [
             memoryview(docs.tobytes()),
@@ -486,7 +475,7 @@ class EvidenceIndex:
         docs = np.frombuffer(old[0], dtype=_INT)
         tf = np.frombuffer(old[1], dtype=_INT)
         lengths = self._column(self._lengths, np.int64)
-        norms = length_norms(lengths[docs], self._sample_avgdl, self.k1, self.b)
+        norms = length_norms(lengths[docs], self._sample_avgdl, K1, B)
         weights = normed_weights(np.ones(1), tf, norms).astype(_WEIGHT)
         posting = self._postings[token] = (old[0], old[1], bytearray(weights.tobytes()))
         self._weighed_at[token] = self._sample

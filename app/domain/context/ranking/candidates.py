@@ -158,7 +158,13 @@ def _extra_turns(index: EvidenceIndex, scores: Scores, lent: npt.NDArray[np.intp
         after < firsts.size, firsts[np.minimum(after, firsts.size - 1)], index.n_passages
     )
     # A one-passage record of a lent (unmatched) passage matched nothing; a longer one may have.
-    single = (ends - firsts[turns]) == 1
-    longer = turns[~single]
-    matched = sum(1 for t in longer.tolist() if index.best_score(t, scores) > 0)
-    return int(single.sum()) + len(longer) - matched
+    lengths = ends - firsts[turns]
+    single = lengths == 1
+    starts, lengths = firsts[turns[~single]], lengths[~single]
+    if not lengths.size:
+        return int(single.sum())
+    # Every passage of the longer records at once: whether any of a record's matched.
+    offsets = np.cumsum(lengths) - lengths
+    passages = np.arange(int(lengths.sum())) + np.repeat(starts - offsets, lengths)
+    matched = np.count_nonzero(np.add.reduceat(scores[passages] > 0, offsets))
+    return int(single.sum()) + len(lengths) - int(matched)

@@ -8,6 +8,7 @@ others keep zero there, and being weaker matches could not use them to reach a b
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -87,14 +88,23 @@ def text_features(
         rows[:, _FIRST] = _earliness(index, docs, machine)
 
 
-def said_together(lowered: str, pairs: list[re.Pattern[str]]) -> float:
+def said_together(lowered: str, pairs: list[WholeWords]) -> float:
     """The share of the question's word ``pairs`` (as ``whole_words``) that ``lowered`` says."""
-    return sum(1 for pair in pairs if pair.search(lowered)) / len(pairs)
+    # Most passages do not hold a pair at all: the plain substring test says so first.
+    said = sum(1 for phrase, words in pairs if phrase in lowered and words.search(lowered))
+    return said / len(pairs)
 
 
-def whole_words(phrase: str) -> re.Pattern[str]:
+class WholeWords(NamedTuple):
+    """A phrase, and the pattern that finds it as whole words."""
+
+    phrase: str
+    pattern: re.Pattern[str]
+
+
+def whole_words(phrase: str) -> WholeWords:
     """``phrase`` as whole words: "math class", not "aftermath classes"."""
-    return re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)")
+    return WholeWords(phrase, re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)"))
 
 
 def states_amount(index: EvidenceIndex, doc: int, text: str) -> float:
