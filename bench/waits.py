@@ -14,37 +14,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
+import itertools
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.ingest import percentile, running_stack
+from bench.ingest import cpu_seconds, percentile, running_stack
 from bench.soak import ANSWER, tenant_keys
 from tessera import AsyncTessera
 
 WARM_SECONDS = 5.0
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU time of a process and its children, user and system."""
-    import psutil
-
-    proc = psutil.Process(pid)
-    total = 0.0
-    for one in [proc, *proc.children(recursive=True)]:
-        with contextlib.suppress(psutil.Error):
-            times = one.cpu_times()
-            total += times.user + times.system
-    return total
-
-
-async def agent(client: AsyncTessera, user: str, until: float, ms: list[float]) -> None:
-    """Write an exchange with ``?wait`` and read after it, until ``until``."""
-    n = 0
-    while time.monotonic() < until:
+async def agent(
+    client: AsyncTessera, user: str, numbers: Iterator[int], until: float, ms: list[float]
+) -> None:
+    """Write an exchange with ``?wait`` and read after it, until ``until``; ``numbers`` gives the
+    user's exchanges their ids, never the same twice (a turn sent again is not written again)."""
+    for n in numbers:
+        if time.monotonic() >= until:
+            return
         exchange = [
             {
                 "role": "user",
@@ -57,22 +49,21 @@ async def agent(client: AsyncTessera, user: str, until: float, ms: list[float]) 
         job = await client.remember(user, exchange, session=f"s{n // 10}", wait=30)
         ms.append((time.perf_counter() - started) * 1000)
         await client.context(user, "What does the fence need?", min_version=job.version_after)
-        n += 1
 
 
 async def measured(url: str, admin: str, pids: dict[str, int], agents: int, seconds: float) -> Any:
     """Warm up, then run the agents for ``seconds``; the figures."""
     key = (await tenant_keys(url, admin, 1))[0]
     client = AsyncTessera(url, key)
-    users = [f"waiter-{a}" for a in range(agents)]
+    users = {f"waiter-{a}": itertools.count() for a in range(agents)}
     warm: list[float] = []
     until = time.monotonic() + WARM_SECONDS
-    await asyncio.gather(*(agent(client, user, until, warm) for user in users))
+    await asyncio.gather(*(agent(client, u, n, until, warm) for u, n in users.items()))
     ms: list[float] = []
-    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    before = {name: cpu_seconds(pid, tree=True) for name, pid in pids.items()}
     until = time.monotonic() + seconds
-    await asyncio.gather(*(agent(client, user, until, ms) for user in users))
-    after = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    await asyncio.gather(*(agent(client, u, n, until, ms) for u, n in users.items()))
+    after = {name: cpu_seconds(pid, tree=True) for name, pid in pids.items()}
     await client.aclose()
     return {
         "agents": agents,
