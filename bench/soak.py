@@ -47,7 +47,7 @@ import httpx
 import psycopg
 
 from app.db.engine import sync_url
-from bench.ingest import log, percentile, running_stack, table
+from bench.ingest import cpu_seconds, log, percentile, running_stack, table
 from tessera import AsyncTessera, Retry, TesseraError
 
 SEED = 45
@@ -282,16 +282,65 @@ def queue_depth(database_url: str) -> int:
     return int(row[0]) if row else 0
 
 
+JOB_STAGES = ("queued_p50", "running_p50", "queued_p99", "running_p99")
+
+
+def job_stages(database_url: str, seconds: float) -> dict[str, float]:
+    """p50 and p99 of the time jobs finished in the last ``seconds`` waited to be claimed and
+    then ran, in ms: what of a write's latency is the queue and what is the worker."""
+    query = """
+        WITH done AS (
+            SELECT extract(epoch FROM started_at - created_at) * 1000 AS queued,
+                   extract(epoch FROM finished_at - started_at) * 1000 AS running
+            FROM ingest_job
+            WHERE finished_at > now() - make_interval(secs => %s) AND started_at IS NOT NULL
+        )
+        SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY queued),
+               percentile_cont(0.99) WITHIN GROUP (ORDER BY queued),
+               percentile_cont(0.5) WITHIN GROUP (ORDER BY running),
+               percentile_cont(0.99) WITHIN GROUP (ORDER BY running)
+        FROM done
+    """
+    with psycopg.connect(sync_url(database_url).replace("+psycopg", "")) as conn:
+        row = conn.execute(query, (seconds,)).fetchone()
+    names = ("queued_p50", "queued_p99", "running_p50", "running_p99")
+    return {n: float(v) for n, v in zip(names, row or (), strict=False) if v is not None}
+
+
+def cpu_shares(
+    pids: dict[str, tuple[int, bool]], before: dict[str, float], seconds: float
+) -> dict[str, float]:
+    """Each process's CPU over the last ``seconds``, in percent of one core; ``before`` is
+    updated to now."""
+    out = {}
+    for name, (pid, tree) in pids.items():
+        now = cpu_seconds(pid, tree)
+        out[name] = 100 * (now - before.get(name, now)) / seconds if seconds else 0.0
+        before[name] = now
+    return out
+
+
 async def run(
-    soak: Soak, pids: dict[str, int], database_url: str, seconds: float, every: float
+    soak: Soak,
+    database_url: str,
+    seconds: float,
+    every: float,
+    pids: dict[str, int] | None = None,
+    cpu_pids: dict[str, tuple[int, bool]] | None = None,
 ) -> dict[str, Any]:
-    """The loops for ``seconds``, an interval's figures every ``every`` seconds, then the check."""
-    started = time.monotonic()
+    """The loops for ``seconds``, an interval's figures every ``every`` seconds, then the check;
+    ``pids`` are the processes whose memory each interval reports, ``cpu_pids`` (name -> pid,
+    with children) those whose CPU it does."""
+    pids, cpu_pids = pids or {}, cpu_pids or {}
+    cpu_before: dict[str, float] = {}
+    cpu_shares(cpu_pids, cpu_before, 0.0)
+    started = last = time.monotonic()
     deadline = started + seconds
     loops = soak.agents(deadline)
     while time.monotonic() < deadline:
         await asyncio.sleep(min(every, max(deadline - time.monotonic(), 0.1)))
         seen, soak.tally = soak.tally, Tally()
+        took, last = time.monotonic() - last, time.monotonic()
         soak.intervals.append(
             {
                 "at_s": round(time.monotonic() - started, 1),
@@ -301,7 +350,9 @@ async def run(
                 "errors": dict(seen.errors),
                 "refused_429": seen.refused,
                 "rss_mb": {name: rss_mb(pid) for name, pid in pids.items()},
+                "cpu_percent": cpu_shares(cpu_pids, cpu_before, took),
                 "queue": await asyncio.to_thread(queue_depth, database_url),
+                "jobs_ms": await asyncio.to_thread(job_stages, database_url, took),
             }
         )
         log(f"{soak.intervals[-1]['at_s']:.0f} s: {sum(len(v) for v in seen.ms.values())} calls")
@@ -351,9 +402,12 @@ def report(result: dict[str, Any]) -> str:
                 f"{sum(i['errors'].values())}",
                 *(f"{mb:.0f}" for mb in i["rss_mb"].values()),
                 f"{i['queue']}",
+                " ".join(f"{v:.0f}" for v in i.get("cpu_percent", {}).values()),
+                "/".join(f"{i.get('jobs_ms', {}).get(k, 0):.0f}" for k in JOB_STAGES),
             ]
         )
-    names = list(result["intervals"][0]["rss_mb"]) if result["intervals"] else []
+    first = result["intervals"][0] if result["intervals"] else {}
+    names = list(first.get("rss_mb", {}))
     lines = [
         table(
             [
@@ -366,6 +420,8 @@ def report(result: dict[str, Any]) -> str:
                 "errors",
                 *(f"{n} MB" for n in names),
                 "queue",
+                "CPU % " + " ".join(first.get("cpu_percent", {})),
+                "job queued/ran p50, p99 ms",
             ],
             rows,
         )
@@ -419,13 +475,13 @@ def main(argv: list[str] | None = None) -> int:
         help="seed the history without the read that follows each write",
     )
     parser.add_argument("--interval", type=float, default=30.0, help="seconds per line")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes")
     parser.add_argument("--smoke", action="store_true", help="one minute, 2 tenants of 10")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     if args.smoke:
         args.minutes, args.tenants, args.users, args.loops, args.interval = 1, 2, 10, 4, 10
-    with running_stack(api_processes=os.cpu_count() or 1) as stack:
-        pids = {name: child.pid for name, child in stack.children.items()}
+    with running_stack(api_processes=os.cpu_count() or 1, workers=args.workers) as stack:
 
         async def soaked() -> dict[str, Any]:
             keys = await tenant_keys(stack.base_url, stack.admin_token, args.tenants)
@@ -435,7 +491,11 @@ def main(argv: list[str] | None = None) -> int:
                 await soak.seed(args.history, read=not args.unread_history)
                 took = time.monotonic() - started
                 log(f"history: {args.history} exchanges per user in {took:.0f} s")
-            return await run(soak, pids, stack.database_url, args.minutes * 60, args.interval)
+            pids = {name: child.pid for name, child in stack.children.items()}
+            seconds = args.minutes * 60
+            return await run(
+                soak, stack.database_url, seconds, args.interval, pids, stack.cpu_pids()
+            )
 
         result = asyncio.run(soaked())
     print(report(result))

@@ -33,7 +33,7 @@ def test_agent_loops_lose_nothing_and_leave_nothing_forgotten(url: str, settings
     keys = [tenant_key(url, ADMIN_TOKEN, f"soak-{n}") for n in range(2)]
     soak = Soak(url, keys, users=4, loops=3)
     soak.forget_share = 0.3  # forget often, so a few seconds see several
-    result = asyncio.run(run(soak, {}, settings.database_url, seconds=8, every=4))
+    result = asyncio.run(run(soak, settings.database_url, seconds=8, every=4))
     check = result["check"]
     errors = [i["errors"] for i in result["intervals"] if i["errors"]]
     assert errors == []
@@ -48,7 +48,7 @@ def test_agents_that_pause_over_users_with_a_history_lose_nothing(url: str, sett
 
     async def seeded_then_run() -> dict[str, Any]:
         await soak.seed(5)
-        return await run(soak, {}, settings.database_url, seconds=5, every=5)
+        return await run(soak, settings.database_url, seconds=5, every=5)
 
     result = asyncio.run(seeded_then_run())
     check = result["check"]
