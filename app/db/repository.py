@@ -540,6 +540,13 @@ class TenantRepository(
         )
         return result.scalar_one_or_none()
 
+    async def job_waits(self, job_id: uuid.UUID, now: datetime) -> bool:
+        """Whether the job is queued and due: no worker has it yet."""
+        query = self._scoped(select(IngestJob.id), IngestJob).where(
+            IngestJob.id == job_id, IngestJob.status == "queued", _due(now)
+        )
+        return (await self.session.execute(query)).first() is not None
+
     async def claim_next_job(self, queue: str, now: datetime) -> IngestJob | None:
         """Take the tenant's oldest queued job on ``queue`` that is due; None if none is left.
 

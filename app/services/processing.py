@@ -38,25 +38,37 @@ async def run_next(
 
     The job is the oldest of the tenant with the fewest jobs running, then of the one served
     longest ago: one tenant's backlog does not hold up another's job. Every accepted job sends
-    a message, so every message runs one job (or finds none left, the others having taken it).
-    Workers claiming at once each take a different job, so a message never gives up while a
-    job it could run is still queued.
+    one message, so a message whose pick was another job picks again while its own is still
+    queued: a job left without a message would wait for the next job's, and from then on the
+    queue would stay a job behind. Workers claiming at once each take a different job, so a
+    message never gives up while a job it could run is still queued.
     """
+    tenant_id, job_id = message
+    outcomes: list[Outcome] = []
     for _ in range(PICKS):
         async with resources.reads_or(uows)() as uow:
-            tenant_id = await uow.system.next_fair_tenant(settings.queue_name, datetime.now(UTC))
-        if tenant_id is None:
+            fair = await uow.system.next_fair_tenant(settings.queue_name, datetime.now(UTC))
+        if fair is None:
             break
-        jobs = await _claim_next(uows, tenant_id, settings)
+        jobs = await _claim_next(uows, fair, settings)
+        if not jobs:
+            continue
         batch = [
-            ClaimedJob(uows, tenant_id, job, settings, resources, in_process([job], settings))
+            ClaimedJob(uows, fair, job, settings, resources, in_process([job], settings))
             for job in jobs
         ]
-        if len(batch) > 1:
-            return await _run_together(batch)
-        if batch:
-            return await _run(batch[0])
-    return await run_job(uows, *message, settings, resources)
+        outcomes.append(await (_run_together(batch) if len(batch) > 1 else _run(batch[0])))
+        if job_id in (job.id for job in jobs) or not await _waits(uows, tenant_id, job_id):
+            return _summed_outcome(outcomes)
+    own = await run_job(uows, tenant_id, job_id, settings, resources)
+    if own.status == "skipped" and outcomes:
+        return _summed_outcome(outcomes)
+    return _summed_outcome([*outcomes, own])
+
+
+async def _waits(uows: UowFactory, tenant_id: uuid.UUID, job_id: uuid.UUID) -> bool:
+    async with uows() as uow:
+        return await uow.tenant(tenant_id).job_waits(job_id, datetime.now(UTC))
 
 
 async def run_job(
@@ -160,11 +172,12 @@ async def _run_together(batch: list[ClaimedJob]) -> Outcome:
 
 
 def _summed_outcome(outcomes: list[Outcome]) -> Outcome:
-    """The lead job's outcome, with what the whole batch spent and how many jobs it ran."""
+    """The first outcome, with what all of them spent and how many jobs they ran."""
     usage = new_usage()
     for outcome in outcomes:
         usage = add_usage(usage, outcome.usage)
-    return dataclasses.replace(outcomes[0], usage=usage, jobs=len(outcomes))
+    jobs = sum(outcome.jobs for outcome in outcomes)
+    return dataclasses.replace(outcomes[0], usage=usage, jobs=jobs)
 
 
 async def _give_up(claimed: ClaimedJob, reason: str) -> Outcome:

@@ -73,6 +73,36 @@ async def test_workers_picking_at_once_each_run_a_job_and_leave_none_behind(clie
     assert [j.status for j in jobs if j is not None] == ["done"] * len(accepted)
 
 
+async def test_a_message_that_ran_another_tenants_job_runs_its_own_too(client, app):  # type: ignore[no-untyped-def]
+    from app.domain.extraction.rules import RuleExtractor
+    from app.services import ingest, processing
+    from app.services.claimed import WorkerResources
+
+    quiet, own = quiet_jobs(app)
+    served, waiting = await make_tenant(client, "served"), await make_tenant(client, "waiting")
+    served_id, waiting_id = uuid.UUID(served.id), uuid.UUID(waiting.id)
+    resources = WorkerResources(RuleExtractor())
+    first = await ingest.accept(quiet, served_id, "u0", _payload(0), own)
+    await processing.run_next(quiet, (served_id, first.job.id), own, resources)
+    # The served tenant's next job and then the other's, each with its own message; the other
+    # tenant, never served, is the fair pick of whichever message runs first.
+    mine = await ingest.accept(quiet, served_id, "u1", _payload(1), own)
+    theirs = await ingest.accept(quiet, waiting_id, "v1", _payload(2), own)
+
+    outcome = await processing.run_next(quiet, (served_id, mine.job.id), own, resources)
+
+    # Both ran: left queued, the first job would wait for a message that is not coming.
+    assert outcome.jobs == 2
+    async with quiet() as uow:
+        jobs = [
+            await uow.tenant(served_id).job(mine.job.id),
+            await uow.tenant(waiting_id).job(theirs.job.id),
+        ]
+    assert [j.status for j in jobs if j is not None] == ["done", "done"]
+    second = await processing.run_next(quiet, (waiting_id, theirs.job.id), own, resources)
+    assert second.status == "skipped"
+
+
 async def test_a_deferred_job_is_not_taken_before_its_time(client, tenant, app):  # type: ignore[no-untyped-def]
     from app.domain.extraction.rules import RuleExtractor
     from app.services import ingest, processing

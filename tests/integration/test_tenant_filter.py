@@ -134,6 +134,7 @@ async def test_every_tenant_repository_statement_is_scoped(settings):
                 "job_by_idempotency_key": lambda: repo.job_by_idempotency_key("k"),
                 "list_jobs": lambda: repo.list_jobs("ana", 10, later),
                 "claim_job": lambda: repo.claim_job(first.id, now, now),
+                "job_waits": lambda: repo.job_waits(first.id, now),
                 "claim_next_job": lambda: repo.claim_next_job("tessera", now),
                 "claim_user_jobs": lambda: repo.claim_user_jobs(first, now, 4, 32),
                 "jobs_by_id": lambda: repo.jobs_by_id([first.id], lock=True),
