@@ -18,9 +18,10 @@ the caches and the stored indexes meet histories as a service that has run for a
 (``--unread-history``: no read, as after a bulk import, so each user's first read in each API
 process indexes its log or loads what the other stored). Every ``--interval`` seconds it prints
 the calls made, p50 and p99 of each kind, the resident memory of the API processes and the
-worker, the queue depth and the errors by kind. At the end it checks every user: each turn whose
-write was acknowledged is in the user's passport, and each turn forgotten is in neither the
-passport nor a search.
+worker, each process's CPU, the queue depth, how long the jobs finished meanwhile waited to be
+claimed and then ran, and the errors by kind (``--workers N``: N worker processes). At the end
+it checks every user: each turn whose write was acknowledged is in the user's passport, and
+each turn forgotten is in neither the passport nor a search.
 
 Targets (issue 45): no errors but 429s the client honoured, no acknowledged turn missing, no
 forgotten turn found, each process's memory flat after warm-up (at most 10% growth over the
@@ -296,15 +297,14 @@ def job_stages(database_url: str, seconds: float) -> dict[str, float]:
             WHERE finished_at > now() - make_interval(secs => %s) AND started_at IS NOT NULL
         )
         SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY queued),
-               percentile_cont(0.99) WITHIN GROUP (ORDER BY queued),
                percentile_cont(0.5) WITHIN GROUP (ORDER BY running),
+               percentile_cont(0.99) WITHIN GROUP (ORDER BY queued),
                percentile_cont(0.99) WITHIN GROUP (ORDER BY running)
         FROM done
     """
     with psycopg.connect(sync_url(database_url).replace("+psycopg", "")) as conn:
         row = conn.execute(query, (seconds,)).fetchone()
-    names = ("queued_p50", "queued_p99", "running_p50", "running_p99")
-    return {n: float(v) for n, v in zip(names, row or (), strict=False) if v is not None}
+    return {n: float(v) for n, v in zip(JOB_STAGES, row or (), strict=False) if v is not None}
 
 
 def cpu_shares(
@@ -340,7 +340,8 @@ async def run(
     while time.monotonic() < deadline:
         await asyncio.sleep(min(every, max(deadline - time.monotonic(), 0.1)))
         seen, soak.tally = soak.tally, Tally()
-        took, last = time.monotonic() - last, time.monotonic()
+        now = time.monotonic()
+        took, last = now - last, now
         soak.intervals.append(
             {
                 "at_s": round(time.monotonic() - started, 1),
