@@ -19,7 +19,8 @@ the caches and the stored indexes meet histories as a service that has run for a
 process indexes its log or loads what the other stored). Every ``--interval`` seconds it prints
 the calls made, p50 and p99 of each kind, the resident memory of the API processes and the
 worker, each process's CPU, the queue depth, how long the jobs finished meanwhile waited to be
-claimed and then ran, and the errors by kind (``--workers N``: N worker processes). At the end
+claimed and then ran, and the errors by kind (``--workers N``: N worker processes;
+``--forget-share F``: the share of steps that also forget a turn, 0.03). At the end
 it checks every user: each turn whose write was acknowledged is in the user's passport, and
 each turn forgotten is in neither the passport nor a search.
 
@@ -477,6 +478,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--interval", type=float, default=30.0, help="seconds per line")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    parser.add_argument(
+        "--forget-share", type=float, default=0.03, help="of the steps that also forget a turn"
+    )
     parser.add_argument("--smoke", action="store_true", help="one minute, 2 tenants of 10")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
@@ -487,6 +491,7 @@ def main(argv: list[str] | None = None) -> int:
         async def soaked() -> dict[str, Any]:
             keys = await tenant_keys(stack.base_url, stack.admin_token, args.tenants)
             soak = Soak(stack.base_url, keys, args.users, args.loops, args.pause)
+            soak.forget_share = args.forget_share
             if args.history:
                 started = time.monotonic()
                 await soak.seed(args.history, read=not args.unread_history)
