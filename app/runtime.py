@@ -20,7 +20,7 @@ from arq.connections import ArqRedis
 
 from app.adapters.budget import TenantBudget
 from app.adapters.embeddings import local_embedding, make_embedder
-from app.adapters.queue import enqueuer, index_enqueuer, later_enqueuer, open_pool
+from app.adapters.queue import enqueuer, later_enqueuer, open_pool
 from app.adapters.rate import RequestRate
 from app.adapters.signals import JobSignals
 from app.db.engine import (
@@ -131,11 +131,7 @@ async def api_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     )
     runtime.caches = dataclasses.replace(runtime.caches, embedder=embedder)
     refresher = IndexRefresher(runtime.read_uows, runtime.caches)
-    runtime.caches = dataclasses.replace(
-        runtime.caches,
-        index_again=refresher.index_again,
-        index_in_worker=index_enqueuer(redis, settings.queue_name),
-    )
+    runtime.caches = dataclasses.replace(runtime.caches, index_again=refresher.index_again)
     caches = runtime.caches
 
     def forgotten(tenant_id: uuid.UUID, user_key: str) -> None:

@@ -16,10 +16,10 @@ from arq.worker import Function, Worker, check_health, func
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, WatchError
 
-from app.adapters.queue import INDEX_USER, LEGACY_PROCESS_JOB, PROCESS_JOB, redis_settings
+from app.adapters.queue import LEGACY_PROCESS_JOB, PROCESS_JOB, redis_settings
 from app.logging import configure_logging
 from app.runtime import Runtime, close_worker_runtime, open_worker_runtime
-from app.services import processing, stored_index
+from app.services import processing
 from app.settings import Settings
 from app.startup import freeze_startup, thaw
 from workers import metrics
@@ -78,26 +78,6 @@ async def process_job(ctx: dict[str, Any], tenant_id: str, job_id: str) -> str:
         return outcome.status
 
 
-async def index_user(ctx: dict[str, Any], tenant_id: str, user_key: str) -> bool:
-    """Index a user's log again and store it as the base (asked after a forget), off the API's
-    processes. One at a time: a request that finds one running, or that fails, is dropped, and
-    the user's next read indexes the log itself, as it would without the request."""
-    runtime: Runtime = ctx["runtime"]
-    resources = runtime.worker_resources()
-    if resources.indexing.locked():
-        return False
-    async with resources.indexing:
-        store = stored_index.IndexStore(resources.reads_or(runtime.uows), runtime.uows)
-        most_bytes = runtime.settings.context_cache_bytes // 2  # as an API process indexes it
-        try:
-            return await stored_index.build_base(
-                store, resources.cpu, uuid.UUID(tenant_id), user_key, most_bytes
-            )
-        except Exception as exc:
-            log.warning("indexing a user again failed; its next read will: %s", exc)
-            return False
-
-
 async def sweep_outbox(ctx: dict[str, Any]) -> int:
     """Re-enqueue jobs that Redis lost or whose worker died; forget payloads past retention."""
     runtime: Runtime = ctx["runtime"]
@@ -122,7 +102,6 @@ def build_worker(
     functions: list[Function] = [
         func(process_job, name=name, max_tries=tries) for name in (PROCESS_JOB, LEGACY_PROCESS_JOB)
     ]
-    functions.append(func(index_user, name=INDEX_USER, max_tries=1))
     return Worker(
         functions=functions,
         cron_jobs=[

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Awaitable, Callable
 
@@ -10,7 +9,6 @@ from arq.connections import ArqRedis, RedisSettings, create_pool
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.db.uow import Enqueue
@@ -20,15 +18,8 @@ from app.db.uow import Enqueue
 PROCESS_JOB = "process_job"
 LEGACY_PROCESS_JOB = "process_ingest_job"
 
-# The arq function that indexes a user's log again and stores it, off the API's processes.
-INDEX_USER = "index_user"
-
 # (tenant id, job id, seconds from now): queue a job to run later, e.g. in the next budget window.
 EnqueueLater = Callable[[uuid.UUID, uuid.UUID, float], Awaitable[None]]
-# (tenant id, user key): ask a worker to index the user's log again and store it as the base.
-IndexUser = Callable[[uuid.UUID, str], Awaitable[None]]
-
-log = logging.getLogger(__name__)
 
 
 def redis_settings(url: str) -> RedisSettings:
@@ -68,23 +59,3 @@ def later_enqueuer(pool: ArqRedis, queue_name: str) -> EnqueueLater:
         )
 
     return enqueue_later
-
-
-def index_enqueuer(pool: ArqRedis, queue_name: str) -> IndexUser:
-    """Ask a worker to index a user again: one request queued per user at a time (a second one
-    meanwhile is covered by the first, which reads the log when it runs). Nothing is lost when
-    Redis refuses it: the user's next read indexes the log itself."""
-
-    async def index_user(tenant_id: uuid.UUID, user_key: str) -> None:
-        try:
-            await pool.enqueue_job(
-                INDEX_USER,
-                str(tenant_id),
-                user_key,
-                _queue_name=queue_name,
-                _job_id=f"{INDEX_USER}:{tenant_id}:{user_key}",
-            )
-        except RedisError as exc:
-            log.warning("asking a worker to index a user failed; its next read will: %s", exc)
-
-    return index_user

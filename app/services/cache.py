@@ -11,7 +11,6 @@ from threading import Lock
 from typing import Generic, TypeVar
 
 from app.adapters.embeddings import Embedder
-from app.adapters.queue import IndexUser
 from app.domain.text import forget_cached_words
 from app.services.held_index import HeldIndex
 from app.services.stored_index import IndexStore
@@ -229,13 +228,10 @@ class ContextCaches:
     results: ResultLRU
     # Where indexes not held are loaded from, and built ones stored (None: built from the log).
     stored: IndexStore | None = None
-    # Called with a user whose index lacks more vectors than a read embeds: the API embeds the
-    # user's passages in the background, and stores the index (None: the reads go without).
+    # Called with a user whose held index a forget here dropped, or whose index lacks more vectors
+    # than a read embeds: the API indexes (and embeds) the user again in the background, and
+    # stores it, so the read that follows does not index the whole log (None: it does).
     index_again: Callable[[uuid.UUID, str], None] | None = None
-    # Called with a user whose held index a forget here dropped (the user is being read): a worker
-    # indexes the rewritten log and stores it, so the read that follows, in any process, loads it
-    # instead of indexing the whole log (None: that read does).
-    index_in_worker: IndexUser | None = None
     # The embedding model whose vectors held indexes carry (None: embeddings are off).
     embedder: Embedder | None = None
 

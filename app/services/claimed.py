@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.adapters.budget import TenantBudget
@@ -38,9 +38,6 @@ class WorkerResources:
     # the vectors of the passages a job adds. None: off, or a remote model (a transaction does
     # not wait on a network call; an API process embeds what a segment lacks when it loads it).
     embedding: Embedding | None = None
-    # A user's log indexed again after a forget (``index_user``): one at a time in this process,
-    # so a burst of forgets never takes the job slots or the CPU pool from ingest.
-    indexing: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(1))
 
     def reads_or(self, uows: UowFactory) -> UowFactory:
         """Units of work for reads that need no transaction: autocommit ones, else ``uows``."""

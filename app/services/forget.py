@@ -107,8 +107,8 @@ async def forget(
     # Again after the commit: a read may have cached the old log meanwhile. The other
     # processes drop theirs on the signal the forget sent when it committed.
     forget_cached(caches, tenant_id, user_key)
-    if held and caches.index_in_worker is not None:
-        await caches.index_in_worker(tenant_id, user_key)  # the user is being read: keep it warm
+    if held and caches.index_again is not None:
+        caches.index_again(tenant_id, user_key)  # the user is being read: keep it warm
     return done
 
 

@@ -16,6 +16,7 @@ from app.adapters.embeddings import EmbeddingError
 from app.db.repository import PassportStamp
 from app.db.uow import UowFactory
 from app.domain.context import Context, Hit, MemoryIndex, build_context, records_of, search
+from app.domain.context.records import INDEXED_KINDS
 from app.domain.context.vectors import Vectors
 from app.domain.dates import DateWindow
 from app.domain.ids import sha256_hex
@@ -26,7 +27,7 @@ from app.services.cache import ContextCaches
 from app.services.embedding import catch_up, question_vector
 from app.services.errors import Behind, NotFound, Unprocessable
 from app.services.held_index import HeldIndex
-from app.services.stored_index import HeldAt, rows_to_index
+from app.services.stored_index import HeldAt
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +236,16 @@ def _grow(index: MemoryIndex, rows: list[StoredRow], head: dict[str, Any]) -> No
 # in the background, and ranked without similarity until then.
 READ_EMBEDS = 1000
 
+# A row's share of an index, roughly: its columns, and a few bytes per character of its text.
+_ROW_BYTES = 300
+_CHAR_BYTES = 6
+
+
+def _row_bytes(row: StoredRow) -> int:
+    item = row.item if isinstance(row.item, dict) else {}
+    chars = sum(len(v) for v in item.values() if isinstance(v, str))
+    return _ROW_BYTES + _CHAR_BYTES * chars
+
 
 async def _build(
     uows: UowFactory, caches: ContextCaches, tenant_id: uuid.UUID, user_key: str
@@ -266,14 +277,29 @@ async def _build(
 async def _built(
     uows: UowFactory, tenant_id: uuid.UUID, user_key: str, most_bytes: int
 ) -> HeldIndex:
-    """The user's index from scratch: the head and the live rows of the log (the newest that
-    fit ``most_bytes``, half the cache: see ``rows_to_index``)."""
+    """The user's index from scratch: the head and the live rows of the log, newest first.
+
+    A log whose index would pass ``most_bytes`` (half the cache) is indexed from its newest
+    rows that fit: a read costs the same however long the history, the index stays cacheable,
+    and one user cannot push every other out of the cache.
+    """
     async with uows() as uow:
         repo = uow.tenant(tenant_id)
         row = await repo.passport(user_key)
         if row is None:
             raise NotFound(f"no user {user_key!r}")
-        stored = await rows_to_index(repo, user_key, row.version, most_bytes)
+        stored: list[StoredRow] = []
+        size = 0
+        async for r in repo.stream_rows(
+            user_key, version=None, kinds=INDEXED_KINDS, newest_first=True
+        ):
+            if r.version > row.version:
+                continue
+            size += _row_bytes(r)
+            if size > most_bytes and stored:
+                break
+            stored.append(r)
+    stored.reverse()
     # Indexing a long log takes a while: off the event loop, so other requests are served.
     index = await asyncio.to_thread(_index_of, row.doc, stored)
     return HeldIndex(index, row.version, row.log_epoch, row.created_at)
@@ -384,10 +410,10 @@ class IndexRefresher:
 
     A worker's signal names the user whose passport a job wrote; if this process holds that
     user's index, it catches up in the background (one user at a time, each user queued once),
-    so the read that usually follows a write finds the index current. A user whose index lacks
-    more vectors than a read embeds is embedded here (``index_again``), and the index stored for
-    the other processes. A user this process does not hold is left alone: building an index is
-    the read's business (or, after a forget, a worker's).
+    so the read that usually follows a write finds the index current. A user whose held index
+    a forget in this process dropped is indexed again (``index_again``), and the index stored
+    for the other processes, so the read that follows does not index the whole log. A user this
+    process does not hold is left alone: building an index is the read's business.
     """
 
     def __init__(self, uows: UowFactory, caches: ContextCaches) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -35,7 +35,6 @@ from app.domain.context.records import INDEXED_KINDS
 from app.domain.context.segment_checks import segment_digest
 from app.domain.context.segments import Segment, decode, encode, merged
 from app.domain.context.vectors import Embedding
-from app.domain.memory.log import StoredRow
 from app.domain.passport import Passport
 from app.services.held_index import HeldIndex
 
@@ -206,81 +205,20 @@ class IndexStore:
         (which could not be used), unless the log changed meanwhile; whether it was stored."""
         segment: Segment = await asyncio.to_thread(built.index.to_segment)
         body = await asyncio.to_thread(encode, segment)
-        at = HeldAt(built.version, built.epoch, built.created_at)
-        return await self.store_base(tenant_id, user_key, at, body, segment.records)
-
-    async def store_base(
-        self, tenant_id: uuid.UUID, user_key: str, at: HeldAt, body: bytes, records: int
-    ) -> bool:
-        """Store a segment of the log at ``at`` as the user's base, in place of what is stored,
-        unless the log changed meanwhile; whether it was stored."""
         async with self.writes() as uow:
             repo = uow.tenant(tenant_id)
             row = await repo.passport(user_key, lock=True)
-            if row is None or (row.log_epoch, row.created_at) != (at.epoch, at.created_at):
+            if row is None or (row.log_epoch, row.created_at) != (built.epoch, built.created_at):
                 return False
-            root = (await repo.version_hashes(user_key, {at.version})).get(at.version)
+            root = (await repo.version_hashes(user_key, {built.version})).get(built.version)
             if root is None:
                 return False
             await repo.drop_segments(user_key)
-            info = SegmentInfo(0, at.version, at.epoch, level_of(records), records)
+            records = segment.records
+            info = SegmentInfo(0, built.version, built.epoch, level_of(records), records)
             await repo.add_segment(user_key, info, body, segment_digest(root, body))
             await uow.commit()
         return True
-
-
-async def build_base(
-    store: IndexStore,
-    cpu: Callable[..., Awaitable[Any]],
-    tenant_id: uuid.UUID,
-    user_key: str,
-    most_bytes: int,
-) -> bool:
-    """Index the user's log as an API process would and store it as the base (a worker's, after
-    a forget rewrote the log), the indexing through ``cpu`` (a worker's pool); False when the
-    user is gone or a base of this log is stored already (a read was first)."""
-    async with store.reads() as uow:
-        repo = uow.tenant(tenant_id)
-        row = await repo.passport(user_key)
-        if row is None or chain(await repo.segment_infos(user_key), row.log_epoch, row.version):
-            return False
-        rows = await rows_to_index(repo, user_key, row.version, most_bytes)
-    body, records = await cpu(_segment_bytes, [(r.id, r.kind, r.item) for r in rows], None)
-    at = HeldAt(row.version, row.log_epoch, row.created_at)
-    return await store.store_base(tenant_id, user_key, at, body, records)
-
-
-# A row's share of an index, roughly: its columns, and a few bytes per character of its text.
-_ROW_BYTES = 300
-_CHAR_BYTES = 6
-
-
-def _row_bytes(row: StoredRow) -> int:
-    item = row.item if isinstance(row.item, dict) else {}
-    chars = sum(len(v) for v in item.values() if isinstance(v, str))
-    return _ROW_BYTES + _CHAR_BYTES * chars
-
-
-async def rows_to_index(
-    repo: TenantRepository, user_key: str, version: int, most_bytes: int
-) -> list[StoredRow]:
-    """The live rows an index of the user holds at ``version``, oldest first.
-
-    A log whose index would pass ``most_bytes`` (half a process's cache) is indexed from its
-    newest rows that fit: a read costs the same however long the history, the index stays
-    cacheable, and one user cannot push every other out of the cache.
-    """
-    rows: list[StoredRow] = []
-    size = 0
-    async for r in repo.stream_rows(user_key, version=None, kinds=INDEXED_KINDS, newest_first=True):
-        if r.version > version:
-            continue
-        size += _row_bytes(r)
-        if size > most_bytes and rows:
-            break
-        rows.append(r)
-    rows.reverse()
-    return rows
 
 
 @dataclass(frozen=True)

@@ -32,23 +32,3 @@ def test_the_worker_runs_its_jobs_on_uvloop_where_it_is_installed() -> None:
             loop.close()
     finally:
         asyncio.set_event_loop_policy(before)
-
-
-async def test_a_request_to_index_a_user_while_another_is_indexed_is_dropped() -> None:
-    # One user is being indexed: another request is dropped at once (that user's next read
-    # indexes the log), so a burst of forgets never holds the slots ingest jobs run in.
-    import asyncio
-    from types import SimpleNamespace
-
-    from app.domain.extraction.rules import RuleExtractor
-    from app.services.claimed import WorkerResources
-    from workers.main import INDEX_USER, index_user
-
-    resources = WorkerResources(extractor=RuleExtractor())
-    runtime = SimpleNamespace(worker_resources=lambda: resources)
-    worker = build_worker(Settings(redis_url="redis://127.0.0.1:1/0"))
-    assert worker.functions[INDEX_USER].coroutine is index_user
-    async with resources.indexing:
-        ctx = {"runtime": runtime}
-        asked = index_user(ctx, "6f1c3c8e-0000-4000-8000-000000000000", "ada")
-        assert await asyncio.wait_for(asked, timeout=5) is False
