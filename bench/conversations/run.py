@@ -5,8 +5,9 @@ holds, beside a BM25 ranking of the raw messages in the same budget and beside t
 ``python -m bench.conversations [--data PATH] [--chats N] [--budgets 1500,3000,6000] [--json OUT]``
 
 Measures, per question: answer in context (every rubric phrase appears, normalised; a phrase that
-gives a date is found in any spelling of it); answer items (the share of its phrases that appear).
-Per ability and in all. Also the share of Tessera's context spent on beliefs, and ingest
+gives a date is found in any spelling of it); answer items (the share of its phrases that appear);
+source messages named (for a question whose source messages the set gives: the share of them
+whose ids the context names, as REALTALK's evidence recall). Per ability and in all. Also the share of Tessera's context spent on beliefs, and ingest
 throughput in process. Data: BEAM (Tavakoli et al. 2025), read from ``../shared/data/beam500k``
 or ``--data``, never copied here.
 """
@@ -36,7 +37,7 @@ from app.domain.ingest.payload import IngestLimits, IngestPayload
 from bench.conversations.data import DEFAULT_DATA, Chat, DataError, Message, Question, load
 from bench.pipeline import InMemoryUser
 from bench.realtalk.metrics import Answer, Haystack
-from bench.realtalk.run import budget_list
+from bench.realtalk.run import budget_list, provenance
 from bench.recall.run import domain_digest, fill_budget, text_table, word_tokens
 from bench.semantic import CHOICES, Semantic
 from bench.splits import HALVES, of_half
@@ -112,12 +113,14 @@ class RawMessages:
 
     def __init__(self, chat: Chat) -> None:
         self.lines = [raw_line(m) for m in chat.messages]
+        self.ids = [m.id for m in chat.messages]
         self.bm25 = BM25Okapi([word_tokens(line) for line in self.lines])
 
-    def context(self, q: str, budget: int) -> str:
-        """Best-scoring lines first (newer first on ties) while they fit; shown in time order."""
+    def context(self, q: str, budget: int) -> tuple[str, set[str]]:
+        """Best-scoring lines first (newer first on ties) while they fit, shown in time order;
+        and the ids of their messages."""
         chosen = fill_budget(self.lines, self.bm25.get_scores(word_tokens(q)), budget)
-        return "\n".join(self.lines[i] for i in chosen)
+        return "\n".join(self.lines[i] for i in chosen), {self.ids[i] for i in chosen}
 
     def whole(self) -> str:
         """The chat, every message."""
@@ -136,14 +139,26 @@ class Tally:
     items_sum: float = 0.0
     chars: int = 0
     belief_chars: int = 0
+    sourced: int = 0  # questions whose source messages are given, and a context that names ids
+    sources_sum: float = 0.0  # per such question: the share of its source messages named
 
-    def add(self, phrases: Sequence[Answer], hay: Haystack, chars: int, beliefs: int) -> None:
+    def add(
+        self,
+        phrases: Sequence[Answer],
+        hay: Haystack,
+        chars: int,
+        beliefs: int,
+        sources: Shown | None = None,
+    ) -> None:
         found = [p.in_context(hay) for p in phrases]
         self.questions += 1
         self.answered += all(found)
         self.items_sum += sum(found) / len(found)
         self.chars += chars
         self.belief_chars += beliefs
+        if sources is not None and sources.asked:
+            self.sourced += 1
+            self.sources_sum += len(sources.asked & sources.named) / len(sources.asked)
 
     @property
     def answer(self) -> float:
@@ -152,6 +167,10 @@ class Tally:
     @property
     def items(self) -> float:
         return self.items_sum / self.questions if self.questions else 0.0
+
+    @property
+    def source_recall(self) -> float:
+        return self.sources_sum / self.sourced if self.sourced else 0.0
 
     @property
     def belief_share(self) -> float:
@@ -163,7 +182,16 @@ class Tally:
             "answer_in_context": round(self.answer, 4),
             "answer_items": round(self.items, 4),
             "belief_share": round(self.belief_share, 4),
+            "source_recall": round(self.source_recall, 4),
         }
+
+
+@dataclass(frozen=True)
+class Shown:
+    """The ids of a question's source messages, and those a context names."""
+
+    asked: frozenset[str]
+    named: frozenset[str]
 
 
 @dataclass
@@ -183,23 +211,27 @@ class Results:
         question: Question,
         text: str | Haystack,
         belief_chars: int = 0,
+        named: set[str] | None = None,
     ) -> None:
         if question.ability not in self.abilities:
             self.abilities.append(question.ability)
         phrases = [Answer.of(p) for p in question.phrases]
         hay = text if isinstance(text, Haystack) else Haystack.of(text)
         chars = 0 if isinstance(text, Haystack) else len(text)
+        shown = Shown(frozenset(question.sources), frozenset(named)) if named is not None else None
         for key in (question.ability, "all"):
-            self.tally(system, budget, key).add(phrases, hay, chars, belief_chars)
+            self.tally(system, budget, key).add(phrases, hay, chars, belief_chars, shown)
 
 
 def belief_chars(
     index: MemoryIndex, q: str, budget: int, vector: Vectors | None = None
-) -> tuple[str, int]:
-    """Tessera's text context, and how many of its characters its beliefs take."""
+) -> tuple[str, int, set[str]]:
+    """Tessera's text context, how many of its characters its beliefs take, and the message
+    ids its JSON form names."""
     ctx = build_context(index, q, budget, vector=vector)
     spent = sum(len(line.text) + 3 for line in ctx.beliefs)  # "- " and a newline each
-    return ctx.text, spent + (len("Beliefs:\n") if ctx.beliefs else 0)
+    named = set(provenance(ctx.to_json()))
+    return ctx.text, spent + (len("Beliefs:\n") if ctx.beliefs else 0), named
 
 
 def evaluate(
@@ -212,13 +244,15 @@ def evaluate(
     """Every question of one chat, at every budget, for every system."""
     raw = RawMessages(chat)
     whole = Haystack.of(raw.whole())
+    everything = set(raw.ids)
     for question in chat.questions:
-        results.add(WHOLE, 0, question, whole)
+        results.add(WHOLE, 0, question, whole, named=everything)
         vector = semantic.vector(question.question) if semantic is not None else None
         for budget in budgets:
-            text, beliefs = belief_chars(index, question.question, budget, vector)
-            results.add(TESSERA, budget, question, text, beliefs)
-            results.add(BASELINE, budget, question, raw.context(question.question, budget))
+            text, beliefs, named = belief_chars(index, question.question, budget, vector)
+            results.add(TESSERA, budget, question, text, beliefs, named)
+            raw_text, raw_named = raw.context(question.question, budget)
+            results.add(BASELINE, budget, question, raw_text, named=raw_named)
 
 
 # --- output ---------------------------------------------------------------------------------------
@@ -249,7 +283,8 @@ def report(results: Results, budgets: Sequence[int], meta: dict[str, Any]) -> st
     w = results.tally(WHOLE, 0, "all")
     rows.append(["all", LABELS[WHOLE], f"{w.answer:.3f}", f"{w.items:.3f}", "-"])
     lines += [text_table(headers, rows), ""]
-    for title, value in (("Answer in context", _answer), ("Answer items", _items)):
+    measures = (("Answer in context", _answer), ("Answer items", _items))
+    for title, value in (*measures, ("Source messages named", _sources)):
         headers = ["ability", "n"]
         for budget in budgets:
             headers += [f"{budget / 1000:g}k T", "B"]
@@ -275,6 +310,10 @@ def _answer(t: Tally) -> float:
 
 def _items(t: Tally) -> float:
     return t.items
+
+
+def _sources(t: Tally) -> float:
+    return t.source_recall
 
 
 def figures(results: Results, budgets: Sequence[int], meta: dict[str, Any]) -> dict[str, Any]:
