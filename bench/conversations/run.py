@@ -7,9 +7,9 @@ holds, beside a BM25 ranking of the raw messages in the same budget and beside t
 Measures, per question: answer in context (every rubric phrase appears, normalised; a phrase that
 gives a date is found in any spelling of it); answer items (the share of its phrases that appear);
 source messages named (for a question whose source messages the set gives: the share of them
-whose ids the context names, as REALTALK's evidence recall). Per ability and in all. Also the share of Tessera's context spent on beliefs, and ingest
-throughput in process. Data: BEAM (Tavakoli et al. 2025), read from ``../shared/data/beam500k``
-or ``--data``, never copied here.
+whose ids the context names, as REALTALK's evidence recall). Per ability and in all. Also the
+share of Tessera's context spent on beliefs, and ingest throughput in process. Data: BEAM
+(Tavakoli et al. 2025), read from ``../shared/data/beam500k`` or ``--data``, never copied here.
 """
 
 from __future__ import annotations
