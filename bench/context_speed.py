@@ -69,6 +69,7 @@ from bench.ingest import (
     PLACES,
     THINGS,
     TOPICS,
+    cpu_seconds,
     free_port,
     log,
     nproc,
@@ -425,27 +426,8 @@ def time_in_process(doc: dict[str, Any], quick: bool) -> InProcess:
 
 
 def _cpu_seconds(pid: int | None, tree: bool = False) -> float:
-    """CPU seconds of a process (with ``tree``, also its children, live and reaped); NaN if
-    unknown. psutil comes with pgserver (the embedded extra)."""
-    try:
-        import psutil
-    except ImportError:
-        return float("nan")
-    if pid is None:
-        return float("nan")
-    try:
-        proc = psutil.Process(pid)
-        times = proc.cpu_times()
-        total = times.user + times.system
-        if tree:
-            total += times.children_user + times.children_system
-            for child in proc.children(recursive=True):
-                with contextlib.suppress(psutil.Error):
-                    t = child.cpu_times()
-                    total += t.user + t.system
-        return total
-    except psutil.Error:
-        return float("nan")
+    """``bench.ingest.cpu_seconds`` of a server that may not be running (NaN then)."""
+    return float("nan") if pid is None else cpu_seconds(pid, tree)
 
 
 class Servers:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -29,7 +28,7 @@ import orjson
 from fastapi import FastAPI, Response
 
 from app.domain.ingest.payload import IngestPayload
-from bench.ingest import cpu_seconds, log, table
+from bench.ingest import cpu_seconds, free_port, log, table
 from bench.rhythm import beam_runs
 
 app = FastAPI()
@@ -39,13 +38,6 @@ app = FastAPI()
 async def accept(key: str, payload: IngestPayload) -> Response:
     """Validate the body as the API does, store nothing, answer 202."""
     return Response(b'{"status":"queued"}', status_code=202, media_type="application/json")
-
-
-def free_port() -> int:
-    """A TCP port nothing listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def post_all(url: str, bodies: list[list[bytes]]) -> float:
