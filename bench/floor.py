@@ -56,6 +56,20 @@ async def post_all(url: str, bodies: list[list[bytes]]) -> float:
     return time.perf_counter() - started
 
 
+def wait_until_up(server: subprocess.Popen[bytes], url: str) -> None:
+    """Poll the server until it answers (30 s at most); raise if it exits first."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited with {server.returncode}")
+        try:
+            httpx.get(f"{url}/docs", timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    raise RuntimeError("the server did not answer within 30 s")
+
+
 def measure(clients: int, exchanges: int, processes: int) -> dict[str, Any]:
     """Serve the route, post every exchange, and count the requests and the CPU."""
     made = beam_runs(clients, exchanges)["one exchange per request"]
@@ -66,20 +80,10 @@ def measure(clients: int, exchanges: int, processes: int) -> dict[str, Any]:
     server = subprocess.Popen(command)
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"{url}/docs", timeout=1)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
+        wait_until_up(server, url)
         asyncio.run(post_all(url, [mine[:20] for mine in bodies]))  # warm-up, not counted
-        server_before, client_before = (
-            cpu_seconds(server.pid, True),
-            cpu_seconds(os.getpid(), False),
-        )
+        server_before = cpu_seconds(server.pid, True)
+        client_before = cpu_seconds(os.getpid(), False)
         seconds = asyncio.run(post_all(url, bodies))
         server_cpu = cpu_seconds(server.pid, True) - server_before
         client_cpu = cpu_seconds(os.getpid(), False) - client_before

@@ -37,5 +37,6 @@ def test_source_recall_is_the_share_of_a_questions_source_messages_named() -> No
 
 
 def test_the_baseline_names_the_messages_it_shows() -> None:
-    text, named = RawMessages(made_up()).context("kiln temperature", 80)
-    assert named and all(f"{m.text}" in text for m in made_up().messages if m.id in named)
+    chat = made_up()
+    text, named = RawMessages(chat).context("kiln temperature", 80)
+    assert named and all(m.text in text for m in chat.messages if m.id in named)
