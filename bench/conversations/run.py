@@ -36,6 +36,7 @@ from app.domain.extraction.rules import RuleExtractor
 from app.domain.ingest.payload import IngestLimits, IngestPayload
 from bench.conversations.data import DEFAULT_DATA, Chat, DataError, Message, Question, load
 from bench.pipeline import InMemoryUser
+from bench.questions import QuestionFigure, write
 from bench.realtalk.metrics import Answer, Haystack
 from bench.realtalk.run import budget_list, provenance
 from bench.recall.run import domain_digest, fill_budget, text_table, word_tokens
@@ -143,14 +144,9 @@ class Tally:
     sources_sum: float = 0.0  # per such question: the share of its source messages named
 
     def add(
-        self,
-        phrases: Sequence[Answer],
-        hay: Haystack,
-        chars: int,
-        beliefs: int,
-        sources: Shown | None = None,
+        self, found: Sequence[bool], chars: int, beliefs: int, sources: Shown | None = None
     ) -> None:
-        found = [p.in_context(hay) for p in phrases]
+        """One question: which of its phrases the context holds, its length, its beliefs'."""
         self.questions += 1
         self.answered += all(found)
         self.items_sum += sum(found) / len(found)
@@ -200,6 +196,7 @@ class Results:
 
     tallies: dict[tuple[str, int, str], Tally] = field(default_factory=dict)
     abilities: list[str] = field(default_factory=list)
+    per_question: list[QuestionFigure] = field(default_factory=list)  # Tessera's
 
     def tally(self, system: str, budget: int, ability: str) -> Tally:
         return self.tallies.setdefault((system, budget, ability), Tally())
@@ -219,8 +216,21 @@ class Results:
         hay = text if isinstance(text, Haystack) else Haystack.of(text)
         chars = 0 if isinstance(text, Haystack) else len(text)
         shown = Shown(frozenset(question.sources), frozenset(named)) if named is not None else None
+        found = [p.in_context(hay) for p in phrases]
         for key in (question.ability, "all"):
-            self.tally(system, budget, key).add(phrases, hay, chars, belief_chars, shown)
+            self.tally(system, budget, key).add(found, chars, belief_chars, shown)
+        if system == TESSERA:
+            sourced = shown is not None and shown.asked
+            self.per_question.append(
+                QuestionFigure(
+                    question.question,
+                    question.ability,
+                    budget,
+                    all(found),
+                    sum(found) / len(found),
+                    len(shown.asked & shown.named) / len(shown.asked) if sourced else None,
+                )
+            )
 
 
 def belief_chars(
@@ -385,6 +395,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument(
+        "--questions", type=Path, help="write Tessera's figures per question here (JSON lines)"
+    )
+    parser.add_argument(
         "--half", choices=HALVES, default="all", help="the chats of one half of splits.json"
     )
     parser.add_argument(
@@ -400,4 +413,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(report(results, args.budgets, meta))
     if args.json:
         args.json.write_text(json.dumps(figures(results, args.budgets, meta), indent=1) + "\n")
+    if args.questions:
+        write(args.questions, results.per_question)
     return 0

@@ -34,6 +34,7 @@ from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.extraction.rules import RuleExtractor
 from app.domain.ingest.payload import IngestPayload
 from bench.pipeline import InMemoryUser
+from bench.questions import QuestionFigure, write
 from bench.realtalk.data import DEFAULT_DATA, Conversation, DataError, Message, Question, load
 from bench.realtalk.metrics import SPELLINGS, Answer, Haystack
 from bench.recall.run import domain_digest, fill_budget, text_table, word_tokens
@@ -219,6 +220,7 @@ class Results:
     tallies: dict[tuple[str, int, str], Tally] = field(default_factory=dict)
     categories: list[str] = field(default_factory=list)
     spellings: tuple[str, ...] = SPELLINGS  # how a date answer may be written to be read as one
+    per_question: list[QuestionFigure] = field(default_factory=list)  # Tessera's
 
     def tally(self, system: str, budget: int, category: str) -> Tally:
         return self.tallies.setdefault((system, budget, category), Tally())
@@ -230,13 +232,22 @@ class Results:
         if question.category not in self.categories:
             self.categories.append(question.category)
         covered = len(named.intersection(question.evidence))
+        answered, items = answer.in_context(hay), answer.item_share(hay)
         for key in (question.category, "all"):
             self.tally(system, budget, key).add(
-                len(question.evidence),
-                covered,
-                answer.in_context(hay),
-                answer.item_share(hay),
-                len(named),
+                len(question.evidence), covered, answered, items, len(named)
+            )
+        if system == TESSERA:
+            evidence = len(question.evidence)
+            self.per_question.append(
+                QuestionFigure(
+                    question.question,
+                    question.category,
+                    budget,
+                    answered,
+                    items,
+                    covered / evidence if evidence else None,
+                )
             )
 
 
@@ -445,6 +456,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument(
+        "--questions", type=Path, help="write Tessera's figures per question here (JSON lines)"
+    )
+    parser.add_argument(
         "--answer-dates",
         type=_spellings,
         default=SPELLINGS,
@@ -468,4 +482,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         out = figures(results, args.budgets, meta)
         args.json.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    if args.questions:
+        write(args.questions, results.per_question)
     return 0
