@@ -30,6 +30,8 @@ from app.domain.context.beliefs import BeliefIndex
 from app.domain.context.passages import (
     MACHINE_PASSAGE_MAX,
     MACHINE_PASSAGE_TARGET,
+    PASSAGE_MAX,
+    PASSAGE_TARGET,
     PROMPT_PASSAGE_MAX,
     PROMPT_PASSAGE_TARGET,
     annotated,
@@ -532,7 +534,7 @@ def _passages_of(text: str, role: str | None) -> list[tuple[int, int]]:
         return passages(text, MACHINE_PASSAGE_TARGET, MACHINE_PASSAGE_MAX)
     if role == "user":
         return passages(text, PROMPT_PASSAGE_TARGET, PROMPT_PASSAGE_MAX)
-    return passages(text)
+    return passages(text, PASSAGE_TARGET, PASSAGE_MAX)
 
 
 def _typed(code: str, column: npt.NDArray[Any]) -> array[Any]:
