@@ -38,12 +38,12 @@ class QuestionFigure:
         return float(getattr(self, measure) or 0.0)
 
 
-def write(path: Path, figures: Iterable[QuestionFigure]) -> None:
+def write_figures(path: Path, figures: Iterable[QuestionFigure]) -> None:
     """The figures as JSON lines."""
     path.write_text("".join(json.dumps(asdict(f)) + "\n" for f in figures), encoding="utf-8")
 
 
-def read(path: Path) -> list[QuestionFigure]:
+def read_figures(path: Path) -> list[QuestionFigure]:
     """The figures a run wrote."""
     lines = path.read_text(encoding="utf-8").splitlines()
     return [QuestionFigure(**json.loads(line)) for line in lines if line.strip()]
@@ -104,7 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--budget", type=int, help="only this budget")
     args = parser.parse_args(argv)
     try:
-        found = changes(read(args.before), read(args.after), args.measure, args.group)
+        before, after = read_figures(args.before), read_figures(args.after)
+        found = changes(before, after, args.measure, args.group)
     except (OSError, ValueError, TypeError) as exc:
         print(f"cannot compare the runs: {exc}", file=sys.stderr)
         return 2

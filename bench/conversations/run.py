@@ -36,7 +36,7 @@ from app.domain.extraction.rules import RuleExtractor
 from app.domain.ingest.payload import IngestLimits, IngestPayload
 from bench.conversations.data import DEFAULT_DATA, Chat, DataError, Message, Question, load
 from bench.pipeline import InMemoryUser
-from bench.questions import QuestionFigure, write
+from bench.questions import QuestionFigure, write_figures
 from bench.realtalk.metrics import Answer, Haystack
 from bench.realtalk.run import budget_list, provenance
 from bench.recall.run import domain_digest, fill_budget, text_table, word_tokens
@@ -152,9 +152,10 @@ class Tally:
         self.items_sum += sum(found) / len(found)
         self.chars += chars
         self.belief_chars += beliefs
-        if sources is not None and sources.asked:
+        share = sources.share if sources is not None else None
+        if share is not None:
             self.sourced += 1
-            self.sources_sum += len(sources.asked & sources.named) / len(sources.asked)
+            self.sources_sum += share
 
     @property
     def answer(self) -> float:
@@ -189,6 +190,11 @@ class Shown:
     asked: frozenset[str]
     named: frozenset[str]
 
+    @property
+    def share(self) -> float | None:
+        """The share of the source messages named; None when the set gives none."""
+        return len(self.asked & self.named) / len(self.asked) if self.asked else None
+
 
 @dataclass
 class Results:
@@ -220,7 +226,6 @@ class Results:
         for key in (question.ability, "all"):
             self.tally(system, budget, key).add(found, chars, belief_chars, shown)
         if system == TESSERA:
-            sourced = shown is not None and shown.asked
             self.per_question.append(
                 QuestionFigure(
                     question.question,
@@ -228,7 +233,7 @@ class Results:
                     budget,
                     all(found),
                     sum(found) / len(found),
-                    len(shown.asked & shown.named) / len(shown.asked) if sourced else None,
+                    shown.share if shown is not None else None,
                 )
             )
 
@@ -414,5 +419,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(figures(results, args.budgets, meta), indent=1) + "\n")
     if args.questions:
-        write(args.questions, results.per_question)
+        write_figures(args.questions, results.per_question)
     return 0

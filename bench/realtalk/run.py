@@ -34,7 +34,7 @@ from app.domain.extraction.extractor import Extraction, ExtractionInput
 from app.domain.extraction.rules import RuleExtractor
 from app.domain.ingest.payload import IngestPayload
 from bench.pipeline import InMemoryUser
-from bench.questions import QuestionFigure, write
+from bench.questions import QuestionFigure, write_figures
 from bench.realtalk.data import DEFAULT_DATA, Conversation, DataError, Message, Question, load
 from bench.realtalk.metrics import SPELLINGS, Answer, Haystack
 from bench.recall.run import domain_digest, fill_budget, text_table, word_tokens
@@ -483,5 +483,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = figures(results, args.budgets, meta)
         args.json.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     if args.questions:
-        write(args.questions, results.per_question)
+        write_figures(args.questions, results.per_question)
     return 0

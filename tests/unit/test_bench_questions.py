@@ -10,7 +10,7 @@ from bench.conversations.data import Question as BeamQuestion
 from bench.conversations.run import BASELINE as BEAM_BASELINE
 from bench.conversations.run import TESSERA as BEAM_TESSERA
 from bench.conversations.run import Results as BeamResults
-from bench.questions import QuestionFigure, changes, main, net, read, write
+from bench.questions import QuestionFigure, changes, main, net, read_figures, write_figures
 from bench.realtalk.data import Question as TalkQuestion
 from bench.realtalk.metrics import Haystack
 from bench.realtalk.run import TESSERA as TALK_TESSERA
@@ -24,8 +24,8 @@ def figure(question: str, budget: int, answered: bool, items: float) -> Question
 def test_figures_survive_a_round_trip_through_the_file(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     figures = [figure("Which kiln?", 1500, True, 1.0), figure("Which glaze?", 1500, False, 0.5)]
-    write(path, figures)
-    assert read(path) == figures
+    write_figures(path, figures)
+    assert read_figures(path) == figures
 
 
 def test_only_questions_whose_figure_moved_are_listed_and_summed_per_budget() -> None:
@@ -47,10 +47,10 @@ def test_only_questions_whose_figure_moved_are_listed_and_summed_per_budget() ->
 
 def test_runs_of_other_questions_are_refused(tmp_path: Path) -> None:
     one, other = tmp_path / "one.jsonl", tmp_path / "other.jsonl"
-    write(one, [figure("Which kiln?", 1500, True, 1.0)])
-    write(other, [figure("Which glaze?", 1500, True, 1.0)])
+    write_figures(one, [figure("Which kiln?", 1500, True, 1.0)])
+    write_figures(other, [figure("Which glaze?", 1500, True, 1.0)])
     with pytest.raises(ValueError):
-        changes(read(one), read(other), "answered")
+        changes(read_figures(one), read_figures(other), "answered")
     assert main([str(one), str(other)]) == 2
 
 
@@ -58,8 +58,8 @@ def test_the_cli_prints_each_change_and_the_net(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
-    write(one, [figure("Which kiln?", 1500, False, 0.0)])
-    write(two, [figure("Which kiln?", 1500, True, 1.0)])
+    write_figures(one, [figure("Which kiln?", 1500, False, 0.0)])
+    write_figures(two, [figure("Which kiln?", 1500, True, 1.0)])
     assert main([str(one), str(two)]) == 0
     out = capsys.readouterr().out
     assert "0.00 -> 1.00  Which kiln?" in out
