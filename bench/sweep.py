@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
+from typing import Any
 
 from bench.conversations import data as beam_data
 from bench.conversations import run as beam_run
@@ -75,15 +76,20 @@ def constants(values: dict[str, float]) -> Iterator[None]:
             setattr(module, name, value)
 
 
-def measure(half: str) -> Figures:
-    """Both sets' Tessera figures on one half, with the constants as they are now set."""
-    out: Figures = {}
+def chats_of(half: str) -> tuple[list[Any], list[Any]]:
+    """The REALTALK conversations and the BEAM chats of one half, read once for every run."""
     talks = of_half(talk_data.load(talk_data.DEFAULT_DATA), lambda c: c.id, "realtalk", half)
+    chats = of_half(beam_data.load(beam_data.DEFAULT_DATA), lambda c: c.id, "beam500k", half)
+    return list(talks), list(chats)
+
+
+def measure(talks: Sequence[Any], chats: Sequence[Any]) -> Figures:
+    """Both sets' Tessera figures, with the constants as they are now set."""
+    out: Figures = {}
     talked, _ = asyncio.run(talk_run.run(talks, talk_run.BUDGETS))
     for b in talk_run.BUDGETS:
         t = talked.tally(talk_run.TESSERA, b, "all")
         out[("realtalk", b)] = (t.recall, t.answer, t.items)
-    chats = of_half(beam_data.load(beam_data.DEFAULT_DATA), lambda c: c.id, "beam500k", half)
     beamed, _ = asyncio.run(beam_run.run(chats, beam_run.BUDGETS))
     for b in beam_run.BUDGETS:
         t = beamed.tally(beam_run.TESSERA, b, "all")
@@ -92,7 +98,8 @@ def measure(half: str) -> Figures:
 
 
 def table(runs: Sequence[tuple[str, Figures]]) -> str:
-    """One row per run: each set's three figures at each budget, "/" between budgets."""
+    """One row per run: each set's three figures at each budget, "/" between budgets (four
+    decimals, so that figures that differ by a fraction of a question do not read as equal)."""
     headers = ["setting", "REALTALK evidence", "answer", "items", "BEAM sources", "answer", "items"]
     rows = []
     for label, figures in runs:
@@ -100,7 +107,7 @@ def table(runs: Sequence[tuple[str, Figures]]) -> str:
         for dataset in ("realtalk", "beam"):
             budgets = sorted(b for d, b in figures if d == dataset)
             for at in range(3):
-                row.append(" / ".join(f"{figures[(dataset, b)][at]:.3f}" for b in budgets))
+                row.append(" / ".join(f"{figures[(dataset, b)][at]:.4f}" for b in budgets))
         rows.append(row)
     return text_table(headers, rows)
 
@@ -121,10 +128,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"bad setting: {exc}", file=sys.stderr)
         return 2
-    runs = [("as the code stands", measure(args.half))]
+    talks, chats = chats_of(args.half)
+    runs = [("as the code stands", measure(talks, chats))]
     for label, values in settings:
         with constants(values):
-            runs.append((label, measure(args.half)))
+            runs.append((label, measure(talks, chats)))
         print(f"done: {label}", file=sys.stderr)
     print(f"{args.half} halves, at 1,500 / 3,000 / 6,000 characters")
     print(table(runs))

@@ -51,4 +51,4 @@ def test_the_table_puts_each_runs_budgets_side_by_side() -> None:
         (dataset, b): (0.5, 0.25, 0.125) for dataset in ("realtalk", "beam") for b in (1500, 3000)
     }
     out = table([("as the code stands", figures)])
-    assert "0.500 / 0.500" in out and "0.125 / 0.125" in out
+    assert "0.5000 / 0.5000" in out and "0.1250 / 0.1250" in out
