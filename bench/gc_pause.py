@@ -52,7 +52,6 @@ def as_lists(index: EvidenceIndex) -> list[list[str | None]]:
     made = [index.record(i) for i in range(len(index))]
     return [
         list(index.texts),
-        list(index.prefixes),
         [r.id for r in made],
         [r.turn_id for r in made],
         [r.ts for r in made],

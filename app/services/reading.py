@@ -389,7 +389,7 @@ async def read_context(
         body = {"version": stamp.version, "budget_chars": ask.budget_chars, **chosen.to_json()}
         reply = (orjson.dumps(body), "application/json")
     else:
-        reply = (chosen.render_text().encode(), "text/plain; charset=utf-8")
+        reply = (chosen.text.encode(), "text/plain; charset=utf-8")
     if _repeatable(caches, index, ask.q, vector):
         caches.results.put((tenant_id, user_key, etag), *reply)
     return ContextReply(reply[0], reply[1], etag, stamp.version)

@@ -212,7 +212,8 @@ async def test_ingested_chat_answers_a_question(client, worker):
     resp = await client.get("/users/m/context", params={"q": "charity race"}, headers=t.headers)
     assert "charity race" in resp.text
     # The turn said on Monday 8 May, with its "Saturday" resolved beside the words.
-    assert "[8 May 2023] Melanie: I ran a charity race for mental health on Saturday" in resp.text
+    assert "Memories:\n[8 May 2023]\n" in resp.text
+    assert "\nMelanie: I ran a charity race for mental health on Saturday" in resp.text
     assert "(6 May 2023)" in resp.text
     doc = await client.get(
         "/users/m/context", params={"q": "charity race", "format": "json"}, headers=t.headers

@@ -434,7 +434,7 @@ async def test_another_services_memories_and_a_message_list_are_imported_as_turn
         "msg-2": ("assistant", "Booked: carriage 4.", "2024-04-01"),
     }
     ctx = await client.get("/users/imported/context?q=peanuts+allergy", headers=tenant.headers)
-    assert "[5 January 2024] user: Allergic to peanuts" in ctx.text
+    assert "[5 January 2024]\nuser: Allergic to peanuts" in ctx.text
     # What cannot be imported is refused whole, saying where.
     bad = [{"memory": "ok"}, {"created_at": "2024-01-01"}]
     resp = await client.post("/users/imported/import", json=bad, headers=tenant.headers)

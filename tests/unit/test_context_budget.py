@@ -85,7 +85,44 @@ def test_ranking_finds_the_turn_and_shows_its_neighbours() -> None:
 
 def test_lines_carry_date_and_speaker_and_resolved_relative_dates() -> None:
     evidence = ask(EvidenceIndex(chat(CHAT)), "half marathon", 300)
-    assert "[7 May 2023] Ana: I ran my first half marathon yesterday (6 May 2023)" in evidence.text
+    assert evidence.text.startswith("[7 May 2023]\n")
+    assert "\nAna: I ran my first half marathon yesterday (6 May 2023)\n" in evidence.text
+
+
+def test_a_days_lines_follow_one_heading_of_that_day() -> None:
+    lines = [
+        ("Ana", "the kiln fired my first bowl today"),
+        ("Ben", "show me the bowl"),
+        ("Ana", "the glaze on the bowl cracked overnight"),
+        ("Ben", "cracked glaze can look nice on a bowl"),
+    ]
+    records = chat(lines)
+    records[2:] = chat(lines, days=1)[2:]  # the last two a day later, on 9 and 10 May
+    evidence = ask(EvidenceIndex(records), "bowl glaze", 1000)
+    assert evidence.text.splitlines() == [
+        "[7 May 2023]",
+        "Ana: the kiln fired my first bowl today (7 May 2023)",
+        "Ben: show me the bowl",
+        "[9 May 2023]",
+        "Ana: the glaze on the bowl cracked overnight",
+        "[10 May 2023]",
+        "Ben: cracked glaze can look nice on a bowl",
+    ]
+    # The JSON items keep each turn's own time and speaker; their text has no heading.
+    assert [i.text for i in evidence.items][:2] == [
+        "the kiln fired my first bowl today (7 May 2023)",
+        "show me the bowl",
+    ]
+
+
+def test_a_heading_counts_against_the_budget_once_per_day() -> None:
+    lines = [(("Ana", "Ben")[i % 2], f"note {i} about the garden shed") for i in range(12)]
+    for days in (0, 1):  # one day for all, or a day each
+        for budget in range(40, 400, 7):
+            evidence = ask(EvidenceIndex(chat(lines, days=days)), "garden shed", budget)
+            headings = [line for line in evidence.text.splitlines() if line.startswith("[")]
+            assert len(evidence.text) <= budget
+            assert len(headings) == len({item.ts[:10] for item in evidence.items if item.ts})
 
 
 def test_turn_dates_resolve_beside_the_text_against_the_time_said() -> None:
@@ -135,9 +172,9 @@ def test_provenance_is_each_shown_turns_own_client_id() -> None:
     index = EvidenceIndex(chat(CHAT))
     evidence = ask(index, "marathon", 400)
     text_lines = evidence.text.splitlines()
-    shown = [line for line in text_lines if not line.startswith("(+")]
+    shown = [line for line in text_lines if not line.startswith(("(+", "["))]
     assert len(shown) == len(evidence.turn_ids)
-    by_id = {r.turn_id: r for r in index.records}
+    by_id = {index.record(i).turn_id: index.record(i) for i in range(len(index))}
     for turn_id, line in zip(evidence.turn_ids, shown, strict=True):
         assert by_id[turn_id].text.split(" (")[0][:20] in line
     assert evidence.memories()[0]["turn_ids"] == [evidence.turn_ids[0]]
@@ -268,7 +305,7 @@ def test_a_persons_match_comes_without_the_assistants_answers_around_it() -> Non
             "winter evening after work",
         ),
     ]
-    evidence = ask(EvidenceIndex(chat(lines)), "how far does my mom live", 300)
+    evidence = ask(EvidenceIndex(chat(lines)), "how far does my mom live", 260)
     # The other match of the person's comes before the answers around the first, which say
     # nothing of it.
     assert evidence.turn_ids == ("t1", "t5")
@@ -327,7 +364,8 @@ def test_empty_index_and_empty_query() -> None:
     recent = ask(index, None, 100)
     assert recent.order == "recency"
     assert recent.turn_ids[-1] == f"t{len(CHAT) - 1}"  # the newest turn, shown last
-    assert recent.text.splitlines()[-2].startswith("[7 May 2023] Ben: ")
+    assert recent.text.splitlines()[0] == "[7 May 2023]"
+    assert recent.text.splitlines()[-2].startswith("Ben: ")
     assert recent.text.splitlines()[-1] == f"(+{recent.omitted} older memories not shown)"
     assert ask(index, "   ", 100).turn_ids == recent.turn_ids
     # A query that matches nothing still gives the recent turns rather than nothing.

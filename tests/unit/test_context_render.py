@@ -84,7 +84,7 @@ def test_the_answer_turn_comes_with_the_question_it_answers() -> None:
     assert "Biscuit" in ctx.text
     assert "what's her name?" in ctx.text  # the neighbour that says what "Biscuit" answers
     assert "yesterday (6 May 2023)" in ctx.text  # the date resolved when it was said
-    assert "[7 May 2023] Ana: " in ctx.text
+    assert "Memories:\n[7 May 2023]\n" in ctx.text and "\nAna: " in ctx.text  # a day, its lines
 
 
 def test_core_facts_show_whatever_the_question_and_the_rest_only_when_it_matters() -> None:
@@ -166,7 +166,7 @@ def test_json_names_the_exact_turns_and_renders_beliefs_as_text() -> None:
 
 
 def test_without_a_question_the_newest_turns_show() -> None:
-    ctx = build_context(index(), None, 400)
+    ctx = build_context(index(), None, 300)
     assert ctx.evidence.order == "recency"
     assert "you need a break" in ctx.text
     assert "older memories not shown" in ctx.text

@@ -6,14 +6,19 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.domain.dates import (
     anchor_day,
     detect_tense,
+    epoch_day,
     format_day,
     iso_utc,
     month_number,
     resolve_relative,
+    stamp_day,
+    stamp_epoch,
 )
 from app.domain.ingest import segment_time
 from app.domain.ingest.segmentation import make_segment
@@ -425,3 +430,19 @@ def test_every_spelling_of_a_holiday_resolves(said: str, day: str) -> None:
 def test_a_day_past_the_calendars_ends_is_left_unresolved(text: str, anchor: datetime) -> None:
     # A turn dated in year 1 or 9999 is stored as said; its dates just stay words.
     assert all(1 <= r.date.year <= 9999 for r in resolve_relative(text, anchor))
+
+
+@given(
+    st.datetimes(
+        min_value=datetime(1, 1, 2),
+        max_value=datetime(9999, 12, 30),
+        timezones=st.sampled_from(
+            [UTC, timezone(timedelta(hours=-11)), timezone(timedelta(hours=13, minutes=45))]
+        ),
+    )
+)
+def test_a_stamps_day_is_the_day_of_its_epoch(when: datetime) -> None:
+    # A context's day headings are read from the epoch column: the same UTC day as the stamp's.
+    stamp = when.isoformat()
+    assert epoch_day(stamp_epoch(stamp)) == stamp_day(stamp)
+    assert epoch_day(stamp_epoch(None)) == "" and stamp_day(None) is None

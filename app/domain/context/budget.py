@@ -1,8 +1,8 @@
 """``assemble`` takes the ranking of a question's passages, each hit with the turn before and after
 it in the same session (a question and its answer), fills the budget greedily in rank order, shows
-the chosen turns in time order as ``[7 May 2023] Speaker: text``, each relative date followed by
-the day it was resolved to at ingest: "yesterday (6 May 2023)". Without a query it shows the most
-recent turns. Each item names its turn's own client id. Pure: no I/O, no clock, no settings.
+the chosen turns in time order as ``Speaker: text`` under a ``[7 May 2023]`` heading per day, each
+relative date followed by the day it was resolved to at ingest: "yesterday (6 May 2023)". Without
+a query it shows the most recent turns. Each item names its turn's client id. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Literal
 
 import numpy as np
@@ -106,6 +107,8 @@ class _Selection:
         self.chosen: dict[int, set[int]] = {}  # turn -> its passages shown
         self.roles: dict[int, Role] = {}
         self.lines: dict[int, tuple[str, str, bool]] = {}  # turn -> its line as chosen
+        self.days: set[str] = set()  # the headings of the days shown (each shown once)
+        self.heading = cache(index.heading)  # a turn's day heading and line prefix, read once
 
     def line(self, turn: int, shown: set[int]) -> tuple[str, str, bool]:
         """(the line, its text after the prefix, whether it is cut) for those passages."""
@@ -126,7 +129,7 @@ class _Selection:
             body = f"{ELLIPSIS} {body}"
         if cut and runs[-1][-1] != own.stop - 1:
             body = f"{body} {ELLIPSIS}"
-        return index.prefixes[turn] + body, body, cut
+        return self.heading(turn)[1] + body, body, cut
 
     def may_fit(self, turn: int, docs: Iterable[int]) -> bool:
         """False when a new line of ``docs`` of ``turn`` cannot fit whole; true if it may."""
@@ -135,7 +138,7 @@ class _Selection:
         # A line holds at least its prefix and its passages' words (annotations only add):
         # what cannot fit is skipped before it is rendered.
         words = self.index.words_in
-        return len(self.index.prefixes[turn]) + sum(words(d) for d in docs) <= self.room
+        return len(self.heading(turn)[1]) + sum(words(d) for d in docs) <= self.room
 
     def add(self, turn: int, docs: Iterable[int], role: Role) -> bool:
         """Show ``docs`` of ``turn`` too if the budget allows; whether they are shown now."""
@@ -147,11 +150,14 @@ class _Selection:
             return False
         rendered = self.line(turn, shown)
         old = self.lines.get(turn)
-        # A new line adds its newline.
+        day = self.heading(turn)[0]
+        # A new line adds its newline, and the first of its day the day's heading.
         cost = len(rendered[0]) - (len(old[0]) if old is not None else -1)
+        cost += len(day) + 1 if day and day not in self.days else 0
         if cost > self.room:
             return False
         self.room -= cost
+        self.days.add(day)
         self.chosen[turn] = shown
         self.roles.setdefault(turn, role)
         self.lines[turn] = rendered
@@ -208,10 +214,15 @@ def assemble(
     items: list[EvidenceItem] = []
     lines: list[str] = []
     epochs = index.record_epochs()
-    # Time order; a record without a time keeps its place in the log.
+    # Time order (one without a time keeps its log place); a UTC day's lines follow its heading.
+    shown_day = ""
     for turn in sorted(selection.chosen, key=lambda t: (sort_time(float(epochs[t])), t)):
         record = index.record(turn)
         line, body, cut = selection.lines[turn]
+        day = selection.heading(turn)[0]
+        if day and day != shown_day:
+            lines.append(day)
+        shown_day = day
         lines.append(line)
         items.append(
             EvidenceItem(
@@ -239,9 +250,9 @@ def assemble(
 
 
 def _best_passage(index: EvidenceIndex, turn: int, scores: Scores) -> int:
-    """The turn's best scoring passage."""
+    """The turn's best scoring passage (a turn of one passage needs no look at the scores)."""
     own = index.passages_of(turn)
-    return own.start + int(np.argmax(scores[own.start : own.stop]))
+    return own.start + (int(np.argmax(scores[own.start : own.stop])) if len(own) > 1 else 0)
 
 
 def _by_relevance(

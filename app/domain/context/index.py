@@ -41,7 +41,7 @@ from app.domain.context.records import RecordKind, TurnRecord, records_of
 from app.domain.context.segments import DTYPES, Segment, merged, with_vectors
 from app.domain.context.sessions import SessionIndex
 from app.domain.context.vectors import Embedding, PassageVectors
-from app.domain.dates import SaidDate, stamp_day, stamp_epoch
+from app.domain.dates import SaidDate, epoch_day, stamp_epoch
 from app.domain.ingest.turns import MACHINE_ROLES, role_of
 from app.domain.memory.log import split
 from app.domain.passport import Passport
@@ -92,7 +92,6 @@ class EvidenceIndex:
 
     def __init__(self, records: Iterable[TurnRecord] = (), *, weighed: bool = True) -> None:
         # Strings per record are columns the garbage collector does not walk (``StrColumn``).
-        self.prefixes: StrColumn[str] = StrColumn()  # per record: "[7 May 2023] Speaker: "
         self._ids: StrColumn[str] = StrColumn()  # per record: the log row's id
         self._turn_ids: StrColumn[str | None] = StrColumn()  # per record: a turn's client id
         self.texts: StrColumn[str] = StrColumn()  # per record: what it says
@@ -149,11 +148,6 @@ class EvidenceIndex:
     def __len__(self) -> int:
         return len(self._positions)
 
-    @property
-    def records(self) -> list[TurnRecord]:
-        """Every record, made anew (for tests and small indexes: reads use ``record``)."""
-        return [self.record(i) for i in range(len(self))]
-
     def record(self, i: int) -> TurnRecord:
         """The record at place ``i``."""
         dates = self.dates(i)
@@ -175,6 +169,12 @@ class EvidenceIndex:
         """The relative dates the record at place ``i`` said, resolved."""
         said = self._dates[i]
         return tuple(SaidDate(said[n], said[n + 1]) for n in range(0, len(said), 2))
+
+    def heading(self, i: int) -> tuple[str, str]:
+        """How a context shows the record at place ``i``: the heading of its day ("[7 May
+        2023]"; "" without a time) and its line's prefix ("Speaker: "; "" without one)."""
+        day, speaker = epoch_day(self._epochs[i]), self._speaker_names[self.speaker_codes[i]]
+        return f"[{day}]" if day else "", f"{speaker}: " if speaker else ""
 
     def same_session(self, a: int, b: int) -> bool:
         """Whether the records at places ``a`` and ``b`` belong to one session."""
@@ -220,7 +220,7 @@ class EvidenceIndex:
 
     def approx_bytes(self) -> int:
         """A rough size of what the index holds, for a cache bounded in bytes."""
-        per_record = 8 * 15 + 60  # column entries, the prefix string
+        per_record = 8 * 15  # column entries
         per_passage = 8 * 9
         postings = self._posting_bytes + 120 * len(self._postings)
         return (
@@ -244,9 +244,6 @@ class EvidenceIndex:
         self._behind.append(record.sources)
         self._first_passage.append(len(self._starts))
         self._text_chars += len(record.text)
-        day = stamp_day(record.ts)
-        speaker = f"{record.speaker}: " if record.speaker else ""
-        self.prefixes.append(f"[{day}] {speaker}" if day else speaker)
         self._epochs.append(stamp_epoch(record.ts))
         is_turn = record.kind == "turn"
         speaker_tokens = tokenize(record.speaker)
@@ -524,7 +521,7 @@ class EvidenceIndex:
 _ARRAYS: tuple[str, ...] = ("_positions", "_kinds", "speaker_codes", "_session_codes")
 _ARRAYS += ("_first_passage", "_epochs", "_starts", "_ends", "_chars", "_turn_of", "_speaker_of")
 _ARRAYS += ("_session_of", "_lengths")
-_STRINGS = ("prefixes", "_ids", "_turn_ids", "texts", "_stamps", "_origins")
+_STRINGS = ("_ids", "_turn_ids", "texts", "_stamps", "_origins")
 
 
 def _passages_of(text: str, role: str | None) -> list[tuple[int, int]]:

@@ -43,10 +43,6 @@ class Context:
     evidence: Evidence
     text: str
 
-    def render_text(self) -> str:
-        """The context as compact text, at most ``budget_chars`` characters."""
-        return self.text
-
     def to_json(self) -> dict[str, Any]:
         """The same selection: beliefs with their sentence, memories with exact turn ids."""
         return {

@@ -28,8 +28,8 @@ from app.domain.context.records import EpisodeInfo, TurnRecord
 # their verb ("met" as "meet"); 4: an ordinal as its number ("29th" as "29"); 5: a person's
 # message to an assistant cut into finer passages; 6: a heading kept with what follows it; 7: no
 # digest of who said what (repeats are told apart by their words when shown); 8: passage vectors,
-# when an embedding model is on; 9: no list of the passages of records cut into several.
-MAGIC = b"TSI\x09"
+# when an embedding model is on; 9: no list of records cut into several; 10: no line prefixes.
+MAGIC = b"TSI\x0a"
 _LENGTH = struct.Struct("<I")
 
 Column = npt.NDArray[Any]
@@ -70,7 +70,7 @@ DTYPES = {**RECORD_NUMBERS, **PASSAGE_NUMBERS, **OTHER_NUMBERS}
 # The columns a merge concatenates (renumbered); the rest it builds across the parts.
 _CONCATENATED = (*RECORD_NUMBERS, *PASSAGE_NUMBERS, "joined")
 # Per record strings; the values of per-record runs; the speakers', sessions' and terms' names.
-RECORD_TEXTS = ("prefixes", "ids", "turn_ids", "texts", "stamps", "origins")
+RECORD_TEXTS = ("ids", "turn_ids", "texts", "stamps", "origins")
 TEXTS = (*RECORD_TEXTS, "dates_values", "behind_values", "speakers", "sessions", "vocabulary")
 # "vector_model" (among the texts): [] without vectors, else [the model's name, its dimensions].
 ALL_TEXTS = (*TEXTS, "vector_model")

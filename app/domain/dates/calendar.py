@@ -4,7 +4,7 @@ passport's timestamp form, ``format_day`` the human one ("7 May 2023")."""
 from __future__ import annotations
 
 import math
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 
 MONTHS = (
@@ -140,6 +140,17 @@ def stamp_day(ts: str | None) -> str | None:
     """The UTC day of a stored ISO timestamp as ``7 May 2023``; None when there is none."""
     when = parse_instant(ts) if ts else None
     return None if when is None else format_day(when.date())
+
+
+def epoch_day(epoch: float) -> str:
+    """The UTC day of a time in epoch seconds as ``7 May 2023`` (``stamp_day`` of the stamp
+    ``stamp_epoch`` read); "" for NaN, no time."""
+    return "" if math.isnan(epoch) else _epoch_day(math.floor(epoch / 86_400))
+
+
+@lru_cache(maxsize=4096)  # a day's name, by its number: a log's lines share a few days
+def _epoch_day(days: int) -> str:
+    return format_day(date(1970, 1, 1) + timedelta(days=days))
 
 
 def stamp_epoch(ts: str | None) -> float:

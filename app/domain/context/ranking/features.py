@@ -8,7 +8,6 @@ others keep zero there, and being weaker matches could not use them to reach a b
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -88,6 +87,10 @@ def text_features(
         rows[:, _FIRST] = _earliness(index, docs, machine)
 
 
+# A phrase, and the pattern that finds it as whole words.
+WholeWords = tuple[str, re.Pattern[str]]
+
+
 def said_together(lowered: str, pairs: list[WholeWords]) -> float:
     """The share of the question's word ``pairs`` (as ``whole_words``) that ``lowered`` says."""
     # Most passages do not hold a pair at all: the plain substring test says so first.
@@ -95,16 +98,9 @@ def said_together(lowered: str, pairs: list[WholeWords]) -> float:
     return said / len(pairs)
 
 
-class WholeWords(NamedTuple):
-    """A phrase, and the pattern that finds it as whole words."""
-
-    phrase: str
-    pattern: re.Pattern[str]
-
-
 def whole_words(phrase: str) -> WholeWords:
     """``phrase`` as whole words: "math class", not "aftermath classes"."""
-    return WholeWords(phrase, re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)"))
+    return phrase, re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)")
 
 
 def states_amount(index: EvidenceIndex, doc: int, text: str) -> float:
