@@ -97,7 +97,7 @@ def test_a_days_lines_follow_one_heading_of_that_day() -> None:
         ("Ben", "cracked glaze can look nice on a bowl"),
     ]
     records = chat(lines)
-    records[2:] = chat(lines, days=1)[2:]  # the last two a day later, on 9 and 10 May
+    records[2:] = chat(lines, days=1)[2:]  # the last two said on 9 and 10 May
     evidence = ask(EvidenceIndex(records), "bowl glaze", 1000)
     assert evidence.text.splitlines() == [
         "[7 May 2023]",
