@@ -89,6 +89,16 @@ def _stem(word: str) -> str:
 _cached_stem = lru_cache(maxsize=65536)(_stem)
 
 
+def noun_in(word: str, nouns: frozenset[str]) -> bool:
+    """Whether a lower-case ``word`` is one of ``nouns`` or a regular plural of one ("versions",
+    "salaries", "cookies")."""
+    if word in nouns:
+        return True
+    if not word.endswith("s"):
+        return False
+    return word[:-1] in nouns or (word.endswith("ies") and word[:-3] + "y" in nouns)
+
+
 def forget_cached_words() -> None:
     """Empty the word caches: the words of a forgotten turn may be in them."""
     _cached_stem.cache_clear()

@@ -29,6 +29,9 @@ def asks_amount(q: str) -> bool:
         "What was my latest blood pressure reading?",
         "What is my annual salary?",
         "What was my old bike's top recorded speed?",  # the measure eight words on
+        "Which versions of the two libraries am I pinned to?",  # a measure in the plural
+        "What were the monthly fees at the climbing gym?",
+        "What salaries did the two offers name?",
     ],
 )
 def test_questions_about_an_amount(q: str) -> None:
@@ -43,6 +46,8 @@ def test_questions_about_an_amount(q: str) -> None:
         "Who is Biscuit?",
         "How was the trip, and how is it going?",
         "How many different platforms do I post my photos to?",
+        "How many kinds of bread did we bake?",  # kinds, in the plural or not, are named
+        "How many type of knot does the guide show?",
         "What should I read next about change in calculus?",
     ],
 )

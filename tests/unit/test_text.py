@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from app.domain.text import query_tokens, tokenize
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.domain.text import noun_in, query_tokens, tokenize
 
 
 def test_accented_latin_word_stays_whole_and_case_folds() -> None:
@@ -105,3 +108,22 @@ def test_full_width_forms_and_ligatures_normalise() -> None:
 def test_empty_and_punctuation_only_text() -> None:
     assert tokenize("") == []
     assert tokenize("!!! ... ---") == []
+
+
+NOUNS = frozenset({"version", "salary", "cookie", "glass"})
+
+
+def test_a_noun_is_found_in_its_regular_plural() -> None:
+    assert noun_in("version", NOUNS) and noun_in("versions", NOUNS)
+    assert noun_in("salaries", NOUNS) and noun_in("cookies", NOUNS)
+    assert not noun_in("glas", NOUNS)  # only a plural drops its "s"
+    assert not noun_in("verses", NOUNS) and not noun_in("sala", NOUNS)
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=30))
+def test_every_noun_meets_itself_and_its_regular_plurals(word: str) -> None:
+    assert noun_in(word, frozenset({word}))
+    assert noun_in(word + "s", frozenset({word}))
+    assert not noun_in(word, frozenset())
+    if word.endswith("y"):
+        assert noun_in(word[:-1] + "ies", frozenset({word}))

@@ -380,11 +380,7 @@ class EvidenceIndex:
         tf = np.asarray(n["tf"], dtype=_INT)
         norms = length_norms(lengths[docs], self._sample_avgdl, K1, B)
         weights = normed_weights(np.ones(1), tf, norms).astype(_WEIGHT)
-        columns = [
-            memoryview(docs.tobytes()),
-            memoryview(tf.tobytes()),
-            memoryview(weights.tobytes()),
-        ]
+        columns = [memoryview(column.tobytes()) for column in (docs, tf, weights)]
         ends = (np.cumsum(n["df"], dtype=np.int64) * 4).tolist()
         start = 0
         postings = self._postings
@@ -630,11 +626,7 @@ class MemoryIndex:
 
     def approx_bytes(self) -> int:
         """A rough size of the index, for a cache bounded in bytes."""
-        return (
-            self.evidence.approx_bytes()
-            + self.sessions.approx_bytes()
-            + self.beliefs.approx_bytes()
-        )
+        return sum(part.approx_bytes() for part in (self.evidence, self.sessions, self.beliefs))
 
     def word_weights(self, tokens: Iterable[str]) -> dict[str, float]:
         """Each query word's weight for matching beliefs: rarer in the log, heavier.

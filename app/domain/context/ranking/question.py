@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.domain.dates import Resolved, resolve_relative
-from app.domain.text import asks_first, query_tokens
+from app.domain.text import asks_first, noun_in, query_tokens
 from app.domain.words import CHAT_STOPWORDS, STOPWORDS
 
 Asks = Literal["time", "amount", "first", "overview"]
@@ -40,15 +40,15 @@ _HOW_MUCH = frozenset(
     {"many", "much", "often", "far", "old", "big", "large", "fast", "heavy", "tall", "high"}
 )
 # "How many different platforms ...": kinds, which a chat names, not a number.
-_KINDS = frozenset({"different", "distinct", "separate", "kinds", "types", "sorts"})
-# "What is my annual salary?": a measure named within a few words after "what" or "which".
+_KINDS = frozenset({"different", "distinct", "separate", "kind", "type", "sort"})
+# "What is my annual salary?": a measure named within a few words after "what" or "which" (each
+# in the singular: "which versions" names a version).
 _MEASURES = frozenset(
-    {"number", "amount", "total", "percentage", "percent", "score", "scores", "rate", "result"}
-    | {"results", "reading", "readings", "salary", "price", "cost", "budget", "count", "weight"}
-    | {"size", "speed", "level", "version", "limit", "balance", "figure", "value", "values"}
-    | {"usage", "accuracy", "rating", "rent", "fee", "fees", "costs", "prices", "amounts"}
-    | {"threshold", "levels", "rates", "ratio", "dosage", "dose", "distance", "height", "age"}
-    | {"income", "savings", "mileage", "duration", "temperature"}
+    {"number", "amount", "total", "percentage", "percent", "score", "rate", "result", "reading"}
+    | {"salary", "price", "cost", "budget", "count", "weight", "size", "speed", "level"}
+    | {"version", "limit", "balance", "figure", "value", "usage", "accuracy", "rating", "rent"}
+    | {"fee", "threshold", "ratio", "dosage", "dose", "distance", "height", "age", "income"}
+    | {"savings", "mileage", "duration", "temperature"}
 )
 MEASURE_REACH = 8
 _LETTERS = re.compile(r"[a-z]+")
@@ -61,12 +61,11 @@ _TALK_TEXT = """
     cover covered gone went"""
 _TALK_WORDS = frozenset(_TALK_TEXT.split())
 _SUMMARY_WORDS = frozenset({"summary", "summarize", "summarise", "recap", "overview"})
-# Words an overview question is made of, beside those, chat stop words and its date.
+# Words (singular) an overview question is made of, beside those, chat stop words and its date.
 _OVERVIEW_TEXT = """
-    go over about conversation conversations session sessions chats discussion discussions topic
-    topics things stuff what which we us our you i me my did do does have has had were was together
-    lately recently recent latest last previous first earliest give tell please can could show list
-    main"""
+    go over about conversation session discussion topic thing stuff what which we us our you i me
+    my did do does have has had were was together lately recently recent latest last previous first
+    earliest give tell please can could show list main"""
 _OVERVIEW_WORDS = _TALK_WORDS | _SUMMARY_WORDS | frozenset(_OVERVIEW_TEXT.split())
 # Any time will do to find where a question's date expressions are; their days are not read.
 _ANY_ANCHOR = datetime(2000, 1, 1, tzinfo=UTC)
@@ -131,11 +130,11 @@ def _asks_amount(words: Sequence[str]) -> bool:
     """Whether the question's words ask for an amount, a count or a measure."""
     for at, word in enumerate(words):
         if word == "how" and at + 1 < len(words) and words[at + 1] in _HOW_MUCH:
-            if at + 2 < len(words) and words[at + 2] in _KINDS:
+            if at + 2 < len(words) and noun_in(words[at + 2], _KINDS):
                 continue
             return True
-        if word in ("what", "which") and not _MEASURES.isdisjoint(
-            words[at + 1 : at + 1 + MEASURE_REACH]
+        if word in ("what", "which") and any(
+            noun_in(w, _MEASURES) for w in words[at + 1 : at + 1 + MEASURE_REACH]
         ):
             return True
     return False
@@ -146,7 +145,8 @@ def _nothing_but_when(text: str, dates: Sequence[Resolved]) -> bool:
     rest = text
     for found in sorted(dates, key=lambda r: -r.span[0]):
         rest = rest[: found.span[0]] + " " + rest[found.span[1] :]
-    return all(w in _OVERVIEW_WORDS or w in CHAT_STOPWORDS for w in _LETTERS.findall(rest.lower()))
+    words = _LETTERS.findall(rest.lower())
+    return all(noun_in(w, _OVERVIEW_WORDS) or w in CHAT_STOPWORDS for w in words)
 
 
 def _pairs(lowered: str) -> tuple[str, ...]:
