@@ -147,16 +147,20 @@ def test_the_instructions_a_question_needs_come_first() -> None:
     budget = int(len(f"Instructions:\n- {'x' * longest}") / INSTRUCTION_SHARE) + 5
     asked = build_context(index, "When is our next team meeting scheduled?", budget)
     assert asked.instructions == ("Always use 24-hour time when I ask about meeting schedules.",)
-    # A question that names none gets the newest.
-    other = build_context(index, "What is the weather like?", budget)
-    assert other.instructions == ("Always add a latency graph when I ask about profiling.",)
+    # A question that names no condition gets none of them: an instruction that does not hold
+    # for it would only mislead; without a question, the newest.
+    assert build_context(index, "What is the weather like?", budget).instructions == ()
+    newest = build_context(index, None, budget)
+    assert newest.instructions == ("Always add a latency graph when I ask about profiling.",)
     # "ask" is in nearly every condition and names none.
     asking = merged(
         (said("Always add tests when I ask about refactoring.", 0, "a"), "a", 0),
         (said("Always use tabs when I write Python.", 1, "b"), "b", 1),
     )
     one = build_context(MemoryIndex(asking), "What should I ask my manager?", budget)
-    assert one.instructions == ("Always use tabs when I write Python.",)
+    assert one.instructions == ()
+    python = build_context(MemoryIndex(asking), "Should I ask my manager about Python?", budget)
+    assert python.instructions == ("Always use tabs when I write Python.",)
     # One that holds for every question comes before any that holds only sometimes.
     plain = merged(
         (said("Always answer in French.", seg="a"), "a", 0),

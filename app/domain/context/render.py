@@ -62,20 +62,20 @@ class Context:
 def _applying_first(
     index: MemoryIndex, tokens: Sequence[str], weight: Mapping[str, float]
 ) -> list[str]:
-    """The instructions in the order a question needs them: those that hold for every question,
-    then those whose condition the question's words match (the best first), then the rest,
-    newest first."""
+    """The instructions a question needs, in order: those that hold for every question, then those
+    whose condition the question's words match (the best first); without a question, all of them,
+    newest first. One whose condition the question does not match is left out."""
     wanted = set(tokens)
 
     def rank(n: int) -> tuple[int, float, int]:
         condition = index.conditions[n]
-        if condition is None:
+        if condition is None or not wanted:
             return (2, 0.0, -n)
         shared = wanted & condition
         return (1 if shared else 0, sum(weight.get(t, 1.0) for t in shared), -n)
 
     order = sorted(range(len(index.instructions)), key=rank, reverse=True)
-    return [index.instructions[n] for n in order]
+    return [index.instructions[n] for n in order if rank(n)[0]]
 
 
 def _instructions_block(
