@@ -103,6 +103,7 @@ def forget_cached_words() -> None:
     """Empty the word caches: the words of a forgotten turn may be in them."""
     _cached_stem.cache_clear()
     _cached_chunk.cache_clear()
+    _cached_word_tokens.cache_clear()
 
 
 def _is_value(chunk: str) -> bool:
@@ -167,6 +168,19 @@ def tokenize(text: str) -> list[str]:
     for chunk in _token_re().findall(text):
         out += _cached_chunk(chunk) if len(chunk) <= CACHED_CHARS else _chunk_tokens(chunk)
     return out
+
+
+def word_tokens(word: str) -> frozenset[str]:
+    """The search tokens of one word, as a set: whether a passage's word is one a question asks
+    is looked up for the same words read after read."""
+    return _cached_word_tokens(word) if len(word) <= CACHED_CHARS else _word_tokens(word)
+
+
+def _word_tokens(word: str) -> frozenset[str]:
+    return frozenset(tokenize(word))
+
+
+_cached_word_tokens = lru_cache(maxsize=16384)(_word_tokens)
 
 
 # Words that frame a question about what was said ("What did I say my address was?", "the

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.domain.text import noun_in, query_tokens, tokenize
+from app.domain.text import noun_in, query_tokens, tokenize, word_tokens
 
 
 def test_accented_latin_word_stays_whole_and_case_folds() -> None:
@@ -127,3 +127,16 @@ def test_every_noun_meets_itself_and_its_regular_plurals(word: str) -> None:
     assert not noun_in(word, frozenset())
     if word.endswith("y"):
         assert noun_in(word[:-1] + "ies", frozenset({word}))
+
+
+def test_a_words_tokens_as_a_set() -> None:
+    assert word_tokens("Painting") == {"paint"}
+    assert word_tokens("v2.1") == {"v2.1", "v2", "1"}
+    assert word_tokens("the") == frozenset()  # a stop word searches for nothing
+
+
+@given(st.text(max_size=100))
+def test_a_words_tokens_are_those_tokenize_gives_cached_or_not(word: str) -> None:
+    # Past 64 characters a word is not cached; either way the set is tokenize's.
+    assert word_tokens(word) == frozenset(tokenize(word))
+    assert word_tokens(word) == frozenset(tokenize(word))

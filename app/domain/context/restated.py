@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache, lru_cache
+from functools import lru_cache
 
-from app.domain.text import tokenize
+from app.domain.text import word_tokens
 
 # Words in a row two passages must share for one to restate the other: more than a common
 # phrase ("I've been trying to get"), fewer than a clause that states a thing.
@@ -36,8 +36,6 @@ class ShownRuns:
     def __init__(self, asked: Iterable[str]) -> None:
         self.asked = frozenset(asked)  # the question's search tokens
         self.runs: set[tuple[int | str, ...]] = set()  # (speaker, *words)
-        # Whether the question asks a word, each word looked up once.
-        self._asked = cache(lambda word: not self.asked.isdisjoint(tokenize(word)))
         # (speaker, passage) found to restate: a chat says the same short things again and again.
         self._known: set[tuple[int, str]] = set()
 
@@ -50,7 +48,8 @@ class ShownRuns:
         if not words:
             return False
         run, last = min(RESTATED_RUN, len(words)), len(words) - min(RESTATED_RUN, len(words))
-        places = [at for at, word in enumerate(words) if self._asked(word)]
+        asked = self.asked
+        places = [at for at, word in enumerate(words) if not asked.isdisjoint(word_tokens(word))]
         covered_to = -1  # the words before this place are known to be in a shown run
         # Word by word, the first not in a shown run ends the search: most passages say
         # something new, and only the few runs around that word are looked up.
