@@ -108,3 +108,44 @@ def test_any_text_is_read_and_what_is_new_restates_nothing(shown: str, other: st
     said, before = pieces(other), pieces(shown)
     asked = {word for word in said if word.startswith(("cabin", "lake"))}
     assert (asked and asked <= before) or said <= before
+
+
+PLAIN = ["cabin", "lake", "the", "by", "we", "3-day", "old", "rented", "boat"]
+Said = tuple[int, list[str]]  # a speaker's number and the words of a passage
+
+
+def _restated_by_definition(shown: list[Said], speaker: int, words: list[str]) -> bool:
+    """The rule as the module states it, word by word and window by window, with no shortcut."""
+    runs = set()
+    for who, said in shown:
+        runs.add((who, *said[:RESTATED_RUN]))
+        runs.update((who, *said[s : s + RESTATED_RUN]) for s in range(len(said) - RESTATED_RUN + 1))
+    if not shown or not words:
+        return False
+    run = min(RESTATED_RUN, len(words))
+    covered = [False] * len(words)
+    for start in range(len(words) - run + 1):
+        if (speaker, *words[start : start + run]) in runs:
+            covered[start : start + run] = [True] * run
+    asked = set(query_tokens(QUESTION))
+    matter = [at for at, w in enumerate(words) if not asked.isdisjoint(query_tokens(w))]
+    return all(covered[at] for at in matter or range(len(words)))
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 1), st.lists(st.sampled_from(PLAIN), max_size=14)), max_size=4
+    ),
+    st.integers(0, 1),
+    st.lists(st.sampled_from(PLAIN), max_size=14),
+)
+@settings(max_examples=500, deadline=None)
+def test_a_repeat_is_what_the_rule_says_word_by_word(
+    shown: list[Said], speaker: int, words: list[str]
+) -> None:
+    runs = ShownRuns(query_tokens(QUESTION))
+    for who, said in shown:
+        runs.add(" ".join(said), who)
+    expected = _restated_by_definition(shown, speaker, words)
+    assert runs.restates(" ".join(words), speaker) == expected
+    assert runs.restates(" ".join(words), speaker) == expected  # asked again, the same

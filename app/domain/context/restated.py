@@ -48,6 +48,9 @@ class ShownRuns:
         if not words:
             return False
         run, last = min(RESTATED_RUN, len(words)), len(words) - min(RESTATED_RUN, len(words))
+        runs = self.runs
+        if not any((speaker, *words[s : s + run]) in runs for s in range(last + 1)):
+            return False  # most passages: no shown run in them, no word need be looked up
         asked = self.asked
         places = [at for at, word in enumerate(words) if not asked.isdisjoint(word_tokens(word))]
         covered_to = -1  # the words before this place are known to be in a shown run
@@ -57,7 +60,7 @@ class ShownRuns:
             if at < covered_to:
                 continue
             starts = range(min(at, last), max(at - run + 1, 0) - 1, -1)  # the furthest reach first
-            start = next((s for s in starts if (speaker, *words[s : s + run]) in self.runs), None)
+            start = next((s for s in starts if (speaker, *words[s : s + run]) in runs), None)
             if start is None:
                 return False
             covered_to = start + run
