@@ -219,6 +219,7 @@ def assemble(
     for turn in sorted(selection.chosen, key=lambda t: (sort_time(float(epochs[t])), t)):
         record = index.record(turn)
         line, body, cut = selection.lines[turn]
+        best = _best_passage(index, turn, scores) if scores.size else -1  # a shown turn has one
         day = selection.heading(turn)[0]
         if day and day != shown_day:
             lines.append(day)
@@ -237,8 +238,8 @@ def assemble(
                 kind=record.kind,
                 turn_ids=record.turn_ids,
                 source=record.source,
-                score=index.best_score(turn, scores) if scores.size else 0.0,
-                passage=_best_passage(index, turn, scores) if scores.size else -1,
+                score=float(scores[best]) if best >= 0 else 0.0,
+                passage=best,
             )
         )
     if omitted and items:
