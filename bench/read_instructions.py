@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -69,7 +70,9 @@ def reads(folder: Path, picks: Sequence[str], read: bool) -> None:
 def _instructions(folder: Path, picks: Sequence[str], mode: str) -> int:
     command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
     command += [sys.executable, "-m", "bench.read_instructions", mode, str(folder), *picks]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    # One hash seed for every run: sets and dicts then iterate and collide alike each time.
+    env = os.environ | {"PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
     found = _REFS.search(done.stderr)
     if found is None:
         raise RuntimeError(f"no instruction count in valgrind's output: {done.stderr[-500:]}")
