@@ -74,8 +74,8 @@ def _applying_first(
         shared = wanted & condition
         return (1 if shared else 0, sum(weight.get(t, 1.0) for t in shared), -n)
 
-    order = sorted(range(len(index.instructions)), key=rank, reverse=True)
-    return [index.instructions[n] for n in order if rank(n)[0]]
+    ranked = sorted(((rank(n), n) for n in range(len(index.instructions))), reverse=True)
+    return [index.instructions[n] for (applies, _, _), n in ranked if applies]
 
 
 def _instructions_block(
