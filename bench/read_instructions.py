@@ -7,8 +7,10 @@ questions (``DIR/realtalk-0.seg``, ``DIR/realtalk-0.json``, ...).
 ``python -m bench.read_instructions count DIR realtalk:0 beam:0,1 ...`` then runs, under
 ``valgrind --tool=cachegrind``, a process that loads those chats' indexes and one that loads them
 and reads every question at 1,500 / 3,000 / 6,000 characters; the difference over the reads is
-what one read costs. To compare two commits, run both commands at each (a segment's format may
-differ between them): ``PYTHONPATH=<worktree> python -m bench.read_instructions ...``.
+what one read costs. Runs of the same code still differ by a few percent (when the collector
+runs, where objects lie), less over more reads. To compare two commits, run both commands at
+each (a segment's format may differ between them): ``PYTHONPATH=<worktree> python -m
+bench.read_instructions ...``.
 """
 
 from __future__ import annotations
@@ -43,14 +45,26 @@ def store(folder: Path, half: str) -> None:
             (folder / f"{name}-{n}.json").write_text(json.dumps(doc))
 
 
+def _named(folder: Path, pick: str) -> list[Path]:
+    """The stored chats a pick ``set:n,m`` names, each as its path without a suffix."""
+    name, numbers = pick.split(":")
+    return [folder / f"{name}-{n}" for n in numbers.split(",")]
+
+
+def _questions(folder: Path, pick: str) -> list[list[str]]:
+    """The questions of each chat a pick names."""
+    return [
+        json.loads(p.with_suffix(".json").read_text())["questions"] for p in _named(folder, pick)
+    ]
+
+
 def _chats(folder: Path, picks: Sequence[str]) -> list[tuple[MemoryIndex, list[str]]]:
     """The stored chats named ``set:n,m``, loaded as a read finds them."""
     out = []
     for pick in picks:
-        name, numbers = pick.split(":")
-        for n in numbers.split(","):
-            doc = json.loads((folder / f"{name}-{n}.json").read_text())
-            segment = decode((folder / f"{name}-{n}.seg").read_bytes())
+        for path in _named(folder, pick):
+            doc = json.loads(path.with_suffix(".json").read_text())
+            segment = decode(path.with_suffix(".seg").read_bytes())
             index = MemoryIndex.of_segments(Passport.from_dict(doc["head"]), [segment])
             out.append((index, doc["questions"]))
     return out
@@ -85,7 +99,7 @@ def count(folder: Path, picks: Sequence[str]) -> None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
     print(f"{'chats':14} {'reads':>6} {'M instructions per read':>24}")
     for pick in picks:
-        n = sum(len(q) for _, q in _chats(folder, [pick])) * len(BUDGETS)
+        n = sum(len(questions) for questions in _questions(folder, pick)) * len(BUDGETS)
         cost = _instructions(folder, [pick], "read") - _instructions(folder, [pick], "load")
         print(f"{pick:14} {n:>6} {cost / n / 1e6:>24.2f}")
 
