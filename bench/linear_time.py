@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from app.domain.context.passages import passages
-from app.domain.dates import turn_dates
+from app.domain.dates import SPAN_OF_TIME, turn_dates
 from app.domain.extraction import Extraction, ExtractionInput
 from app.domain.extraction.rules import extract_rules
 from app.domain.ingest import IngestLimits, IngestPayload, InputError, Turn, prepare
@@ -53,6 +53,7 @@ LIMITS = IngestLimits(max_items=10, max_turn_chars=10_000_000)
 INPUTS: dict[str, str] = {
     "date phrases": "on 12 May ",
     "relative dates": "last Friday, two weeks ago, ",
+    "counted spans": "a couple of  - a few 12 hours, an ",
     "one character": "x",
     "spaces": " ",
     "newlines": "\n",
@@ -101,6 +102,7 @@ def _prepare(text: str) -> None:
 STAGES: dict[str, Callable[[str], object]] = {
     "prepare": _prepare,
     "dates": lambda text: turn_dates(text, ANCHOR),
+    "spans of time": lambda text: list(SPAN_OF_TIME.finditer(text)),
     "rules": lambda text: extract_rules(_segment_of(text)),
     "tokenize": tokenize,
     "passages": passages,

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from app.domain.context import EvidenceIndex
 from app.domain.context.ranking.features import states_amount
 from app.domain.context.ranking.question import Question
+from app.domain.dates import SPAN_OF_TIME
 from tests.unit.test_context_budget import FILLER, chat
 
 
@@ -32,6 +33,7 @@ def asks_amount(q: str) -> bool:
         "Which versions of the two libraries am I pinned to?",  # a measure in the plural
         "What were the monthly fees at the climbing gym?",
         "What salaries did the two offers name?",
+        "How long did the power cut last?",
     ],
 )
 def test_questions_about_an_amount(q: str) -> None:
@@ -70,6 +72,33 @@ def test_a_date_the_record_resolved_is_no_amount() -> None:
     )
     assert states_amount(index, 0, index.passage_text(0)) == 0.0
     assert states_amount(index, 1, index.passage_text(1)) == 1.0
+
+
+def test_how_long_counts_a_span_of_time_said_in_words() -> None:
+    index = EvidenceIndex(
+        chat(
+            [
+                ("user", "the power cut lasted about an hour"),
+                ("user", "the power cut was scary"),
+                ("user", "it went dark a couple of weeks ago"),  # a date, not a span
+            ]
+        )
+    )
+    how_long = Question.of("How long did the power cut last?")
+    how_much = Question.of("How much did the power cut cost us?")
+    assert how_long is not None and {"amount", "span"} <= how_long.asks
+    assert how_much is not None and "span" not in how_much.asks
+    said = [index.passage_text(doc) for doc in range(3)]
+    assert [states_amount(index, doc, said[doc], span=True) for doc in range(3)] == [1, 0, 0]
+    # Asked how much, "an hour" is no amount: only a number is.
+    assert states_amount(index, 0, said[0]) == 0.0
+
+
+def test_a_span_is_a_count_and_a_unit_as_whole_words() -> None:
+    for said in ("an hour", "two weeks", "45 minutes", "a couple of days", "a 3-day trip"):
+        assert SPAN_OF_TIME.search(said), said
+    for said in ("a great time", "an hourglass", "many years", "weekly"):
+        assert not SPAN_OF_TIME.search(said), said
 
 
 @given(

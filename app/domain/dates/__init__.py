@@ -29,6 +29,7 @@ from app.domain.dates.periods import (
     period_end,
 )
 from app.domain.dates.relative import (
+    SPAN_OF_TIME,
     Granularity,
     Resolved,
     holiday_name,
@@ -43,6 +44,7 @@ __all__ = [
     "MONTH_NUMBERS",
     "MONTH_WORD",
     "NUMBER_WORDS",
+    "SPAN_OF_TIME",
     "WEEKDAYS",
     "WRITTEN_DAY",
     "DateWindow",

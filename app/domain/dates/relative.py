@@ -101,6 +101,12 @@ _NUM = (
     + r")"
 )
 _MONTH_FULL = r"(?:" + "|".join(MONTHS) + r")"
+# A span of time said as a count and a unit: "an hour", "two weeks", "45 minutes" (every
+# quantifier bounded or separated by a word, as in the patterns below).
+SPAN_OF_TIME = re.compile(
+    rf"\b{_NUM}[\s-]+(?:second|minute|hour|day|night|weekend|week|fortnight|month|year|decade)s?\b",
+    re.IGNORECASE,
+)
 _MONTH_ANY = r"(?:" + "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True)) + r")"
 _PART = r"(?:\s+(?P<part>morning|afternoon|evening|night))?"
 # A leading preposition is part of the span, so a rewrite never reads "on on 6 May".

@@ -15,7 +15,7 @@ import numpy.typing as npt
 from app.domain.context.index import EvidenceIndex, Scores
 from app.domain.context.ranking.candidates import Candidates, neighbour_scores, sort_time
 from app.domain.context.ranking.question import Question
-from app.domain.dates import WRITTEN_DAY
+from app.domain.dates import SPAN_OF_TIME, WRITTEN_DAY
 
 FEATURES = (
     "bm25",  # BM25 as a share of the best candidate's
@@ -80,7 +80,7 @@ def text_features(
         if pairs:
             row[_PAIRS] = said_together(text.lower(), pairs)
         if "amount" in asks and person:
-            row[_AMOUNT] = states_amount(index, doc, text)
+            row[_AMOUNT] = states_amount(index, doc, text, "span" in asks)
         if "time" in asks:
             row[_DATE] = says_date(index, doc, text, person)
     if "first" in asks:
@@ -103,11 +103,12 @@ def whole_words(phrase: str) -> WholeWords:
     return phrase, re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)")
 
 
-def states_amount(index: EvidenceIndex, doc: int, text: str) -> float:
-    """1 when the passage holds a digit outside the dates its record resolved."""
+def states_amount(index: EvidenceIndex, doc: int, text: str, span: bool = False) -> float:
+    """1 when the passage holds a digit, or (``span``: the question asks how long) a span of
+    time ("an hour"), outside the dates its record resolved."""
     for said in index.dates(index.turn_of(doc)):
         text = text.replace(said.said, " ")
-    return 1.0 if _DIGIT.search(text) is not None else 0.0
+    return 1.0 if _DIGIT.search(text) or (span and SPAN_OF_TIME.search(text)) else 0.0
 
 
 def says_date(index: EvidenceIndex, doc: int, text: str, person: bool) -> float:

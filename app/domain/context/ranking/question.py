@@ -5,7 +5,8 @@ of a few kinds of answer, each read from the question's wording:
 
 - ``time``: a day, a span of time or an order in time ("when", "how many days", "before or
   after");
-- ``amount``: a count or a measure ("how many", "how much", "how often", "how old");
+- ``amount``: a count or a measure ("how many", "how much", "how often", "how old", "how long");
+- ``span``: how long, whose answer may be a span of time said in words ("about an hour");
 - ``first``: the first time something was said or done ("when did I first mention ...");
 - ``overview``: what was talked about in a stretch of conversation, and nothing more ("what did
   we discuss last week?"); the periods it names are resolved against the log's newest time.
@@ -26,7 +27,7 @@ from app.domain.dates import Resolved, resolve_relative
 from app.domain.text import asks_first, noun_in, query_tokens
 from app.domain.words import CHAT_STOPWORDS, STOPWORDS
 
-Asks = Literal["time", "amount", "first", "overview"]
+Asks = Literal["time", "amount", "span", "first", "overview"]
 
 # Words of a question whose answer is a time, a span of time, or an order in time.
 _ASKS_WHEN = re.compile(
@@ -37,8 +38,10 @@ _ASKS_WHEN = re.compile(
 )
 # What follows "how" in a question whose answer is an amount ("how many", "how old").
 _HOW_MUCH = frozenset(
-    {"many", "much", "often", "far", "old", "big", "large", "fast", "heavy", "tall", "high"}
+    {"many", "much", "often", "far", "long", "old", "big", "large", "fast", "heavy", "tall", "high"}
 )
+# "How long ...": a span of time, said with a number or in words ("an hour").
+_HOW_LONG = re.compile(r"\bhow\s+long\b")
 # "How many different platforms ...": kinds, which a chat names, not a number.
 _KINDS = frozenset({"different", "distinct", "separate", "kind", "type", "sort"})
 # "What is my annual salary?": a measure named within a few words after "what" or "which" (each
@@ -94,15 +97,15 @@ class Question:
         """The question read from ``text``; None for no question (or only blanks)."""
         if text is None or not text.strip():
             return None
-        asks: set[Asks] = set()
-        if _ASKS_WHEN.search(text):
-            asks.add("time")
         lowered = text.lower()
         words = _LETTERS.findall(lowered)
-        if _asks_amount(words):
-            asks.add("amount")
-        if asks_first(text):
-            asks.add("first")
+        kinds: dict[Asks, bool] = {
+            "time": _ASKS_WHEN.search(text) is not None,
+            "amount": _asks_amount(words),
+            "span": _HOW_LONG.search(lowered) is not None,
+            "first": asks_first(text),
+        }
+        asks = {kind for kind, asked in kinds.items() if asked}
         oldest_first = False
         said = not _TALK_WORDS.isdisjoint(words) and not {"what", "which"}.isdisjoint(words)
         short = len(text) <= MAX_OVERVIEW_QUESTION_CHARS
