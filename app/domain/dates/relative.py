@@ -101,10 +101,12 @@ _NUM = (
     + r")"
 )
 _MONTH_FULL = r"(?:" + "|".join(MONTHS) + r")"
+# The units a count of them dates something by ("two weeks ago").
+_DATE_UNITS = r"day|weekend|week|fortnight|month|year"
 # A span of time said as a count and a unit: "an hour", "two weeks", "45 minutes" (every
 # quantifier bounded or separated by a word, as in the patterns below).
 SPAN_OF_TIME = re.compile(
-    rf"\b{_NUM}[\s-]+(?:second|minute|hour|day|night|weekend|week|fortnight|month|year|decade)s?\b",
+    rf"\b{_NUM}[\s-]+(?:second|minute|hour|night|decade|{_DATE_UNITS})s?\b",
     re.IGNORECASE,
 )
 _MONTH_ANY = r"(?:" + "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True)) + r")"
@@ -565,7 +567,7 @@ def _iso(m: re.Match[str], today: date, tense: Tense | None) -> _Value | None:
         return None
 
 
-_UNIT = r"(?P<unit>day|weekend|week|fortnight|month|year)s?"
+_UNIT = rf"(?P<unit>{_DATE_UNITS})s?"
 # (trigger, pattern, handler): a pattern runs only when the lower-cased text has its trigger.
 _PATTERNS: tuple[tuple[re.Pattern[str], re.Pattern[str], Handler], ...] = tuple(
     (re.compile(trigger), re.compile(pattern, re.IGNORECASE), handler)
