@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -23,7 +24,10 @@ from app.domain.context.ranking.question import Question
 from app.domain.context.ranking.scorer import rank, similarity_of
 from app.domain.context.ranking.weights import BIAS, WEIGHTS
 from app.domain.context.vectors import PassageVectors
+from app.domain.dates import WRITTEN_DAY
 from tests.unit.test_context_budget import FILLER, chat
+
+WRITTEN_DATE = re.compile(rf"\b(?:{WRITTEN_DAY})\b")
 
 
 def features(lines: list[tuple[str, str]], q: str, **kwargs: int) -> dict[int, dict[str, float]]:
@@ -114,6 +118,20 @@ def test_a_date_counts_when_a_time_is_asked() -> None:
     assert features(lines, "How was the kite show?")[0]["date"] == 0.0
     index = EvidenceIndex(chat([("Ana", "we fly kites on march 3")]))
     assert says_date(index, 0, index.passage_text(0), person=True) == 1.0
+
+
+_PIECES = ["march", "Dec", "june", "sept", "of", "the", "3", "22nd", "2024", "07", "-", ",", " "]
+_DAYISH = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
+
+
+@given(_DAYISH)
+@settings(max_examples=300)
+def test_a_written_day_always_holds_a_digit(text: str) -> None:
+    # says_date passes over a passage without a digit before it tries the pattern.
+    if WRITTEN_DATE.search(text.lower()):
+        assert any(c.isdigit() for c in text)
+    assert WRITTEN_DATE.search("kites in march, june or dec") is None
+    assert WRITTEN_DATE.search("kites on june 3") is not None
 
 
 def test_earliness_orders_a_persons_candidates_when_the_first_time_is_asked() -> None:

@@ -116,7 +116,8 @@ def says_date(index: EvidenceIndex, doc: int, text: str, person: bool) -> float:
     date written out in full."""
     if any(said.said in text for said in index.dates(index.turn_of(doc))):
         return 1.0
-    return 1.0 if person and _WRITTEN_DATE.search(text.lower()) is not None else 0.0
+    # Every written day has a digit: most passages are passed over without the pattern.
+    return 1.0 if person and _DIGIT.search(text) and _WRITTEN_DATE.search(text.lower()) else 0.0
 
 
 def _earliness(
