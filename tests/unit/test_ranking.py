@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 import numpy as np
@@ -14,6 +13,7 @@ from app.domain.context import EvidenceIndex
 from app.domain.context.ranking.candidates import candidates
 from app.domain.context.ranking.features import (
     FEATURES,
+    WRITTEN_DATE,
     cheap_features,
     said_together,
     says_date,
@@ -24,10 +24,7 @@ from app.domain.context.ranking.question import Question
 from app.domain.context.ranking.scorer import rank, similarity_of
 from app.domain.context.ranking.weights import BIAS, WEIGHTS
 from app.domain.context.vectors import PassageVectors
-from app.domain.dates import WRITTEN_DAY
 from tests.unit.test_context_budget import FILLER, chat
-
-WRITTEN_DATE = re.compile(rf"\b(?:{WRITTEN_DAY})\b")
 
 
 def features(lines: list[tuple[str, str]], q: str, **kwargs: int) -> dict[int, dict[str, float]]:

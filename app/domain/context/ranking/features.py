@@ -38,7 +38,7 @@ _PAIRS, _AMOUNT, _DATE, _FIRST = (FEATURES.index(f) for f in ("pairs", "amount",
 
 _DIGIT = re.compile(r"\d")
 # A day written out, read in lower case: "march 22", "22nd of march", "2024-03-22".
-_WRITTEN_DATE = re.compile(rf"\b(?:{WRITTEN_DAY})\b")
+WRITTEN_DATE = re.compile(rf"\b(?:{WRITTEN_DAY})\b")
 
 
 def cheap_features(
@@ -117,7 +117,7 @@ def says_date(index: EvidenceIndex, doc: int, text: str, person: bool) -> float:
     if any(said.said in text for said in index.dates(index.turn_of(doc))):
         return 1.0
     # Every written day has a digit: most passages are passed over without the pattern.
-    return 1.0 if person and _DIGIT.search(text) and _WRITTEN_DATE.search(text.lower()) else 0.0
+    return 1.0 if person and _DIGIT.search(text) and WRITTEN_DATE.search(text.lower()) else 0.0
 
 
 def _earliness(
